@@ -1,0 +1,150 @@
+import Database from 'better-sqlite3';
+import { StoredEvent } from '../src/event-store/port';
+import { contentTypeKey } from '../src/triggers/policy';
+import { decodeTriggerEvent, EventMetadata } from '../src/triggers/events';
+import { evolveView, toResource, TriggerView } from './trigger-view';
+
+export interface ListFilter {
+  readonly active?: boolean;
+  readonly signal?: string;
+  readonly app_label?: string;
+  readonly model_name?: string;
+}
+
+export interface ListPage {
+  /** Each item is the resource's JSON text, ready to send. */
+  readonly items: string[];
+  /** The last id of the page when more may follow. */
+  readonly nextAfter: string | undefined;
+}
+
+export interface ReadModel {
+  /** The resource JSON text, or undefined when unknown or deleted. */
+  getJson(id: string): string | undefined;
+  get(id: string): TriggerView | undefined;
+  list(filter: ListFilter, limit: number, after: string | undefined): ListPage;
+  /** Active triggers for one signal of one content type (the dispatch index). */
+  matching(signal: string, appLabel: string, modelName: string): TriggerView[];
+  checkpoint(): bigint | 'start';
+  /** Applies a batch in one transaction; events at or before the stored checkpoint are skipped. */
+  apply(events: readonly StoredEvent[]): bigint | 'start';
+  reset(): void;
+  close(): void;
+}
+
+interface Row { id: string; definition: string; version: number; created_at: string; updated_at: string; json: string }
+
+const rowToView = (r: Row): TriggerView => ({
+  id: r.id, definition: JSON.parse(r.definition), version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+});
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS triggers (
+    id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS trigger_keys (
+    signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL, trigger_id TEXT NOT NULL,
+    PRIMARY KEY (signal, app_label, model_name, trigger_id));
+  CREATE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id);
+  CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);`;
+
+/** The trigger read model in its own SQLite file; safe to share between processes. */
+export const openReadModel = (file: string): ReadModel => {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  db.exec(SCHEMA);
+  const q = {
+    getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
+    getJson: db.prepare<[string], { json: string }>('SELECT json FROM triggers WHERE id = ?'),
+    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json)
+      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json)
+      ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
+        definition = @definition, json = @json`),
+    remove: db.prepare('DELETE FROM triggers WHERE id = ?'),
+    removeKeys: db.prepare('DELETE FROM trigger_keys WHERE trigger_id = ?'),
+    addKey: db.prepare('INSERT OR IGNORE INTO trigger_keys VALUES (?, ?, ?, ?)'),
+    readCheckpoint: db.prepare<[], { position: string }>("SELECT position FROM checkpoint WHERE name = 'triggers'"),
+    writeCheckpoint: db.prepare("INSERT OR REPLACE INTO checkpoint VALUES ('triggers', ?)"),
+    matching: db.prepare<[string, string, string], Row>(`SELECT t.* FROM trigger_keys k JOIN triggers t ON t.id = k.trigger_id
+      WHERE k.signal = ? AND k.app_label = ? AND k.model_name = ? AND t.active = 1 ORDER BY t.id`),
+  };
+
+  const checkpoint = (): bigint | 'start' => {
+    const row = q.readCheckpoint.get();
+    return row === undefined ? 'start' : BigInt(row.position);
+  };
+
+  const save = (view: TriggerView) => {
+    const d = view.definition;
+    q.upsert.run({ id: view.id, active: d.active ? 1 : 0, version: view.version, created_at: view.created_at,
+      updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)) });
+    q.removeKeys.run(view.id);
+    for (const { signal } of d.config_signals) {
+      for (const ct of d.content_types) {
+        const [app, model] = contentTypeKey(ct.app_label, ct.model_name).split('.') as [string, string];
+        q.addKey.run(signal, app, model, view.id);
+      }
+    }
+  };
+
+  const applyOne = (stored: StoredEvent) => {
+    const event = decodeTriggerEvent(stored.type, stored.data);
+    if (!event) return;
+    const meta = EventMetadata.decode(stored.metadata);
+    const occurred_at = meta._tag === 'Right' ? meta.right.occurred_at : new Date(0).toISOString();
+    const current = q.getRow.get(event.data.trigger_id);
+    const next = evolveView(current && rowToView(current), event, { revision: Number(stored.revision), occurred_at });
+    if (next === null) {
+      q.remove.run(event.data.trigger_id);
+      q.removeKeys.run(event.data.trigger_id);
+    } else if (next !== undefined && next.version !== current?.version) {
+      save(next);
+    }
+  };
+
+  const apply = db.transaction((events: readonly StoredEvent[]) => {
+    const from = checkpoint();
+    let last = from;
+    for (const e of events) {
+      if (last !== 'start' && e.position <= last) continue;
+      applyOne(e);
+      last = e.position;
+    }
+    if (last !== from) q.writeCheckpoint.run(String(last));
+    return last;
+  });
+
+  const listStatements = new Map<string, Database.Statement<Record<string, unknown>, { id: string; json: string }>>();
+  const list = (filter: ListFilter, limit: number, after: string | undefined): ListPage => {
+    const where: string[] = ['t.id > @after'];
+    if (filter.active !== undefined) where.push('t.active = @active');
+    const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
+    if (keyConds.length > 0) {
+      where.push(`EXISTS (SELECT 1 FROM trigger_keys k WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
+    }
+    const sql = `SELECT t.id, t.json FROM triggers t WHERE ${where.join(' AND ')} ORDER BY t.id LIMIT @limit`;
+    let statement = listStatements.get(sql);
+    if (!statement) { statement = db.prepare(sql); listStatements.set(sql, statement); }
+    const rows = statement.all({
+      after: after ?? '', limit: limit + 1,
+      active: filter.active ? 1 : 0,
+      signal: filter.signal, app_label: filter.app_label?.toLowerCase(), model_name: filter.model_name?.toLowerCase(),
+    });
+    const page = rows.slice(0, limit);
+    return { items: page.map((r) => r.json), nextAfter: rows.length > limit ? page[page.length - 1]?.id : undefined };
+  };
+
+  return {
+    getJson: (id) => q.getJson.get(id)?.json,
+    get: (id) => { const r = q.getRow.get(id); return r && rowToView(r); },
+    list,
+    matching: (signal, appLabel, modelName) =>
+      q.matching.all(signal, appLabel.toLowerCase(), modelName.toLowerCase()).map(rowToView),
+    checkpoint,
+    apply: (events) => apply.immediate(events),
+    reset: () => db.exec('DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint;'),
+    close: () => db.close(),
+  };
+};

@@ -1,0 +1,155 @@
+import * as t from 'io-ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from './validation/closed';
+import { FieldError, toFieldErrors } from './validation/field-errors';
+import { TriggerPolicy } from './triggers/policy';
+
+export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
+/** Broker types this build can publish to; the others are a config error, not a silent no-op. */
+export const SUPPORTED_BROKER_TYPES: readonly string[] = ['rabbitmq'];
+export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
+  (n) => (Number.isFinite(n) && n > 0 ? undefined : 'must be greater than 0'));
+const oneOf = <T extends string>(values: readonly T[], name: string) => new t.Type<T, T, unknown>(name,
+  (u): u is T => values.includes(u as T),
+  (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
+  t.identity);
+const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => {
+  try { new RegExp(s); return undefined; } catch (e) { return `is not a valid regular expression: ${(e as Error).message}`; }
+});
+
+const Broker = checked(closed('Broker', { broker_type: oneOf(BROKER_TYPES, 'BrokerType') },
+  { conn_details: stringMap(), params: stringMap() }), 'Broker',
+  (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
+    : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
+
+const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
+  { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',
+    (s) => (/^[0-9a-fA-F]{64}$/.test(s) ? undefined : 'must be 64 hex characters')) }), 'ApiKey',
+  (k) => (k.key === undefined && k.key_sha256 === undefined ? 'needs key_sha256 (or key, for local use)' : undefined));
+
+export const ConfigFile = closed('Config', {}, {
+  brokers: t.record(t.string, Broker),
+  dynamic_values: closed('DynamicValues', {}, { module: NonEmptyString, allowed_paths: arrayOf(NonEmptyString) }),
+  allowed_content_types: arrayOf(checked(NonEmptyString, 'ContentType',
+    (s) => (/^[^.\s]+\.[^.\s]+$/.test(s) ? undefined : 'must be app_label.model_name'))),
+  webhook_url_patterns: arrayOf(regex),
+  allow_private_targets: described(t.boolean, 'must be true or false'),
+  limits: closed('Limits', {}, {
+    default_timeout_secs: positive('Secs'), max_webhook_timeout_secs: positive('Secs'),
+    max_broker_timeout_secs: positive('Secs'), max_body_bytes: positive('Bytes') }),
+  retry: closed('Retry', {}, {
+    initial_interval_secs: positive('Secs'), backoff_coefficient: checked(positive('Coefficient'), 'Coefficient',
+      (n) => (n >= 1 ? undefined : 'must be at least 1')),
+    max_interval_secs: positive('Secs'), max_attempts: positive('Count') }),
+  api_keys: arrayOf(ApiKey),
+  signing_secret: NonEmptyString,
+});
+export type ConfigFile = t.TypeOf<typeof ConfigFile>;
+
+export interface Config {
+  readonly file: ConfigFile;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly eventStore: 'sqlite' | 'kurrentdb';
+  readonly kurrentConnectionString: string | undefined;
+  readonly temporal: { address: string | undefined; namespace: string; taskQueue: string; cliPath: string | undefined };
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super(`invalid configuration:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const Env = closed('Env', {}, {
+  HOST: NonEmptyString,
+  PORT: checked(described(t.string, 'must be a string'), 'Port',
+    (s) => (/^\d+$/.test(s) && Number(s) <= 65535 ? undefined : 'must be a port number (0-65535)')),
+  DATA_DIR: NonEmptyString,
+  EVENT_STORE: oneOf(['sqlite', 'kurrentdb'] as const, 'EventStore'),
+  KURRENTDB_CONNECTION_STRING: NonEmptyString,
+  TEMPORAL_ADDRESS: NonEmptyString,
+  TEMPORAL_NAMESPACE: NonEmptyString,
+  TEMPORAL_TASK_QUEUE: NonEmptyString,
+  TEMPORAL_CLI_PATH: NonEmptyString,
+  LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const, 'LogLevel'),
+  ACTION_TRIGGERS_CONFIG: NonEmptyString,
+});
+
+const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'LOG_LEVEL', 'ACTION_TRIGGERS_CONFIG'];
+
+const readJsonFile = (path: string): unknown => {
+  try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
+    throw new ConfigError([{ path, message: `cannot be read as JSON: ${(e as Error).message}` }]);
+  }
+};
+
+/** Decodes the config file (if any) and the deployment settings; throws ConfigError naming each bad key. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config => {
+  const picked = Object.fromEntries(ENV_KEYS.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  const e = Env.decode(picked);
+  if (e._tag === 'Left') throw new ConfigError(toFieldErrors(e.left).map((x) => ({ ...x, path: `env.${x.path}` })));
+  const filePath = resolve(cwd, e.right.ACTION_TRIGGERS_CONFIG ?? './action-triggers.config.json');
+  const raw = existsSync(filePath) ? readJsonFile(filePath) : {};
+  const decoded = ConfigFile.decode(raw);
+  if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
+  return buildConfig(decoded.right, e.right, cwd);
+};
+
+const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): Config => {
+  const dataDir = env.DATA_DIR ?? './data';
+  const limits = file.limits ?? {};
+  const errors: FieldError[] = [];
+  const defaultTimeout = limits.default_timeout_secs ?? 10;
+  const maxWebhook = limits.max_webhook_timeout_secs ?? 30;
+  const maxBroker = limits.max_broker_timeout_secs ?? 30;
+  if (defaultTimeout > Math.min(maxWebhook, maxBroker)) {
+    errors.push({ path: 'limits.default_timeout_secs', message: 'must not exceed the maximum time-outs' });
+  }
+  if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
+    errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
+  }
+  if (errors.length > 0) throw new ConfigError(errors);
+  return {
+    file,
+    host: env.HOST ?? '127.0.0.1',
+    port: Number(env.PORT ?? '8080'),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
+    eventStore: env.EVENT_STORE ?? 'sqlite',
+    kurrentConnectionString: env.KURRENTDB_CONNECTION_STRING,
+    temporal: { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH },
+    logLevel: env.LOG_LEVEL ?? 'info',
+    limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
+      maxBodyBytes: limits.max_body_bytes ?? 1048576 },
+  };
+};
+
+/** The trigger validation rules this config implies. */
+export const policyOf = (config: Config): TriggerPolicy => ({
+  brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
+  allowedContentTypes: config.file.allowed_content_types
+    && new Set(config.file.allowed_content_types.map((s) => s.toLowerCase())),
+  webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p)),
+  allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
+  maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
+  maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,
+});
+
+/** A config for tests and embedding: the file's keys given directly, deployment defaults. */
+export const configFrom = (file: unknown, env: NodeJS.ProcessEnv = {}): Config => {
+  const decoded = ConfigFile.decode(file);
+  if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
+  const e = Env.decode(env);
+  if (e._tag === 'Left') throw new ConfigError(toFieldErrors(e.left));
+  return buildConfig(decoded.right, e.right, process.cwd());
+};

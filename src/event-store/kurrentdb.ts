@@ -1,0 +1,110 @@
+import {
+  ANY, BACKWARDS, END, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
+  jsonEvent, streamNameFilter,
+} from '@kurrent/kurrentdb-client';
+import type { AllStreamSubscription, ResolvedEvent } from '@kurrent/kurrentdb-client';
+import {
+  BatchHandler, Checkpoint, EventStore, ExpectedRevision, StoredEvent, Subscription,
+  TRIGGER_STREAM_PREFIX, WrongExpectedRevision,
+} from './port';
+
+const toStored = (resolved: ResolvedEvent): StoredEvent | undefined => {
+  const e = resolved.event;
+  if (!e || !e.isJson) return undefined;
+  return {
+    streamId: e.streamId,
+    revision: e.revision,
+    position: e.position?.commit ?? resolved.commitPosition ?? 0n,
+    type: e.type,
+    data: e.data as Record<string, unknown>,
+    metadata: (e.metadata ?? {}) as Record<string, unknown>,
+  };
+};
+
+const streamState = (expected: ExpectedRevision) =>
+  expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : expected;
+
+/**
+ * KurrentDB / EventStoreDB adapter. Positions are commit positions of `$all`; the
+ * subscription is a catch-up subscription to `$all` filtered on the trigger stream prefix.
+ */
+export const openKurrentStore = (connectionString: string): EventStore => {
+  const client = KurrentDBClient.connectionString(connectionString);
+
+  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription => {
+    let closed = false;
+    let current: AllStreamSubscription | undefined;
+    let checkpoint = from;
+    const run = async () => {
+      while (!closed) {
+        try {
+          current = client.subscribeToAll({
+            fromPosition: checkpoint === 'start' ? START : { commit: checkpoint, prepare: checkpoint },
+            filter: streamNameFilter({ prefixes: [TRIGGER_STREAM_PREFIX] }),
+          });
+          for await (const resolved of current) {
+            const stored = toStored(resolved);
+            if (!stored) continue;
+            await handler([stored]);
+            checkpoint = stored.position;
+          }
+        } catch (e) {
+          if (!closed) onError(e);
+        }
+        if (!closed) await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    const running = run();
+    return {
+      close: async () => {
+        closed = true;
+        await current?.unsubscribe();
+        await running;
+      },
+    };
+  };
+
+  return {
+    append: async (streamId, events, expected) => {
+      try {
+        const result = await client.appendToStream(
+          streamId,
+          events.map((e) => jsonEvent({ type: e.type, data: e.data, metadata: e.metadata })),
+          { streamState: streamState(expected) },
+        );
+        return { nextRevision: result.nextExpectedRevision, position: result.position?.commit ?? 0n };
+      } catch (e) {
+        if (e instanceof WrongExpectedVersionError) {
+          const actual = typeof e.actualState === 'bigint' ? e.actualState : 'no_stream';
+          throw new WrongExpectedRevision(streamId, expected, actual);
+        }
+        throw e;
+      }
+    },
+    read: async (streamId) => {
+      const out: StoredEvent[] = [];
+      try {
+        for await (const resolved of client.readStream(streamId)) {
+          const stored = toStored(resolved);
+          if (stored) out.push(stored);
+        }
+      } catch (e) {
+        if (e instanceof StreamNotFoundError) return [];
+        throw e;
+      }
+      return out;
+    },
+    headPosition: async () => {
+      for await (const resolved of client.readAll({
+        direction: BACKWARDS, fromPosition: END, maxCount: 1,
+        filter: streamNameFilter({ prefixes: [TRIGGER_STREAM_PREFIX] }),
+      })) {
+        const stored = toStored(resolved);
+        if (stored) return stored.position;
+      }
+      return 'start';
+    },
+    subscribe,
+    close: async () => { await client.dispose(); },
+  };
+};

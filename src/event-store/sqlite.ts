@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import {
+  AppendResult, BatchHandler, Checkpoint, EventStore, ExpectedRevision, NewEvent, StoredEvent,
+  Subscription, TRIGGER_STREAM_PREFIX, WrongExpectedRevision,
+} from './port';
+
+/** How often a subscription looks for events appended by other processes on the same file. */
+const POLL_INTERVAL_MS = 100;
+const BATCH_SIZE = 1000;
+
+interface EventRow {
+  position: number | bigint; stream_id: string; revision: number | bigint;
+  type: string; data: string; metadata: string;
+}
+
+const toStored = (r: EventRow): StoredEvent => ({
+  position: BigInt(r.position),
+  streamId: r.stream_id,
+  revision: BigInt(r.revision),
+  type: r.type,
+  data: JSON.parse(r.data) as Record<string, unknown>,
+  metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+});
+
+/**
+ * Embedded event store in one SQLite file. WAL mode and BEGIN IMMEDIATE appends make it safe
+ * for several processes (API and worker) on the same file: SQLite serialises the writers and
+ * the (stream_id, revision) key enforces optimistic concurrency.
+ */
+export const openSqliteStore = (file: string): EventStore => {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  db.exec(`CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision))`);
+  const lastRevision = db.prepare<[string], { r: number | null }>(
+    'SELECT MAX(revision) AS r FROM events WHERE stream_id = ?');
+  const insert = db.prepare(
+    'INSERT INTO events (stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?)');
+  const readStream = db.prepare<[string], EventRow>(
+    'SELECT * FROM events WHERE stream_id = ? ORDER BY revision');
+  const readAfter = db.prepare<[number | bigint, string, number], EventRow>(
+    `SELECT * FROM events WHERE position > ? AND substr(stream_id, 1, ${TRIGGER_STREAM_PREFIX.length}) = ?
+   ORDER BY position LIMIT ?`);
+  const head = db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events');
+  readAfter.safeIntegers(true);
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+
+  const appendTx = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+    const row = lastRevision.get(streamId);
+    const actual = row?.r == null ? 'no_stream' : BigInt(row.r);
+    const matches = expected === 'any' || expected === actual;
+    if (!matches) throw new WrongExpectedRevision(streamId, expected, actual);
+    let revision = actual === 'no_stream' ? -1n : actual;
+    let position = 0n;
+    for (const e of events) {
+      revision += 1n;
+      const info = insert.run(streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
+      position = BigInt(info.lastInsertRowid);
+    }
+    return { nextRevision: revision, position };
+  });
+
+  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription => {
+    let checkpoint = from === 'start' ? 0n : from;
+    let closed = false;
+    let wake: (() => void) | undefined;
+    const onAppend = () => wake?.();
+    appended.on('append', onAppend);
+    const sleep = () => new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, POLL_INTERVAL_MS);
+      wake = () => { clearTimeout(timer); resolve(); };
+    });
+    const loop = async () => {
+      while (!closed) {
+        try {
+          const rows = readAfter.all(checkpoint, TRIGGER_STREAM_PREFIX, BATCH_SIZE);
+          if (rows.length > 0) {
+            const batch = rows.map(toStored);
+            await handler(batch);
+            checkpoint = batch[batch.length - 1]!.position;
+            if (rows.length === BATCH_SIZE) continue;
+          }
+        } catch (e) {
+          onError(e);
+        }
+        if (!closed) await sleep();
+      }
+    };
+    const running = loop();
+    return {
+      close: async () => {
+        closed = true;
+        appended.off('append', onAppend);
+        wake?.();
+        await running;
+      },
+    };
+  };
+
+  return {
+    append: async (streamId, events, expected): Promise<AppendResult> => {
+      const result = appendTx.immediate(streamId, events, expected);
+      appended.emit('append');
+      return result;
+    },
+    read: async (streamId) => readStream.all(streamId).map(toStored),
+    headPosition: async () => {
+      const p = head.get()?.p;
+      return p == null ? 'start' : BigInt(p);
+    },
+    subscribe,
+    close: async () => { db.close(); },
+  };
+};

@@ -1,0 +1,77 @@
+import express, { NextFunction, Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '../logger';
+import { TriggerDeps } from '../triggers/deps';
+import { ApiKeyEntry, createAuth } from './auth';
+import { problem, sendProblem } from './problem';
+import { mountTriggerRoutes } from '../triggers/mount';
+import { openApiDocument } from './openapi';
+import { DOCS_PAGE } from './docs-page';
+
+export interface AppDeps extends TriggerDeps {
+  readonly apiKeys: readonly ApiKeyEntry[];
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+  /** Extra readiness checks (e.g. Temporal reachable); each resolves true when ready. */
+  readonly readiness?: Readonly<Record<string, () => Promise<boolean>>>;
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+const requestId = (req: Request, res: Response, next: NextFunction) => {
+  const given = req.get('x-request-id');
+  res.locals.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  res.set('X-Request-Id', String(res.locals.requestId));
+  next();
+};
+
+/** Bodies must be JSON: anything else that carries bytes is 415. */
+const requireJson = (req: Request, res: Response, next: NextFunction) => {
+  const length = Number(req.get('content-length') ?? '0');
+  const hasBody = req.get('transfer-encoding') !== undefined || length > 0;
+  if (hasBody && !req.is(JSON_TYPES)) return sendProblem(res, problem(415, 'request bodies must be JSON (application/json)'));
+  next();
+};
+
+/** Maps body-parser and router errors to problems; anything else is a bug, logged, 500. */
+const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
+  const status = e.status ?? e.statusCode;
+  if (res.headersSent) return;
+  if (e.type === 'entity.too.large') return sendProblem(res, problem(413, 'the request body is too large'));
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendProblem(res, problem(415, e.message));
+  if (e.type === 'entity.parse.failed') return sendProblem(res, problem(400, 'the request body is not valid JSON'));
+  if (typeof status === 'number' && status >= 400 && status < 500) return sendProblem(res, problem(status, e.message));
+  log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
+  sendProblem(res, problem(500, 'internal error; it has been logged'));
+};
+
+/** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
+export const buildApp = (deps: AppDeps) => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  app.use(requireJson);
+  app.use(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false }));
+  const auth = createAuth(deps.apiKeys);
+
+  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  app.get('/readyz', async (_req, res) => {
+    const checks: Record<string, boolean> = {};
+    checks.projection = await deps.projection.caughtUp().catch(() => false);
+    for (const [name, check] of Object.entries(deps.readiness ?? {})) checks[name] = await check().catch(() => false);
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+  });
+  app.get('/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  app.get('/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+
+  mountTriggerRoutes(app, deps, auth.requireScope);
+
+  app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.log));
+  return app;
+};

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Scope } from '../config';
+import { problem, sendProblem } from './problem';
+
+export interface ApiKeyEntry { id: string; scopes: readonly Scope[]; key?: string; key_sha256?: string }
+
+export interface Caller { actor: string; scopes: ReadonlySet<Scope> }
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * Bearer API keys with scopes. With no keys configured the service is open, but only to
+ * loopback callers (main.ts also binds to loopback then).
+ */
+export const createAuth = (keys: readonly ApiKeyEntry[]) => {
+  const byHash = new Map(keys.map((k) => [(k.key_sha256 ?? sha256(k.key ?? '')).toLowerCase(), k]));
+  const open = keys.length === 0;
+  const callerOf = (req: Request): Caller | 'unauthenticated' | 'not-loopback' => {
+    if (open) {
+      return LOOPBACK.test(req.socket.remoteAddress ?? '') ? { actor: 'anonymous', scopes: new Set<Scope>(['triggers:read', 'triggers:write', 'signals:write']) } : 'not-loopback';
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
+    const entry = match && byHash.get(sha256(match[1]!));
+    return entry ? { actor: entry.id, scopes: new Set(entry.scopes) } : 'unauthenticated';
+  };
+  const requireScope = (scope: Scope): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
+    const caller = callerOf(req);
+    if (caller === 'unauthenticated') {
+      res.set('WWW-Authenticate', 'Bearer');
+      return sendProblem(res, problem(401, 'a valid API key is required (Authorization: Bearer <key>)'));
+    }
+    if (caller === 'not-loopback') return sendProblem(res, problem(403, 'no API keys are configured: only loopback callers are served'));
+    if (!caller.scopes.has(scope)) return sendProblem(res, problem(403, `this API key lacks the scope ${scope}`));
+    res.locals.caller = caller;
+    next();
+  };
+  return { open, requireScope };
+};
+
+export const callerOf = (res: Response): Caller => res.locals.caller as Caller;

@@ -1,0 +1,28 @@
+import type { Request, Response } from 'express';
+import { EventMetadata } from '../triggers/events';
+import { FieldError } from '../validation/field-errors';
+import { callerOf } from './auth';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+
+export const metadataOf = (res: Response, now: Date): EventMetadata => ({
+  actor: callerOf(res).actor,
+  request_id: String(res.locals.requestId),
+  occurred_at: now.toISOString(),
+});
+
+export type IfMatch = { kind: 'none' } | { kind: 'any' } | { kind: 'version'; version: number } | { kind: 'invalid' };
+
+/** `If-Match: "3"` (or W/"3", or *): the version the client last saw. */
+export const ifMatchOf = (req: Request): IfMatch => {
+  const header = req.get('if-match');
+  if (header === undefined) return { kind: 'none' };
+  if (header.trim() === '*') return { kind: 'any' };
+  const m = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(header);
+  return m ? { kind: 'version', version: Number(m[1]) } : { kind: 'invalid' };
+};
+
+export const ifMatchError: FieldError = { path: 'header:If-Match', message: 'must be an entity tag such as "3" or *' };
+
+export const etagOf = (version: number) => `"${version}"`;

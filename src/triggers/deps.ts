@@ -1,0 +1,14 @@
+import * as t from 'io-ts';
+import { EventStore } from '../event-store/port';
+import { ReadModel } from '../../projections/read-model';
+import { ProjectionRunner } from '../../projections/runner';
+import { TriggerInput } from './codecs';
+
+/** What the trigger routes need; main.ts passes real adapters, tests pass real ones on temp files. */
+export interface TriggerDeps {
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly projection: ProjectionRunner;
+  readonly triggerInput: t.Decoder<unknown, TriggerInput>;
+  readonly now: () => Date;
+}

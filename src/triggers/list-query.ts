@@ -1,0 +1,62 @@
+import * as E from 'fp-ts/Either';
+import type { Request } from 'express';
+import { ListFilter } from '../../projections/read-model';
+import { FieldError } from '../validation/field-errors';
+import { SIGNALS, SignalName } from './codecs';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+const KNOWN = new Set(['active', 'signal', 'app_label', 'model_name', 'limit', 'cursor']);
+
+export interface ListQuery { filter: ListFilter; limit: number; after: string | undefined }
+
+const encodeCursor = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
+const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
+
+/** Validates the list's query string; every bad parameter is named. */
+export const parseListQuery = (query: Request['query']): E.Either<FieldError[], ListQuery> => {
+  const errors: FieldError[] = [];
+  const one = (name: string): string | undefined => {
+    const v = query[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') { errors.push({ path: `query.${name}`, message: 'must be given once' }); return undefined; }
+    return v;
+  };
+  for (const name of Object.keys(query)) {
+    if (!KNOWN.has(name)) errors.push({ path: `query.${name}`, message: `is not a known parameter (${[...KNOWN].join(', ')})` });
+  }
+  const filter: { -readonly [K in keyof ListFilter]: ListFilter[K] } = {};
+  const active = one('active');
+  if (active !== undefined) {
+    if (active === 'true' || active === 'false') filter.active = active === 'true';
+    else errors.push({ path: 'query.active', message: 'must be true or false' });
+  }
+  const signal = one('signal');
+  if (signal !== undefined) {
+    if (SIGNALS.includes(signal as SignalName)) filter.signal = signal;
+    else errors.push({ path: 'query.signal', message: `must be one of ${SIGNALS.join(', ')}` });
+  }
+  for (const name of ['app_label', 'model_name'] as const) {
+    const v = one(name);
+    if (v !== undefined) filter[name] = v;
+  }
+  const limitText = one('limit');
+  const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
+  if (limitText !== undefined && !(/^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_LIMIT)) {
+    errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_LIMIT}` });
+  }
+  const cursor = one('cursor');
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  if (cursor !== undefined && (cursor === '' || encodeCursor(after ?? '') !== cursor)) {
+    errors.push({ path: 'query.cursor', message: 'is not a cursor this service gave out' });
+  }
+  return errors.length > 0 ? E.left(errors) : E.right({ filter, limit, after });
+};
+
+/** The `Link` header for the next page: the same query with the new cursor. */
+export const linkToNext = (req: Request, lastId: string): string => {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && typeof v === 'string') params.set(k, v);
+  params.set('cursor', encodeCursor(lastId));
+  return `<${req.baseUrl}${req.path}?${params.toString()}>; rel="next"`;
+};

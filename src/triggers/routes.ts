@@ -1,0 +1,134 @@
+import * as E from 'fp-ts/Either';
+import type { Request, Response } from 'express';
+import { v7 as uuidv7 } from 'uuid';
+import * as t from 'io-ts';
+import { TriggerDeps } from './deps';
+import { decide, TriggerCommand } from './decide';
+import { streamOf } from './events';
+import { mergePatch } from './merge-patch';
+import { toResource } from '../../projections/trigger-view';
+import { CommandResult, handleCommand } from '../event-store/handle-command';
+import { DomainError } from '../domain-error';
+import { invalid, problem, problemOf, sendProblem } from '../http/problem';
+import { etagOf, ifMatchError, ifMatchOf, isTriggerId, metadataOf } from '../http/request';
+import { toFieldErrors } from '../validation/field-errors';
+import { parseListQuery, linkToNext } from './list-query';
+import { parseIdsToDelete } from './delete-query';
+import { historyOf } from './history';
+
+type Outcome = E.Either<DomainError, CommandResult>;
+
+/** Sends the read model's view of a trigger once it has caught up with the write. */
+const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result: CommandResult, status: number) => {
+  if (result.position !== undefined) await deps.projection.waitFor(result.position);
+  const json = deps.readModel.getJson(id);
+  if (json === undefined) return sendProblem(res, problem(404, `no trigger with id ${id}`));
+  res.status(status).set('ETag', etagOf(result.version)).type('application/json').send(json);
+};
+
+const run = (deps: TriggerDeps, req: Request, res: Response, id: string, command: (state: Parameters<typeof decide>[1]) => E.Either<DomainError, TriggerCommand>): Promise<Outcome> | Outcome => {
+  const ifMatch = ifMatchOf(req);
+  if (ifMatch.kind === 'invalid') return E.left({ _tag: 'Validation', errors: [ifMatchError] });
+  return handleCommand(deps.store, streamOf(id), (state) => {
+    if (ifMatch.kind === 'any' && state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
+    return E.flatMap(command(state), (c) => decide(c, state));
+  }, { metadata: metadataOf(res, deps.now()), ...(ifMatch.kind === 'version' ? { expectedVersion: ifMatch.version } : {}) });
+};
+
+const decodeDefinition = (deps: TriggerDeps, body: unknown) =>
+  E.mapLeft((errors: t.Errors): DomainError => ({ _tag: 'Validation', errors: toFieldErrors(errors) }))(deps.triggerInput.decode(body));
+
+export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const input = decodeDefinition(deps, req.body);
+  if (E.isLeft(input)) return sendProblem(res, problemOf(input.left));
+  const id = uuidv7();
+  const outcome = await handleCommand(deps.store, streamOf(id),
+    (state) => decide({ type: 'CreateTrigger', data: { trigger_id: id, definition: input.right.definition } }, state),
+    { metadata: metadataOf(res, deps.now()) });
+  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  res.set('Location', `${req.baseUrl}/api/action-triggers/${id}`);
+  await sendTrigger(deps, res, id, outcome.right, 201);
+};
+
+export const getTrigger = (deps: TriggerDeps) => (req: Request, res: Response) => {
+  const id = req.params.id;
+  const view = isTriggerId(id) ? deps.readModel.get(id) : undefined;
+  if (!view) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  res.status(200).set('ETag', etagOf(view.version)).json(toResource(view));
+};
+
+export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response) => {
+  const query = parseListQuery(req.query);
+  if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
+  const page = deps.readModel.list(query.right.filter, query.right.limit, query.right.after);
+  if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, page.nextAfter));
+  res.status(200).type('application/json').send(`[${page.items.join(',')}]`);
+};
+
+/** PUT: full replacement. The id comes from the path, or from the body on the collection. */
+export const replaceTrigger = (deps: TriggerDeps, idFrom: 'path' | 'body') => async (req: Request, res: Response) => {
+  const input = decodeDefinition(deps, req.body);
+  if (E.isLeft(input)) return sendProblem(res, problemOf(input.left));
+  const bodyId = input.right.id;
+  const id = idFrom === 'path' ? req.params.id : bodyId;
+  if (idFrom === 'body' && id === undefined) return sendProblem(res, invalid([{ path: 'id', message: 'is required to replace a trigger through the collection' }]));
+  if (idFrom === 'path' && bodyId !== undefined && bodyId !== id) return sendProblem(res, invalid([{ path: 'id', message: 'contradicts the trigger id in the path' }]));
+  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  const definition = input.right.definition;
+  const outcome = await run(deps, req, res, id, () => E.right({ type: 'ReplaceTrigger', data: { trigger_id: id, definition } }));
+  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  await sendTrigger(deps, res, id, outcome.right, 200);
+};
+
+/** PATCH: a JSON merge patch over the current definition, validated as a whole. */
+export const patchTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+    return sendProblem(res, invalid([{ path: '(body)', message: 'must be a JSON merge patch object' }]));
+  }
+  const patch = req.body as Record<string, unknown>;
+  if (patch.id !== undefined && patch.id !== null && patch.id !== id) {
+    return sendProblem(res, invalid([{ path: 'id', message: 'contradicts the trigger id in the path' }]));
+  }
+  const outcome = await run(deps, req, res, id, (state) => {
+    if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
+    const merged = mergePatch(state.definition, { ...patch, id: null });
+    return E.map((input: { definition: typeof state.definition }) => ({ type: 'ReplaceTrigger' as const, data: { trigger_id: id, definition: input.definition } }))(decodeDefinition(deps, merged));
+  });
+  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  await sendTrigger(deps, res, id, outcome.right, 200);
+};
+
+export const deleteTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  const outcome = await run(deps, req, res, id, () => E.right({ type: 'DeleteTrigger', data: { trigger_id: id } }));
+  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  if (outcome.right.position !== undefined) await deps.projection.waitFor(outcome.right.position);
+  res.status(204).end();
+};
+
+/** DELETE on the collection: every id must exist, else nothing is deleted. */
+export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const ids = parseIdsToDelete(req.query, req.body);
+  if (E.isLeft(ids)) return sendProblem(res, invalid(ids.left));
+  const unknown = ids.right.filter((id) => deps.readModel.getJson(id) === undefined);
+  if (unknown.length > 0) return sendProblem(res, problem(404, `no trigger with id ${unknown.join(', ')}; nothing was deleted`));
+  let last: bigint | undefined;
+  for (const id of ids.right) {
+    const outcome = await handleCommand(deps.store, streamOf(id),
+      (state) => decide({ type: 'DeleteTrigger', data: { trigger_id: id } }, state), { metadata: metadataOf(res, deps.now()) });
+    if (E.isRight(outcome)) last = outcome.right.position ?? last;
+  }
+  if (last !== undefined) await deps.projection.waitFor(last);
+  res.status(204).end();
+};
+
+export const triggerHistory = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  const events = isTriggerId(id) ? await historyOf(deps.store, id) : [];
+  if (events.length === 0) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  res.status(200).json(events);
+};
+

@@ -1,0 +1,91 @@
+import * as t from 'io-ts';
+
+type Out<R extends t.Props, O extends t.Props> =
+  { [K in keyof R]: t.TypeOf<R[K]> } & { [K in keyof O]?: t.TypeOf<O[K]> };
+
+export interface ClosedOptions {
+  /** Fields accepted and dropped (read-only server fields sent back by a client). */
+  readonly ignored?: readonly string[];
+  /** A better message for a known mistake, by unknown field name. */
+  readonly hints?: Readonly<Record<string, string>>;
+}
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/**
+ * An object codec that reports every bad field at once and rejects unknown fields by name.
+ * `null` for an optional field means "absent" (as in a JSON merge patch).
+ */
+export const closed = <R extends t.Props, O extends t.Props>(
+  name: string, required: R, optional: O, options: ClosedOptions = {},
+): t.Type<Out<R, O>, Out<R, O>, unknown> => {
+  const known = new Set([...Object.keys(required), ...Object.keys(optional), ...(options.ignored ?? [])]);
+  return new t.Type<Out<R, O>, Out<R, O>, unknown>(
+    name,
+    (u): u is Out<R, O> => isPlainObject(u),
+    (u, c) => {
+      if (!isPlainObject(u)) return t.failure(u, c, 'must be an object');
+      const errors: t.ValidationError[] = [];
+      const out: Record<string, unknown> = {};
+      const field = (key: string, codec: t.Mixed) => {
+        const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]));
+        if (result._tag === 'Left') errors.push(...result.left);
+        else if (result.right !== undefined) out[key] = result.right;
+      };
+      for (const [key, codec] of Object.entries(required)) field(key, codec);
+      for (const [key, codec] of Object.entries(optional)) {
+        if (u[key] !== undefined && u[key] !== null) field(key, codec);
+      }
+      for (const key of Object.keys(u)) {
+        if (known.has(key)) continue;
+        const message = options.hints?.[key] ?? 'is not a known field';
+        errors.push({ value: u[key], context: t.appendContext(c, key, t.unknown, u[key]), message });
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(out as Out<R, O>);
+    },
+    t.identity,
+  );
+};
+
+/** A codec that accepts what `base` accepts and then checks it; `check` returns an error message or undefined. */
+export const checked = <A>(base: t.Type<A, A, unknown>, name: string, check: (a: A) => string | undefined) =>
+  new t.Type<A, A, unknown>(name, base.is, (u, c) => {
+    const result = base.validate(u, c);
+    if (result._tag === 'Left') return result;
+    const message = check(result.right);
+    return message === undefined ? result : t.failure(u, c, message);
+  }, t.identity);
+
+/** A codec with a plain message for wrong input. */
+export const described = <A>(base: t.Type<A, A, unknown>, message: string) =>
+  new t.Type<A, A, unknown>(base.name, base.is, (u, c) => {
+    const result = base.validate(u, c);
+    return result._tag === 'Right' ? result : t.failure(u, c, u === undefined ? 'is required' : message);
+  }, t.identity);
+
+export const NonEmptyString = checked(described(t.string, 'must be a string'), 'NonEmptyString',
+  (s) => (s.trim() === '' ? 'must not be empty' : undefined));
+
+/** An array codec whose item errors keep their index; `minItems` gives "must not be empty". */
+export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0) =>
+  new t.Type<t.TypeOf<C>[], t.TypeOf<C>[], unknown>(`Array<${item.name}>`, (u): u is t.TypeOf<C>[] => Array.isArray(u),
+    (u, c) => {
+      if (!Array.isArray(u)) return t.failure(u, c, 'must be an array');
+      if (u.length < minItems) return t.failure(u, c, 'must not be empty');
+      return t.array(item).validate(u, c);
+    }, t.identity);
+
+/** An object of string values (headers, conn_details, parameters); `checkValue` may reject a value. */
+export const stringMap = (checkValue: (v: string) => string | undefined = () => undefined) =>
+  new t.Type<Record<string, string>, Record<string, string>, unknown>('StringMap',
+    (u): u is Record<string, string> => isPlainObject(u),
+    (u, c) => {
+      if (!isPlainObject(u)) return t.failure(u, c, 'must be an object of strings');
+      const errors: t.ValidationError[] = [];
+      for (const [key, value] of Object.entries(u)) {
+        const message = typeof value !== 'string' ? 'must be a string' : checkValue(value);
+        if (message) errors.push({ value, context: t.appendContext(c, key, t.string, value), message });
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(u as Record<string, string>);
+    }, t.identity);
