@@ -75,7 +75,7 @@ const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonVal
       const message = checkExpressions(u, allowed);
       if (message) errors.push({ value: u, context: c, message });
     } else if (Array.isArray(u)) {
-      u.forEach((v, i) => walk(v, t.appendContext(c, String(i), t.array(t.unknown), v), errors));
+      u.forEach((v, i) => walk(v, t.appendContext(c, String(i), t.unknown, v), errors));
     } else if (typeof u === 'object' && u !== null) {
       for (const [k, v] of Object.entries(u)) walk(v, t.appendContext(c, k, t.unknown, v), errors);
     } else if (typeof u === 'number' && !Number.isFinite(u)) {

@@ -71,7 +71,7 @@ export const NonEmptyString = checked(described(t.string, 'must be a string'), '
 export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0) =>
   new t.Type<t.TypeOf<C>[], t.TypeOf<C>[], unknown>(`Array<${item.name}>`, (u): u is t.TypeOf<C>[] => Array.isArray(u),
     (u, c) => {
-      if (!Array.isArray(u)) return t.failure(u, c, 'must be an array');
+      if (!Array.isArray(u)) return t.failure(u, c, u === undefined ? 'is required' : 'must be an array');
       if (u.length < minItems) return t.failure(u, c, 'must not be empty');
       return t.array(item).validate(u, c);
     }, t.identity);

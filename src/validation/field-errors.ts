@@ -18,7 +18,7 @@ export const pathOf = (context: t.Context): string => {
     const parent = context[i - 1]!;
     if (isWrapper(parent.type)) continue;
     const key = context[i]!.key;
-    path += parent.type.name.startsWith('Array<')
+    path += Array.isArray(parent.actual)
       ? `[${key}]`
       : path === '' ? key : `.${key}`;
   }

@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { aTrigger, BROKERS_CONFIG, startTestApp } from '../support/test-app';
+
+let t: Awaited<ReturnType<typeof startTestApp>>;
+beforeAll(async () => {
+  t = await startTestApp(BROKERS_CONFIG);
+  // 25 triggers: every 5th inactive, every 3rd on post_delete of Shop.Refund.
+  for (let i = 0; i < 25; i++) {
+    const over = i % 3 === 0
+      ? { config_signals: [{ signal: 'post_delete' }], content_types: [{ app_label: 'Shop', model_name: 'Refund' }] }
+      : {};
+    await request(t.app).post('/api/action-triggers').send(aTrigger({ ...over, active: i % 5 !== 0 })).expect(201);
+  }
+});
+afterAll(async () => { await t.close(); });
+
+const nextLink = (link: string | undefined) => link && /<([^>]+)>; rel="next"/.exec(link)?.[1];
+
+test('pages follow the Link header in creation order and cover every trigger once', async () => {
+  const ids: string[] = [];
+  let url: string | undefined = '/api/action-triggers?limit=10';
+  let pages = 0;
+  while (url) {
+    const res = await request(t.app).get(url).expect(200);
+    ids.push(...res.body.map((x: { id: string }) => x.id));
+    url = nextLink(res.headers.link);
+    pages++;
+  }
+  expect(pages).toBe(3);
+  expect(ids).toHaveLength(25);
+  expect(new Set(ids).size).toBe(25);
+  expect([...ids].sort()).toEqual(ids);
+});
+
+test('filters combine and match content types case-insensitively; the Link keeps them', async () => {
+  const refunds = await request(t.app).get('/api/action-triggers?signal=post_delete&app_label=shop&model_name=REFUND').expect(200);
+  expect(refunds.body).toHaveLength(9);
+  const activeRefunds = await request(t.app).get('/api/action-triggers?signal=post_delete&active=true&limit=3').expect(200);
+  expect(activeRefunds.body.every((x: { active: boolean }) => x.active)).toBe(true);
+  expect(nextLink(activeRefunds.headers.link)).toMatch(/signal=post_delete&active=true&limit=3&cursor=/);
+  const inactive = await request(t.app).get('/api/action-triggers?active=false').expect(200);
+  expect(inactive.body).toHaveLength(5);
+  const none = await request(t.app).get('/api/action-triggers?model_name=nothing').expect(200);
+  expect(none.body).toEqual([]);
+  expect(none.headers.link).toBeUndefined();
+});
+
+test('bad query parameters are named', async () => {
+  const res = await request(t.app).get('/api/action-triggers?active=yes&limit=5000&signal=saved&cursor=%%%&colour=red').expect(400);
+  expect(res.body.errors.map((e: { path: string }) => e.path).sort())
+    .toEqual(['query.active', 'query.colour', 'query.cursor', 'query.limit', 'query.signal']);
+  await request(t.app).get('/api/action-triggers?limit=0').expect(400);
+  await request(t.app).get('/api/action-triggers?limit=1&limit=2').expect(400);
+});

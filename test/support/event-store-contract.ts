@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { EventStore, NewEvent, StoredEvent, TRIGGER_STREAM_PREFIX, WrongExpectedRevision } from '../../src/event-store/port';
+
+const event = (n: number): NewEvent => ({ type: 'TriggerActivated', data: { n }, metadata: { actor: 'test', request_id: `r${n}`, occurred_at: new Date(0).toISOString() } });
+const freshStream = () => `${TRIGGER_STREAM_PREFIX}${randomUUID()}`;
+
+const collect = (store: EventStore, from: bigint | 'start', until: (seen: StoredEvent[]) => boolean) =>
+  new Promise<StoredEvent[]>((resolve, reject) => {
+    const seen: StoredEvent[] = [];
+    const sub = store.subscribe(from, async (batch) => {
+      seen.push(...batch);
+      if (until(seen)) void sub.close().then(() => resolve(seen));
+    }, reject);
+  });
+
+/** The behaviour every event store adapter must have. Isolation by fresh stream ids. */
+export const describeEventStoreContract = (name: string, open: () => Promise<EventStore>, skip = false) => {
+  (skip ? describe.skip : describe)(`event store contract: ${name}`, () => {
+    let store: EventStore;
+    beforeAll(async () => { store = await open(); });
+    afterAll(async () => { await store?.close(); });
+
+    test('appends to a new stream and reads it back in order', async () => {
+      const stream = freshStream();
+      const result = await store.append(stream, [event(1), event(2)], 'no_stream');
+      expect(result.nextRevision).toBe(1n);
+      const read = await store.read(stream);
+      expect(read.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+      expect(read.map((e) => e.revision)).toEqual([0n, 1n]);
+      expect(read[0]!.metadata).toMatchObject({ actor: 'test', request_id: 'r1' });
+      expect(read[1]!.position > read[0]!.position).toBe(true);
+    });
+
+    test('reading an unknown stream gives no events', async () => {
+      expect(await store.read(freshStream())).toEqual([]);
+    });
+
+    test('rejects an append whose expected revision is stale', async () => {
+      const stream = freshStream();
+      await store.append(stream, [event(1)], 'no_stream');
+      await expect(store.append(stream, [event(2)], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevision);
+      await expect(store.append(stream, [event(2)], 5n)).rejects.toBeInstanceOf(WrongExpectedRevision);
+      await store.append(stream, [event(2)], 0n);
+      expect((await store.read(stream)).length).toBe(2);
+    });
+
+    test('of concurrent appends with the same expected revision exactly one wins', async () => {
+      const stream = freshStream();
+      await store.append(stream, [event(0)], 'no_stream');
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.append(stream, [event(i + 1)], 0n)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof WrongExpectedRevision)).toHaveLength(9);
+      expect(await store.read(stream)).toHaveLength(2);
+    });
+
+    test('a subscription delivers past events in order, then live ones', async () => {
+      const stream = freshStream();
+      const before = await store.headPosition();
+      await store.append(stream, [event(1), event(2)], 'no_stream');
+      const live = collect(store, before, (seen) => seen.filter((e) => e.streamId === stream).length >= 3);
+      await store.append(stream, [event(3)], 1n);
+      const mine = (await live).filter((e) => e.streamId === stream);
+      expect(mine.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      const positions = (await live).map((e) => e.position);
+      expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+    });
+
+    test('a subscription waits for its handler before the next batch', async () => {
+      const stream = freshStream();
+      const before = await store.headPosition();
+      for (let i = 0; i < 5; i++) await store.append(stream, [event(i)], i === 0 ? 'no_stream' : BigInt(i - 1));
+      let running = 0;
+      let overlapped = false;
+      const seen = await new Promise<StoredEvent[]>((resolve, reject) => {
+        const all: StoredEvent[] = [];
+        const sub = store.subscribe(before, async (batch) => {
+          running++;
+          if (running > 1) overlapped = true;
+          await new Promise((r) => setTimeout(r, 5));
+          all.push(...batch);
+          running--;
+          if (all.filter((e) => e.streamId === stream).length >= 5) void sub.close().then(() => resolve(all));
+        }, reject);
+      });
+      expect(overlapped).toBe(false);
+      expect(seen.filter((e) => e.streamId === stream)).toHaveLength(5);
+    });
+
+    test('headPosition is the position of the newest event', async () => {
+      const stream = freshStream();
+      const result = await store.append(stream, [event(1)], 'no_stream');
+      expect(await store.headPosition()).toBe(result.position);
+    });
+  });
+};

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configFrom, policyOf } from '../../src/config';
+import { openSqliteStore } from '../../src/event-store/sqlite';
+import { buildApp } from '../../src/http/app';
+import { ApiKeyEntry } from '../../src/http/auth';
+import { silentLogger } from '../../src/logger';
+import { buildTriggerInputCodec } from '../../src/triggers/codecs';
+import { openReadModel } from '../../projections/read-model';
+import { startProjection } from '../../projections/runner';
+
+export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
+
+/** The HTTP app on a real SQLite event store and read model in a fresh temp dir. */
+export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir()) => {
+  const config = configFrom(configFile, { DATA_DIR: dir });
+  const store = openSqliteStore(join(dir, 'events.sqlite'));
+  const readModel = openReadModel(join(dir, 'read-model.sqlite'));
+  const projection = await startProjection(store, readModel, silentLogger);
+  await projection.ready;
+  const app = buildApp({
+    store, readModel, projection, log: silentLogger,
+    apiKeys: (config.file.api_keys ?? []) as ApiKeyEntry[],
+    triggerInput: buildTriggerInputCodec(policyOf(config)),
+    now: () => new Date(),
+    maxBodyBytes: config.limits.maxBodyBytes,
+  });
+  const close = async (removeDir = true) => {
+    await projection.stop();
+    readModel.close();
+    await store.close();
+    if (removeDir) rmSync(dir, { recursive: true, force: true });
+  };
+  return { app, store, readModel, projection, dir, close };
+};
+
+/** A valid trigger body; override fields per test. */
+export const aTrigger = (over: Record<string, unknown> = {}) => ({
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: 'order' }],
+  webhooks: [{ url: 'https://hooks.example.com/orders', http_method: 'POST', headers: { 'x-source': 'shop' }, timeout_secs: 2.5 }],
+  msg_broker_queues: [{ name: 'orders', parameters: { queue: 'orders' } }],
+  active: true,
+  payload: { order: '{{ instance.id }}', note: 'order {{ instance.number }} saved' },
+  ...over,
+});
+
+export const BROKERS_CONFIG = {
+  brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: 'amqp://guest:guest@127.0.0.1:5672' }, params: { queue: 'orders' } } },
+  dynamic_values: { allowed_paths: ['env.WEBHOOK_TOKEN', 'secrets.token'] },
+};

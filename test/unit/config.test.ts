@@ -1,0 +1,46 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, configFrom, loadConfig } from '../../src/config';
+
+const errorsOf = (f: () => unknown) => {
+  try { f(); } catch (e) { if (e instanceof ConfigError) return e.errors; throw e; }
+  return [];
+};
+
+test('no file and no env gives the documented defaults', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'at-config-'));
+  const c = loadConfig({}, dir);
+  expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), eventStore: 'sqlite',
+    limits: { defaultTimeoutSecs: 10, maxWebhookTimeoutSecs: 30, maxBrokerTimeoutSecs: 30, maxBodyBytes: 1048576 } });
+});
+
+test('a bad file names every bad key', () => {
+  const errors = errorsOf(() => configFrom({
+    brokers: { q: { broker_type: 'zeromq' }, k: { broker_type: 'kafka' }, r: { broker_type: 'rabbitmq', params: { queue: 1 } } },
+    webhook_url_patterns: ['(unclosed'],
+    limits: { default_timeout_secs: -1 },
+    retry: { backoff_coefficient: 0.5 },
+    api_keys: [{ id: 'a', key: 'k', scopes: ['triggers:admin'] }, { id: 'b', scopes: ['triggers:read'] }],
+    colour: 'red',
+  }));
+  expect(errors.map((e) => e.path)).toEqual(expect.arrayContaining([
+    'brokers.q.broker_type', 'brokers.k', 'brokers.r.params.queue', 'webhook_url_patterns[0]', 'limits.default_timeout_secs',
+    'retry.backoff_coefficient', 'api_keys[0].scopes[0]', 'api_keys[1]', 'colour',
+  ]));
+  expect(errors.find((e) => e.path === 'brokers.k')?.message).toContain('not supported by this build');
+});
+
+test('bad environment values are named', () => {
+  const errors = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'postgres', LOG_LEVEL: 'loud' }, tmpdir()));
+  expect(errors.map((e) => e.path).sort()).toEqual(['env.EVENT_STORE', 'env.LOG_LEVEL', 'env.PORT']);
+  expect(errorsOf(() => loadConfig({ EVENT_STORE: 'kurrentdb' }, tmpdir())).map((e) => e.path)).toEqual(['env.KURRENTDB_CONNECTION_STRING']);
+});
+
+test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error naming the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'at-config-'));
+  writeFileSync(join(dir, 'c.json'), JSON.stringify({ brokers: { orders: { broker_type: 'rabbitmq' } } }));
+  expect(Object.keys(loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.json' }, dir).file.brokers ?? {})).toEqual(['orders']);
+  writeFileSync(join(dir, 'bad.json'), '{ nope');
+  expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'bad.json' }, dir))[0]?.path).toBe(join(dir, 'bad.json'));
+});
