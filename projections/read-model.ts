@@ -19,8 +19,8 @@ export interface ListPage {
 }
 
 export interface ReadModel {
-  /** The resource JSON text, or undefined when unknown or deleted. */
-  getJson(id: string): string | undefined;
+  /** The resource JSON text and version, or undefined when unknown or deleted. */
+  getJson(id: string): { json: string; version: number } | undefined;
   get(id: string): TriggerView | undefined;
   list(filter: ListFilter, limit: number, after: string | undefined): ListPage;
   /** Active triggers for one signal of one content type (the dispatch index). */
@@ -38,14 +38,16 @@ const rowToView = (r: Row): TriggerView => ({
   id: r.id, definition: JSON.parse(r.definition), version: r.version, created_at: r.created_at, updated_at: r.updated_at,
 });
 
+/** Bump when the tables change: an older file is then rebuilt from the events. */
+const SCHEMA_VERSION = 2;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS trigger_keys (
-    signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL, trigger_id TEXT NOT NULL,
-    PRIMARY KEY (signal, app_label, model_name, trigger_id));
-  CREATE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id);
+    trigger_id TEXT NOT NULL, signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL);
+  CREATE UNIQUE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id, signal, app_label, model_name);
+  CREATE INDEX IF NOT EXISTS trigger_keys_for_dispatch ON trigger_keys (signal, app_label, model_name, trigger_id);
   CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);`;
 
 /** The trigger read model in its own SQLite file; safe to share between processes. */
@@ -54,10 +56,15 @@ export const openReadModel = (file: string): ReadModel => {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');
-  db.exec(SCHEMA);
+  if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
+    // A new layout: drop the old tables; the runner rebuilds them from the events.
+    db.exec('DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS checkpoint;');
+    db.exec(SCHEMA);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }
   const q = {
     getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
-    getJson: db.prepare<[string], { json: string }>('SELECT json FROM triggers WHERE id = ?'),
+    getJson: db.prepare<[string], { json: string; version: number }>('SELECT json, version FROM triggers WHERE id = ?'),
     upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json)
       VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json)
       ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
@@ -84,7 +91,7 @@ export const openReadModel = (file: string): ReadModel => {
     for (const { signal } of d.config_signals) {
       for (const ct of d.content_types) {
         const [app, model] = contentTypeKey(ct.app_label, ct.model_name).split('.') as [string, string];
-        q.addKey.run(signal, app, model, view.id);
+        q.addKey.run(view.id, signal, app, model);
       }
     }
   };
@@ -122,7 +129,7 @@ export const openReadModel = (file: string): ReadModel => {
     if (filter.active !== undefined) where.push('t.active = @active');
     const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
     if (keyConds.length > 0) {
-      where.push(`EXISTS (SELECT 1 FROM trigger_keys k WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
+      where.push(`EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
     }
     const sql = `SELECT t.id, t.json FROM triggers t WHERE ${where.join(' AND ')} ORDER BY t.id LIMIT @limit`;
     let statement = listStatements.get(sql);
@@ -137,7 +144,7 @@ export const openReadModel = (file: string): ReadModel => {
   };
 
   return {
-    getJson: (id) => q.getJson.get(id)?.json,
+    getJson: (id) => q.getJson.get(id),
     get: (id) => { const r = q.getRow.get(id); return r && rowToView(r); },
     list,
     matching: (signal, appLabel, modelName) =>

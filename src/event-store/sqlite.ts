@@ -31,7 +31,7 @@ const toStored = (r: EventRow): StoredEvent => ({
 export const openSqliteStore = (file: string): EventStore => {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
   db.exec(`CREATE TABLE IF NOT EXISTS events (
     position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -73,15 +73,20 @@ export const openSqliteStore = (file: string): EventStore => {
   const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription => {
     let checkpoint = from === 'start' ? 0n : from;
     let closed = false;
+    // Set by every local append; checked before sleeping so an append made while the handler
+    // ran is never missed (it would otherwise wait a whole poll interval).
+    let appendedSinceRead = false;
     let wake: (() => void) | undefined;
-    const onAppend = () => wake?.();
+    const onAppend = () => { appendedSinceRead = true; wake?.(); };
     appended.on('append', onAppend);
     const sleep = () => new Promise<void>((resolve) => {
+      if (appendedSinceRead || closed) return resolve();
       const timer = setTimeout(resolve, POLL_INTERVAL_MS);
       wake = () => { clearTimeout(timer); resolve(); };
     });
     const loop = async () => {
       while (!closed) {
+        appendedSinceRead = false;
         try {
           const rows = readAfter.all(checkpoint, TRIGGER_STREAM_PREFIX, BATCH_SIZE);
           if (rows.length > 0) {
@@ -92,6 +97,8 @@ export const openSqliteStore = (file: string): EventStore => {
           }
         } catch (e) {
           onError(e);
+          await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
+          continue;
         }
         if (!closed) await sleep();
       }

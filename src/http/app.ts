@@ -17,6 +17,7 @@ export interface AppDeps extends TriggerDeps {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 const requestId = (req: Request, res: Response, next: NextFunction) => {
@@ -54,8 +55,9 @@ export const buildApp = (deps: AppDeps) => {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
-  app.use(requireJson);
-  app.use(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false }));
+  // Only methods that carry a body pay for body checks and parsing.
+  const parseJson = express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false });
+  app.use((req, res, next) => (BODY_METHODS.has(req.method) ? requireJson(req, res, (e?: unknown) => (e ? next(e) : parseJson(req, res, next))) : next()));
   const auth = createAuth(deps.apiKeys);
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });

@@ -17,9 +17,10 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 export const createAuth = (keys: readonly ApiKeyEntry[]) => {
   const byHash = new Map(keys.map((k) => [(k.key_sha256 ?? sha256(k.key ?? '')).toLowerCase(), k]));
   const open = keys.length === 0;
+  const anonymous: Caller = { actor: 'anonymous', scopes: new Set<Scope>(['triggers:read', 'triggers:write', 'signals:write']) };
   const callerOf = (req: Request): Caller | 'unauthenticated' | 'not-loopback' => {
     if (open) {
-      return LOOPBACK.test(req.socket.remoteAddress ?? '') ? { actor: 'anonymous', scopes: new Set<Scope>(['triggers:read', 'triggers:write', 'signals:write']) } : 'not-loopback';
+      return LOOPBACK.test(req.socket.remoteAddress ?? '') ? anonymous : 'not-loopback';
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     const entry = match && byHash.get(sha256(match[1]!));

@@ -26,3 +26,9 @@ export const ifMatchOf = (req: Request): IfMatch => {
 export const ifMatchError: FieldError = { path: 'header:If-Match', message: 'must be an entity tag such as "3" or *' };
 
 export const etagOf = (version: number) => `"${version}"`;
+
+/** Sends JSON text already serialised (read-model rows hold it): no stringify on the hot path. */
+export const sendJson = (res: Response, status: number, json: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+  res.end(res.req.method === 'HEAD' ? undefined : json);
+};

@@ -6,11 +6,10 @@ import { TriggerDeps } from './deps';
 import { decide, TriggerCommand } from './decide';
 import { streamOf } from './events';
 import { mergePatch } from './merge-patch';
-import { toResource } from '../../projections/trigger-view';
 import { CommandResult, handleCommand } from '../event-store/handle-command';
 import { DomainError } from '../domain-error';
 import { invalid, problem, problemOf, sendProblem } from '../http/problem';
-import { etagOf, ifMatchError, ifMatchOf, isTriggerId, metadataOf } from '../http/request';
+import { etagOf, ifMatchError, ifMatchOf, isTriggerId, metadataOf, sendJson } from '../http/request';
 import { toFieldErrors } from '../validation/field-errors';
 import { parseListQuery, linkToNext } from './list-query';
 import { parseIdsToDelete } from './delete-query';
@@ -21,9 +20,9 @@ type Outcome = E.Either<DomainError, CommandResult>;
 /** Sends the read model's view of a trigger once it has caught up with the write. */
 const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result: CommandResult, status: number) => {
   if (result.position !== undefined) await deps.projection.waitFor(result.position);
-  const json = deps.readModel.getJson(id);
-  if (json === undefined) return sendProblem(res, problem(404, `no trigger with id ${id}`));
-  res.status(status).set('ETag', etagOf(result.version)).type('application/json').send(json);
+  const found = deps.readModel.getJson(id);
+  if (found === undefined) return sendProblem(res, problem(404, `no trigger with id ${id}`));
+  sendJson(res, status, found.json, { ETag: etagOf(found.version) });
 };
 
 const run = (deps: TriggerDeps, req: Request, res: Response, id: string, command: (state: Parameters<typeof decide>[1]) => E.Either<DomainError, TriggerCommand>): Promise<Outcome> | Outcome => {
@@ -52,9 +51,9 @@ export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
 
 export const getTrigger = (deps: TriggerDeps) => (req: Request, res: Response) => {
   const id = req.params.id;
-  const view = isTriggerId(id) ? deps.readModel.get(id) : undefined;
-  if (!view) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
-  res.status(200).set('ETag', etagOf(view.version)).json(toResource(view));
+  const found = isTriggerId(id) ? deps.readModel.getJson(id) : undefined;
+  if (!found) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  sendJson(res, 200, found.json, { ETag: etagOf(found.version) });
 };
 
 export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response) => {
@@ -62,7 +61,7 @@ export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response)
   if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
   const page = deps.readModel.list(query.right.filter, query.right.limit, query.right.after);
   if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, page.nextAfter));
-  res.status(200).type('application/json').send(`[${page.items.join(',')}]`);
+  sendJson(res, 200, `[${page.items.join(',')}]`);
 };
 
 /** PUT: full replacement. The id comes from the path, or from the body on the collection. */

@@ -32,7 +32,7 @@ test('full lifecycle: create, read, list, replace, patch active, delete, 404, hi
 
   const patched = await request(t.app).patch(`/api/action-triggers/${id}`).set('Content-Type', 'application/merge-patch+json')
     .send(JSON.stringify({ active: false })).expect(200);
-  expect(patched.body).toMatchObject({ active: false, version: 3, webhooks: replacement.webhooks.map((w) => ({ ...w, http_method: 'PUT' })) });
+  expect(patched.body).toMatchObject({ active: false, version: 3, webhooks: replacement.webhooks.map((w: object) => ({ ...w, http_method: 'PUT' })) });
   expect(patched.headers.etag).toBe('"3"');
 
   await request(t.app).delete(`/api/action-triggers/${id}`).expect(204);

@@ -1,0 +1,51 @@
+import autocannon from 'autocannon';
+import { rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchDefinition, seedTriggers } from './seed';
+import { startBaseline, startService } from './server';
+
+const CONNECTIONS = 50;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+
+interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+const run = async (name: string, opts: autocannon.Options): Promise<Figures> => {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+};
+
+/** `npm run bench -- api`: 10,000 stored triggers, 50 connections, each endpoint against a bare-node baseline. */
+export const benchApi = async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
+  const ids = await seedTriggers(dir, 10_000);
+  const service = await startService({ DATA_DIR: dir });
+  const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
+  const baseline = await startBaseline('node', sample);
+  const expressBaseline = await startBaseline('express', sample);
+  const body = JSON.stringify(benchDefinition(1));
+  let n = 0;
+  const results: Figures[] = [];
+  try {
+    results.push(await run('baseline: bare node:http, same JSON', { url: baseline.url }));
+    results.push(await run('baseline: express 5, one route, same JSON', { url: `${expressBaseline.url}/api/action-triggers/${ids[0]}` }));
+    results.push(await run('get one trigger', { url: service.url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }));
+    results.push(await run('list (limit 100)', { url: `${service.url}/api/action-triggers?limit=100` }));
+    results.push(await run('filtered list (signal, app_label, active; limit 100)', { url: `${service.url}/api/action-triggers?signal=post_delete&app_label=crm&active=true&limit=100` }));
+    results.push(await run('create trigger', { url: `${service.url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+  } finally {
+    await service.stop();
+    await baseline.stop();
+    await expressBaseline.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const base = results[0]!.rps;
+  const framework = results[1]!.rps;
+  console.log(`\nAPI benchmark: ${CONNECTIONS} connections, ${DURATION_S}s each, 10,000 stored triggers, loopback\n`);
+  console.log('| scenario | req/s | × node | × express | p50 ms | p99 ms | errors | non-2xx |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const f of results) {
+    console.log(`| ${f.name} | ${f.rps.toFixed(0)} | ${(f.rps / base).toFixed(2)} | ${(f.rps / framework).toFixed(2)} | ${f.p50} | ${f.p99} | ${f.errors} | ${f.non2xx} |`);
+  }
+};

@@ -1,0 +1,18 @@
+/** `npm run bench -- <suite>`: api | restart | all. Never part of `npm test`. */
+import { benchApi } from './api';
+import { benchRestart } from './restart';
+
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart };
+
+const main = async () => {
+  const names = process.argv.slice(2);
+  const chosen = names.length === 0 || names.includes('all') ? Object.keys(suites) : names;
+  for (const name of chosen) {
+    const suite = suites[name];
+    if (!suite) throw new Error(`unknown bench suite ${name}; choose from ${Object.keys(suites).join(', ')}`);
+    await suite();
+  }
+};
+// An event loop that drains before the suites finish means a bench hung on something that died.
+process.on('beforeExit', () => { console.error('bench ended before finishing'); process.exit(1); });
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });

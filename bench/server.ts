@@ -1,0 +1,52 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
+
+/** Starts the service as its own process (as in production) and waits until it listens. */
+export const startService = (env: Record<string, string>): Promise<Running> => new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const onData = (b: Buffer) => {
+    out += b.toString();
+    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+    if (m) resolve({ url: m[1]!, child, stop: () => stopChild(child) });
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  child.once('exit', (code) => reject(new Error(`service exited (${code}): ${out}`)));
+});
+
+const stopChild = (child: ChildProcess) => new Promise<void>((resolve) => {
+  if (child.exitCode !== null) return resolve();
+  child.removeAllListeners('exit');
+  child.once('exit', () => resolve());
+  child.kill('SIGTERM');
+});
+
+/** Resident memory of a process in MB, from /proc. */
+export const rssMb = (pid: number): number => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+const BASELINES = {
+  /** A bare node:http server answering a fixed JSON body: the machine's ceiling. */
+  node: (b: string) => `const b=${JSON.stringify(b)};require('node:http').createServer((q,s)=>{q.resume();q.on('end',()=>{s.writeHead(200,{'content-type':'application/json'});s.end(b)})}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})`,
+  /** express 5 with one route and the JSON body parser, answering the same body: the framework's ceiling. */
+  express: (b: string) => `const e=require(${JSON.stringify(require.resolve('express'))});const b=${JSON.stringify(b)};const a=e();a.set('etag',false);a.use(e.json());a.get('/api/action-triggers/:id',(q,s)=>{s.status(200).set('ETag','"1"').type('application/json').send(b)});const srv=a.listen(0,'127.0.0.1',()=>console.log('port '+srv.address().port))`,
+};
+
+/** A baseline server in its own process, answering `body` on any path. */
+export const startBaseline = (kind: keyof typeof BASELINES, body: string): Promise<Running> => new Promise((resolve, reject) => {
+  const code = BASELINES[kind](body);
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout!.on('data', (b: Buffer) => {
+    const m = /port (\d+)/.exec(b.toString());
+    if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child, stop: () => stopChild(child) });
+  });
+  child.once('exit', (c) => reject(new Error(`baseline exited ${c}`)));
+});
