@@ -12,11 +12,16 @@ module.exports = tseslint.config(
     },
   },
   {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly', __dirname: 'readonly' } },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['*', '!@temporalio/workflow', '!./*', '!../src/dispatch/*'],
-          message: 'workflow code is deterministic: import @temporalio/workflow, pure shared code, or `import type`' }],
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(?!@temporalio/(workflow|common)$|\\./[\\w-]+$|\\.\\./src/dispatch/[\\w-]+$)',
+          message: 'workflow code is deterministic: import @temporalio/workflow, pure shared code, or `import type`',
+          allowTypeImports: true }],
       }],
     },
   },

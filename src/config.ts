@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from './validation/closed';
 import { FieldError, toFieldErrors } from './validation/field-errors';
 import { TriggerPolicy } from './triggers/policy';
+import type { RetrySettings } from './dispatch/types';
 
 export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
 /** Broker types this build can publish to; the others are a config error, not a silent no-op. */
@@ -153,3 +154,14 @@ export const configFrom = (file: unknown, env: NodeJS.ProcessEnv = {}): Config =
   if (e._tag === 'Left') throw new ConfigError(toFieldErrors(e.left));
   return buildConfig(decoded.right, e.right, process.cwd());
 };
+
+/**
+ * The retry schedule of every action. Defaults (5 s doubling to at most 10 h, 20 attempts:
+ * about 71 h in all) are longer than the Standard Webhooks recommendation (about 28 h).
+ */
+export const retrySettingsOf = (config: Config): RetrySettings => ({
+  initialIntervalSecs: config.file.retry?.initial_interval_secs ?? 5,
+  backoffCoefficient: config.file.retry?.backoff_coefficient ?? 2,
+  maxIntervalSecs: config.file.retry?.max_interval_secs ?? 36000,
+  maxAttempts: config.file.retry?.max_attempts ?? 20,
+});

@@ -1,23 +1,43 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from 'node:http';
-import { ConfigError, loadConfig, policyOf } from './config';
+import { Client, Connection } from '@temporalio/client';
+import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
 import { createLogger, Logger } from './logger';
 import { buildTriggerInputCodec } from './triggers/codecs';
+import { findTemporalCli } from './temporal/cli';
+import { startDevServer } from './temporal/dev-server';
+import { createDispatchClient } from './temporal/dispatch-client';
+import { ensureSearchAttributes } from './temporal/search-attributes';
+import { startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
 import { startProjection } from '../projections/runner';
 
+export type Role = 'all' | 'api' | 'worker';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+const DEV_SERVER_PORT = 7233;
+const DEV_SERVER_UI_PORT = 8233;
 
 const listen = (app: ReturnType<typeof buildApp>, host: string, port: number) =>
   new Promise<Server>((resolve, reject) => {
     const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
   });
 
-/** Composition root: config → adapters → projection → app → listen. */
-export const start = async (log: Logger) => {
+/** TEMPORAL_ADDRESS, or a local dev server started here with its state under DATA_DIR. */
+const temporalAddress = async (config: Config, log: Logger) => {
+  if (config.temporal.address) return { address: config.temporal.address, stop: async () => undefined };
+  const cliPath = findTemporalCli(config.temporal.cliPath);
+  if (!cliPath) {
+    throw new Error('no Temporal CLI found: set TEMPORAL_ADDRESS, or TEMPORAL_CLI_PATH, or install it (bash scripts/install-tools.sh)');
+  }
+  return startDevServer({ cliPath, dbFile: join(config.dataDir, 'temporal.sqlite'), port: DEV_SERVER_PORT,
+    uiPort: DEV_SERVER_UI_PORT, namespace: config.temporal.namespace, log });
+};
+
+/** Composition root: config → adapters → projection → Temporal → worker and/or API. */
+export const start = async (log: Logger, role: Role = 'all') => {
   const config = loadConfig();
   const apiKeys = config.file.api_keys ?? [];
   let host = config.host;
@@ -30,31 +50,51 @@ export const start = async (log: Logger) => {
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'));
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
-  const app = buildApp({
-    store, readModel, projection, log, apiKeys,
-    triggerInput: buildTriggerInputCodec(policyOf(config)),
-    now: () => new Date(),
-    maxBodyBytes: config.limits.maxBodyBytes,
-  });
-  const server = await listen(app, host, config.port);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info('action-triggers API listening', {
-    url: `http://${host}:${port}`, data_dir: config.dataDir, event_store: config.eventStore,
-    auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
-  });
+  const temporal = await temporalAddress(config, log);
+  const connection = await Connection.connect({ address: temporal.address });
+  await ensureSearchAttributes(connection, config.temporal.namespace);
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config));
+  const worker = role === 'api' ? undefined : await startWorker({ config, address: temporal.address, store, readModel, log });
+  let server: Server | undefined;
+  let port = config.port;
+  if (role !== 'worker') {
+    const app = buildApp({
+      store, readModel, projection, log, apiKeys, dispatch,
+      triggerInput: buildTriggerInputCodec(policyOf(config)),
+      now: () => new Date(),
+      maxBodyBytes: config.limits.maxBodyBytes,
+      readiness: { temporal: dispatch.reachable },
+    });
+    server = await listen(app, host, config.port);
+    const address = server.address();
+    port = typeof address === 'object' && address ? address.port : config.port;
+    log.info('action-triggers API listening', {
+      url: `http://${host}:${port}`, role, data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
+      auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
+    });
+  }
   const stop = async () => {
-    await new Promise((r) => server.close(r));
+    if (server) await new Promise((r) => server!.close(r));
+    await worker?.stop();
     await projection.stop();
+    await connection.close();
+    await temporal.stop();
     readModel.close();
     await store.close();
   };
   return { stop, port };
 };
 
+const roleOf = (argv: string[]): Role => {
+  const arg = argv.find((a) => a.startsWith('--role='))?.slice('--role='.length) ?? 'all';
+  if (arg !== 'all' && arg !== 'api' && arg !== 'worker') throw new ConfigError([{ path: 'argv.--role', message: 'must be all, api or worker' }]);
+  return arg;
+};
+
 if (require.main === module) {
   const log = createLogger((process.env.LOG_LEVEL as 'info') ?? 'info');
-  start(log).then(({ stop }) => {
+  Promise.resolve().then(() => start(log, roleOf(process.argv))).then(({ stop }) => {
     const shutdown = (signal: string) => {
       log.info('stopping', { signal });
       stop().then(() => process.exit(0), () => process.exit(1));

@@ -5,10 +5,11 @@ import { TriggerDeps } from '../triggers/deps';
 import { ApiKeyEntry, createAuth } from './auth';
 import { problem, sendProblem } from './problem';
 import { mountTriggerRoutes } from '../triggers/mount';
+import { mountSignalRoutes, SignalDeps } from '../signals/routes';
 import { openApiDocument } from './openapi';
 import { DOCS_PAGE } from './docs-page';
 
-export interface AppDeps extends TriggerDeps {
+export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly maxBodyBytes: number;
   readonly log: Logger;
@@ -72,6 +73,7 @@ export const buildApp = (deps: AppDeps) => {
   app.get('/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
 
   mountTriggerRoutes(app, deps, auth.requireScope);
+  mountSignalRoutes(app, deps, auth.requireScope);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

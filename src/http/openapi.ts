@@ -59,6 +59,23 @@ export const openApiDocument = {
         type: { enum: ['TriggerCreated', 'TriggerUpdated', 'TriggerActivated', 'TriggerDeactivated', 'TriggerDeleted'] },
         version: { type: 'integer' }, data: { type: 'object' },
         metadata: { type: 'object', properties: { actor: { type: 'string' }, request_id: { type: 'string' }, occurred_at: { type: 'string', format: 'date-time' } } } } },
+      Signal: { type: 'object', additionalProperties: false, required: ['signal', 'app_label', 'model_name', 'instance'], properties: {
+        id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$', description: 'Client-chosen; makes emission idempotent. Default: a new UUIDv7' },
+        signal: { enum: ['pre_save', 'post_save', 'pre_delete', 'post_delete'] },
+        app_label: { type: 'string', minLength: 1 }, model_name: { type: 'string', minLength: 1 },
+        instance: { type: 'object', description: 'The instance\'s attributes, read by {{ instance.… }}' },
+        occurred_at: { type: 'string', format: 'date-time' } } },
+      SignalAccepted: { type: 'object', required: ['id', 'workflow_id', 'duplicate'], properties: {
+        id: { type: 'string' }, workflow_id: { type: 'string' }, duplicate: { type: 'boolean', description: 'This id was accepted before; nothing new started' } } },
+      Dispatch: { type: 'object', required: ['id', 'workflow_id', 'state', 'triggers', 'actions'], properties: {
+        id: { type: 'string' }, workflow_id: { type: 'string' },
+        state: { type: 'string', description: 'matching, running, completed (or Temporal\'s terminated, timed_out, …)' },
+        triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' } } } },
+        actions: { type: 'array', items: { type: 'object', required: ['delivery_id', 'trigger_id', 'kind', 'state', 'attempts'], properties: {
+          delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },
+          trigger_id: { type: 'string' }, version: { type: 'integer' }, kind: { enum: ['webhook', 'broker'] }, index: { type: 'integer' },
+          state: { enum: ['pending', 'retrying', 'delivered', 'failed'] }, attempts: { type: 'integer' },
+          status_code: { type: 'integer' }, last_error: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } } } } },
       Problem: { type: 'object', required: ['type', 'title', 'status'], properties: {
         type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' },
         errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } } } },
@@ -100,6 +117,18 @@ export const openApiDocument = {
       parameters: [idParam],
       get: { summary: 'Every event of a trigger, oldest first, also after deletion', operationId: 'triggerHistory',
         responses: { 200: { description: 'Events', content: { 'application/json': { schema: { type: 'array', items: ref('TriggerEvent') } } } }, ...errors, 404: problemResponse('Unknown trigger') } },
+    },
+    '/api/signals': {
+      post: { summary: 'Emit one signal or an array; each starts one durable dispatch (the same id never starts two)', operationId: 'emitSignals',
+        requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [ref('Signal'), { type: 'array', minItems: 1, maxItems: 500, items: ref('Signal') }] } } } },
+        responses: { 202: { description: 'Accepted: one object, or an array for an array', content: { 'application/json': { schema: { oneOf: [ref('SignalAccepted'), { type: 'array', items: ref('SignalAccepted') }] } } } },
+          ...writeErrors, 503: problemResponse('Temporal unreachable: nothing accepted; retry with the same ids') } },
+    },
+    '/api/signals/{id}': {
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { summary: 'Dispatch state and per-action outcomes', operationId: 'signalStatus',
+        responses: { 200: { description: 'The dispatch', content: { 'application/json': { schema: ref('Dispatch') } } }, ...errors,
+          404: problemResponse('Unknown signal'), 503: problemResponse('Temporal unreachable') } },
     },
     '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
     '/readyz': { get: { summary: 'Readiness: read model caught up, dependencies reachable', security: [],

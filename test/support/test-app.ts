@@ -9,18 +9,19 @@ import { silentLogger } from '../../src/logger';
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { openReadModel } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
+import { DispatchClient } from '../../src/temporal/dispatch-client';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
 /** The HTTP app on a real SQLite event store and read model in a fresh temp dir. */
-export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir()) => {
+export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
   const store = openSqliteStore(join(dir, 'events.sqlite'));
   const readModel = openReadModel(join(dir, 'read-model.sqlite'));
   const projection = await startProjection(store, readModel, silentLogger);
   await projection.ready;
   const app = buildApp({
-    store, readModel, projection, log: silentLogger,
+    store, readModel, projection, log: silentLogger, dispatch,
     apiKeys: (config.file.api_keys ?? []) as ApiKeyEntry[],
     triggerInput: buildTriggerInputCodec(policyOf(config)),
     now: () => new Date(),

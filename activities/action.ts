@@ -1,0 +1,42 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActionPlan, FailureDetails, RetrySettings, SignalEnvelope } from '../src/dispatch/types';
+import { EventStore } from '../src/event-store/port';
+import type { TriggerDefinition } from '../src/triggers/codecs';
+import { definitionAt } from './definition-at';
+import { DynamicValueError, DynamicValueSource } from './dynamic-values';
+import { dynamicPathsIn, DynamicValues } from './render';
+import { backoffMs } from './retry';
+
+/** What every action activity receives from the workflow: references, the signal, the retry schedule. */
+export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings }
+
+export interface ActionDeps {
+  readonly store: EventStore;
+  readonly dynamicValues: DynamicValueSource;
+}
+
+/** An activity failure carrying attempt and status for the dispatch status; its message holds no secrets. */
+export const failure = (message: string, type: string, details: FailureDetails, retryable: boolean, delayMs?: number) =>
+  retryable
+    ? ApplicationFailure.create({ message, type, details: [details], ...(delayMs === undefined ? {} : { nextRetryDelay: delayMs }) })
+    : ApplicationFailure.create({ message, type, details: [details], nonRetryable: true });
+
+/**
+ * The definition at the recorded version and the dynamic values its action uses. `pick`
+ * returns the values holding templates, or undefined when the action does not exist.
+ */
+export const loadAction = async (deps: ActionDeps, { plan, retry }: ActionArgs, attempt: number,
+  pick: (d: TriggerDefinition) => unknown[] | undefined): Promise<{ definition: TriggerDefinition; dynamic: DynamicValues }> => {
+  const definition = await definitionAt(deps.store, plan.triggerId, plan.version);
+  const templated = definition && pick(definition);
+  if (!definition || !templated) {
+    throw failure(`trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`, 'ActionMissing', { attempt }, false);
+  }
+  try {
+    return { definition, dynamic: await deps.dynamicValues.resolve(dynamicPathsIn(templated)) };
+  } catch (e) {
+    // The message names the path, never a value. A missing value may appear later: retried.
+    if (e instanceof DynamicValueError) throw failure(e.message, 'DynamicValue', { attempt }, true, backoffMs(attempt, retry));
+    throw e;
+  }
+};

@@ -1,0 +1,60 @@
+import { Context } from '@temporalio/activity';
+import type { DeliveryReceipt } from '../src/dispatch/types';
+import type { ConfigFile } from '../src/config';
+import { Logger } from '../src/logger';
+import { ActionArgs, ActionDeps, failure, loadAction } from './action';
+import { RabbitPublisher } from './rabbitmq';
+import { renderBody, renderStringMap } from './render';
+import { backoffMs } from './retry';
+
+export interface BrokerDeps extends ActionDeps {
+  readonly brokers: NonNullable<ConfigFile['brokers']>;
+  readonly rabbit: RabbitPublisher;
+  readonly log: Logger;
+}
+
+/** `conn_details` as an AMQP URL: `url` itself, or host/port/username/password/vhost. */
+export const amqpUrlOf = (conn: Record<string, string>): string => {
+  if (conn.url) return conn.url;
+  const auth = conn.username ? `${encodeURIComponent(conn.username)}:${encodeURIComponent(conn.password ?? '')}@` : '';
+  const vhost = conn.vhost ? `/${encodeURIComponent(conn.vhost)}` : '';
+  return `amqp://${auth}${conn.host ?? '127.0.0.1'}:${conn.port ?? '5672'}${vhost}`;
+};
+
+/**
+ * Publishes one message for a `msg_broker_queues` entry: the trigger's `conn_details` and
+ * `parameters` merged over the configured broker's (the trigger's keys win); the body is the
+ * bytes a webhook would carry; the delivery id is the message id.
+ */
+export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
+  const { plan, signal, retry } = args;
+  const { attempt } = Context.current().info;
+  const { definition, dynamic } = await loadAction(deps, args, attempt, (d) => {
+    const q = d.msg_broker_queues[plan.index];
+    return q && [d.payload, q.conn_details, q.parameters, deps.brokers[q.name]?.conn_details, deps.brokers[q.name]?.params];
+  });
+  const queue = definition.msg_broker_queues[plan.index]!;
+  const broker = deps.brokers[queue.name];
+  if (!broker) throw failure(`broker ${queue.name} is not in the config`, 'BrokerMissing', { attempt }, false);
+  const warnings: string[] = [];
+  const render = (m: Record<string, string> | undefined) => renderStringMap(m, signal.instance, dynamic, warnings);
+  const conn = { ...render(broker.conn_details), ...render(queue.conn_details) };
+  const params = { ...render(broker.params), ...render(queue.parameters) };
+  const rendered = renderBody(definition.payload, signal, plan.triggerId, dynamic);
+  const exchange = params.exchange ?? '';
+  const routingKey = params.routing_key ?? params.queue ?? '';
+  if (exchange === '' && routingKey === '') throw failure(`broker ${queue.name}: parameters need queue, or exchange and routing_key`, 'BrokerParameters', { attempt }, false);
+  try {
+    await deps.rabbit.publish({
+      url: amqpUrlOf(conn), exchange, routingKey, queue: params.queue, body: rendered.body,
+      contentType: rendered.contentType, messageId: plan.deliveryId, timeoutMs: plan.timeoutSecs * 1000,
+    });
+  } catch (e) {
+    // amqplib's messages name hosts and reasons, not credentials.
+    const reason = `publish to ${queue.name} failed: ${(e as Error).message}`;
+    deps.log.warn('broker attempt failed', { delivery_id: plan.deliveryId, attempt, reason });
+    throw failure(reason, 'BrokerUnavailable', { attempt }, true, backoffMs(attempt, retry));
+  }
+  deps.log.info('broker message published', { delivery_id: plan.deliveryId, attempt, broker: queue.name });
+  return { attempt, warnings: [...rendered.warnings, ...warnings] };
+};

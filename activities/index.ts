@@ -1,0 +1,35 @@
+import { Dispatcher } from 'undici';
+import { Config } from '../src/config';
+import { EventStore } from '../src/event-store/port';
+import { Logger } from '../src/logger';
+import { ReadModel } from '../projections/read-model';
+import { createPublishToBroker } from './broker';
+import { DynamicValueSource } from './dynamic-values';
+import { createPlanActions } from './plan';
+import { RabbitPublisher } from './rabbitmq';
+import { createDeliverWebhook } from './webhook';
+
+export interface ActivityDeps {
+  readonly config: Config;
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly dispatcher: Dispatcher;
+  readonly rabbit: RabbitPublisher;
+  readonly dynamicValues: DynamicValueSource;
+  readonly log: Logger;
+}
+
+/** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
+export const createActivities = (deps: ActivityDeps) => ({
+  planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
+  deliverWebhook: createDeliverWebhook({
+    store: deps.store, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
+    signingSecret: deps.config.file.signing_secret, allowPrivateTargets: deps.config.file.allow_private_targets ?? false,
+    userAgent: 'action-triggers/0.1 (+webhook)',
+  }),
+  publishToBroker: createPublishToBroker({
+    store: deps.store, dynamicValues: deps.dynamicValues, brokers: deps.config.file.brokers ?? {}, rabbit: deps.rabbit, log: deps.log,
+  }),
+});
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,91 @@
+import { expressionsIn, isInstancePath } from '../src/templates/expressions';
+import type { JsonValue } from '../src/triggers/codecs';
+import type { SignalEnvelope } from '../src/dispatch/types';
+
+/** Resolved dynamic values by path, looked up before rendering (they may be async). */
+export type DynamicValues = ReadonlyMap<string, unknown>;
+
+export interface Rendered {
+  body: string;
+  contentType: 'application/json' | 'text/plain; charset=utf-8';
+  /** Missing instance attributes, by path; never values. */
+  warnings: string[];
+}
+
+const WHOLE = /^\s*\{\{\s*([^{}]*?)\s*\}\}\s*$/;
+
+const lookup = (root: unknown, segments: string[]): { found: boolean; value: unknown } => {
+  let value = root;
+  for (const s of segments) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, s)) return { found: false, value: undefined };
+    value = (value as Record<string, unknown>)[s];
+  }
+  return { found: true, value };
+};
+
+const asText = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/** Renders `{{ … }}` in one string: a lone expression keeps its value's type, others interpolate as text. */
+export const renderString = (text: string, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]): unknown => {
+  const valueOf = (path: string): unknown => {
+    if (isInstancePath(path)) {
+      const { found, value } = lookup(instance, path.split('.').slice(1));
+      if (!found) { warnings.push(`${path} is missing`); return null; }
+      return value;
+    }
+    return dynamic.get(path) ?? null;
+  };
+  const whole = WHOLE.exec(text);
+  if (whole && expressionsIn(text).length === 1 && expressionsIn(text)[0]!.path !== undefined) return valueOf(whole[1]!);
+  let out = text;
+  for (const e of expressionsIn(text)) if (e.path !== undefined) out = out.replace(e.raw, () => asText(valueOf(e.path!)));
+  return out;
+};
+
+const renderValue = (v: JsonValue, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]): unknown => {
+  if (typeof v === 'string') return renderString(v, instance, dynamic, warnings);
+  if (Array.isArray(v)) return v.map((x) => renderValue(x, instance, dynamic, warnings));
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renderValue(x, instance, dynamic, warnings)]));
+  }
+  return v;
+};
+
+/**
+ * The body of an action (DESIGN §6): the rendered payload, JSON when it is an object or array
+ * (or any JSON-serialisable value), text when it is a string; with no payload, the envelope.
+ */
+export const renderBody = (payload: JsonValue | undefined, signal: SignalEnvelope, triggerId: string, dynamic: DynamicValues): Rendered => {
+  const warnings: string[] = [];
+  if (payload === undefined) {
+    const { id, signal: name, app_label, model_name, instance, occurred_at } = signal;
+    const envelope = { signal: name, app_label, model_name, instance, signal_id: id, trigger_id: triggerId, occurred_at };
+    return { body: JSON.stringify(envelope), contentType: 'application/json', warnings };
+  }
+  const rendered = renderValue(payload, signal.instance, dynamic, warnings);
+  if (typeof rendered === 'string') return { body: rendered, contentType: 'text/plain; charset=utf-8', warnings };
+  try {
+    const json = JSON.stringify(rendered);
+    if (json !== undefined) return { body: json, contentType: 'application/json', warnings };
+  } catch { /* not serialisable: sent as text below */ }
+  return { body: asTextSafe(rendered), contentType: 'text/plain; charset=utf-8', warnings };
+};
+
+const asTextSafe = (v: unknown): string => { try { return String(v); } catch { return ''; } };
+
+/** The dynamic-value paths a set of strings uses (resolved before rendering). */
+export const dynamicPathsIn = (values: unknown[]): string[] => {
+  const paths = new Set<string>();
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') for (const e of expressionsIn(v)) { if (e.path && !isInstancePath(e.path)) paths.add(e.path); }
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  values.forEach(walk);
+  return [...paths];
+};
+
+/** Renders a string → string map (headers, conn_details, parameters) as text. */
+export const renderStringMap = (map: Record<string, string> | undefined, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]) =>
+  Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, instance, dynamic, warnings))]));

@@ -1,0 +1,77 @@
+/**
+ * Types shared by the workflow, the activities and the API. Pure: the workflow bundle imports
+ * this file, so it must not import anything with side effects.
+ */
+
+/** An accepted signal, as the workflow receives it. */
+export interface SignalEnvelope {
+  id: string;
+  signal: 'pre_save' | 'post_save' | 'pre_delete' | 'post_delete';
+  app_label: string;
+  model_name: string;
+  instance: Record<string, unknown>;
+  occurred_at: string;
+}
+
+export interface RetrySettings {
+  initialIntervalSecs: number;
+  backoffCoefficient: number;
+  maxIntervalSecs: number;
+  maxAttempts: number;
+}
+
+export interface DispatchInput {
+  signal: SignalEnvelope;
+  retry: RetrySettings;
+}
+
+export type ActionKind = 'webhook' | 'broker';
+
+/** One action to run. Only references: the activity reads the definition at `version` itself. */
+export interface ActionPlan {
+  deliveryId: string;
+  triggerId: string;
+  version: number;
+  kind: ActionKind;
+  /** Index within the trigger's `webhooks` or `msg_broker_queues`. */
+  index: number;
+  timeoutSecs: number;
+}
+
+export interface MatchedTrigger { triggerId: string; version: number }
+
+export interface DeliveryReceipt {
+  statusCode?: number;
+  attempt: number;
+  /** Render warnings, e.g. missing instance attributes; never resolved values. */
+  warnings: string[];
+}
+
+export type ActionState = 'pending' | 'delivered' | 'failed';
+
+export interface ActionOutcome {
+  deliveryId: string;
+  triggerId: string;
+  version: number;
+  kind: ActionKind;
+  index: number;
+  state: ActionState;
+  attempts: number;
+  statusCode?: number;
+  lastError?: string;
+  warnings: string[];
+}
+
+export interface DispatchStatus {
+  signalId: string;
+  state: 'matching' | 'running' | 'completed';
+  triggers: MatchedTrigger[];
+  actions: ActionOutcome[];
+}
+
+/** Details an activity attaches to its failures, so the workflow can show attempts and status. */
+export interface FailureDetails { attempt: number; statusCode?: number }
+
+export const workflowIdOf = (signalId: string) => `signal-${signalId}`;
+export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>
+  `${signalId}.${triggerId}.${kind === 'webhook' ? 'w' : 'q'}${index}`;

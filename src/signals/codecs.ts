@@ -1,0 +1,32 @@
+import * as t from 'io-ts';
+import { closed, checked, described, NonEmptyString } from '../validation/closed';
+import { SignalName } from '../triggers/codecs';
+
+const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const MAX_SIGNALS_PER_REQUEST = 500;
+
+const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',
+  (s) => (SIGNAL_ID.test(s) ? undefined : 'must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)'));
+const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Instance',
+  (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
+  (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>)
+    : t.failure(u, c, u === undefined ? 'is required' : 'must be an object (the instance\'s attributes)')), t.identity);
+const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
+  (s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : 'must be an RFC 3339 timestamp'));
+
+export const SignalInput = closed('Signal',
+  { signal: SignalName, app_label: NonEmptyString, model_name: NonEmptyString, instance: Instance },
+  { id: SignalId, occurred_at: Timestamp });
+export type SignalInput = t.TypeOf<typeof SignalInput>;
+
+/** One signal or an array of them. */
+export const SignalBatch = new t.Type<SignalInput[], SignalInput[], unknown>('SignalBatch', (u): u is SignalInput[] => Array.isArray(u),
+  (u, c) => {
+    if (!Array.isArray(u)) {
+      const one = SignalInput.validate(u, c);
+      return one._tag === 'Right' ? t.success([one.right]) : one;
+    }
+    if (u.length === 0) return t.failure(u, c, 'must hold at least one signal');
+    if (u.length > MAX_SIGNALS_PER_REQUEST) return t.failure(u, c, `at most ${MAX_SIGNALS_PER_REQUEST} signals per request`);
+    return t.array(SignalInput).validate(u, c);
+  }, t.identity);

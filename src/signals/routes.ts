@@ -1,0 +1,63 @@
+import type { Express, Request, RequestHandler, Response } from 'express';
+import { v7 as uuidv7 } from 'uuid';
+import { Scope } from '../config';
+import type { SignalEnvelope } from '../dispatch/types';
+import { invalid, problem, sendProblem } from '../http/problem';
+import { mount } from '../http/mount';
+import { DispatchClient } from '../temporal/dispatch-client';
+import { toFieldErrors } from '../validation/field-errors';
+import { SignalBatch } from './codecs';
+
+export interface SignalDeps {
+  /** Absent when this process runs without Temporal: signal endpoints answer 503. */
+  readonly dispatch: DispatchClient | undefined;
+  readonly now: () => Date;
+  readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
+}
+
+const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * POST /api/signals: one signal or an array. Each is accepted once its workflow has started
+ * (202); the same id again starts nothing new. If Temporal cannot be reached, nothing is
+ * accepted (503) and the caller retries with the same ids.
+ */
+const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const decoded = SignalBatch.decode(req.body);
+  if (decoded._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(decoded.left)));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  const dispatch = deps.dispatch;
+  const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
+    id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
+    instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
+  }));
+  try {
+    const started = await Promise.all(envelopes.map(async (e) => {
+      const { workflowId, duplicate } = await dispatch.start(e);
+      return { id: e.id, workflow_id: workflowId, duplicate };
+    }));
+    res.status(202).json(Array.isArray(req.body) ? started : started[0]);
+  } catch (e) {
+    deps.log.error('could not start dispatch', { error: String(e) });
+    sendProblem(res, problem(503, 'the dispatch service is unavailable; retry with the same signal ids'));
+  }
+};
+
+const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendProblem(res, problem(404, `no signal with id ${String(id)}`));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  try {
+    const view = await deps.dispatch.status(id);
+    if (!view) return sendProblem(res, problem(404, `no signal with id ${id}`));
+    res.status(200).json(view);
+  } catch (e) {
+    deps.log.error('could not read dispatch status', { error: String(e) });
+    sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+  }
+};
+
+export const mountSignalRoutes = (app: Express, deps: SignalDeps, requireScope: (s: Scope) => RequestHandler) => {
+  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, requireScope);
+  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, requireScope);
+};

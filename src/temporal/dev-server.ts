@@ -1,0 +1,61 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { Logger } from '../logger';
+
+export interface DevServerOptions {
+  cliPath: string;
+  /** undefined keeps the server's state in memory (tests). */
+  dbFile: string | undefined;
+  port: number;
+  /** undefined runs it headless (no UI). */
+  uiPort: number | undefined;
+  namespace: string;
+  log: Logger;
+}
+
+export interface DevServer { address: string; pid?: number; stop(): Promise<void> }
+
+const reachable = async (address: string) => {
+  try {
+    const c = await Connection.connect({ address, connectTimeout: 1000 });
+    await c.workflowService.getSystemInfo({});
+    await c.close();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Starts `temporal server start-dev` with its state in a SQLite file, and waits until it
+ * answers. A dev server already answering on the port (left by an earlier run) is reused.
+ */
+export const startDevServer = async (o: DevServerOptions): Promise<DevServer> => {
+  const address = `127.0.0.1:${o.port}`;
+  if (await reachable(address)) {
+    o.log.info('reusing the Temporal dev server already on the port', { address });
+    return { address, stop: async () => undefined };
+  }
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), ...(o.dbFile ? ['--db-filename', o.dbFile] : []),
+    '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)])];
+  const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });
+  const deadline = Date.now() + 60_000;
+  while (!(await reachable(address))) {
+    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited (${child.exitCode}): ${stderr}`);
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`the Temporal dev server did not answer within 60s: ${stderr}`); }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  o.log.info('Temporal dev server started', { address, ui: o.uiPort === undefined ? 'off' : `http://127.0.0.1:${o.uiPort}`, db: o.dbFile });
+  return {
+    address,
+    pid: child.pid,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }),
+  };
+};

@@ -1,0 +1,84 @@
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { ActionOutcome, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
+import { workflowIdOf } from '../dispatch/types';
+
+const SignalName = defineSearchAttributeKey('SignalName', SearchAttributeType.KEYWORD);
+const ContentType = defineSearchAttributeKey('ContentType', SearchAttributeType.KEYWORD);
+
+/** The dispatch of one signal as `GET /api/signals/<id>` shows it. */
+export interface DispatchView {
+  id: string;
+  workflow_id: string;
+  state: string;
+  triggers: Array<{ trigger_id: string; version: number }>;
+  actions: Array<{
+    delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
+    attempts: number; status_code?: number; last_error?: string; warnings: string[];
+  }>;
+}
+
+export interface DispatchClient {
+  /** Starts the signal's workflow; the same signal id never starts a second one. */
+  start(signal: SignalEnvelope): Promise<{ workflowId: string; duplicate: boolean }>;
+  status(signalId: string): Promise<DispatchView | undefined>;
+  reachable(): Promise<boolean>;
+}
+
+interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
+const SCHEDULED = 1;
+
+const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = []): DispatchView => ({
+  id: signalId,
+  workflow_id: workflowIdOf(signalId),
+  state,
+  triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version })),
+  actions: (status?.actions ?? []).map((a: ActionOutcome) => {
+    const p = a.state === 'pending' ? pending.find((x) => x.activityId === a.deliveryId) : undefined;
+    const attempts = p?.attempt ? p.attempt - (p.state === SCHEDULED ? 1 : 0) : a.attempts;
+    const lastError = p?.lastFailure?.message ?? a.lastError;
+    return {
+      delivery_id: a.deliveryId, trigger_id: a.triggerId, version: a.version, kind: a.kind, index: a.index,
+      state: p && p.attempt && p.attempt > 1 ? 'retrying' : a.state, attempts,
+      ...(a.statusCode === undefined ? {} : { status_code: a.statusCode }),
+      ...(lastError ? { last_error: lastError } : {}),
+      warnings: a.warnings,
+    };
+  }),
+});
+
+export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings): DispatchClient => ({
+  start: async (signal) => {
+    const workflowId = workflowIdOf(signal.id);
+    try {
+      await client.workflow.start('dispatchSignal', {
+        taskQueue, workflowId, args: [{ signal, retry }],
+        workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: SignalName, value: signal.signal },
+          { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },
+        ],
+      });
+      return { workflowId, duplicate: false };
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, duplicate: true };
+      throw e;
+    }
+  },
+  status: async (signalId) => {
+    const handle = client.workflow.getHandle(workflowIdOf(signalId));
+    let description;
+    try { description = await handle.describe(); } catch (e) {
+      if (e instanceof WorkflowNotFoundError) return undefined;
+      throw e;
+    }
+    const state = description.status.name.toLowerCase();
+    if (state === 'completed') return viewOf(signalId, 'completed', await handle.result() as DispatchStatus);
+    if (state !== 'running') return viewOf(signalId, state, undefined);
+    const status = await handle.query<DispatchStatus>('status').catch(() => undefined);
+    return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[]);
+  },
+  reachable: async () => {
+    try { await client.connection.workflowService.getSystemInfo({}); return true; } catch { return false; }
+  },
+});

@@ -1,0 +1,20 @@
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+const KEYWORD_LIST = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST;
+
+/** Custom search attributes that make dispatches findable in the Temporal UI. */
+export const SEARCH_ATTRIBUTES = { TriggerIds: KEYWORD_LIST, SignalName: KEYWORD, ContentType: KEYWORD };
+
+/** Registers them on the namespace; already registered is fine. */
+export const ensureSearchAttributes = async (connection: Connection, namespace: string) => {
+  const existing = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in (existing.customAttributes ?? {}))));
+  if (Object.keys(missing).length === 0) return;
+  try {
+    await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: missing });
+  } catch (e) {
+    if (!/already exists/i.test(String((e as Error).message))) throw e;
+  }
+};

@@ -1,0 +1,64 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import { Agent } from 'undici';
+import { createActivities } from '../activities';
+import { createDynamicValues } from '../activities/dynamic-values';
+import { createRabbitPublisher } from '../activities/rabbitmq';
+import { safeLookup } from '../activities/target-safety';
+import { ReadModel } from '../projections/read-model';
+import { Config } from './config';
+import { EventStore } from './event-store/port';
+import { Logger } from './logger';
+
+export interface WorkerDeps {
+  readonly config: Config;
+  readonly address: string;
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly log: Logger;
+  /** Prebuilt workflow code (tests bundle once); default: bundled from workflows/ at start. */
+  readonly workflowBundle?: WorkflowBundleOption;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Bundles the workflow code once; workers then start fast. */
+export const bundleWorkflows = async (): Promise<WorkflowBundleOption> => {
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundlerLogger });
+  return { code };
+};
+
+const quietBundlerLogger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error, log: () => undefined };
+
+/** The Temporal worker: dispatch workflows and their activities on real clients. */
+export const startWorker = async (deps: WorkerDeps) => {
+  const { config } = deps;
+  const dispatcher = new Agent({
+    connect: config.file.allow_private_targets ? {} : { lookup: safeLookup as never },
+    keepAliveTimeout: 10_000,
+  });
+  const rabbit = createRabbitPublisher();
+  const dynamicValues = createDynamicValues({
+    modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
+    env: deps.env ?? process.env, cwd: process.cwd(),
+  });
+  const connection = await NativeConnection.connect({ address: deps.address });
+  const worker = await Worker.create({
+    connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
+    workflowBundle: deps.workflowBundle ?? await bundleWorkflows(),
+    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
+    maxConcurrentActivityTaskExecutions: 200,
+  });
+  const running = worker.run();
+  deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue, address: deps.address });
+  return {
+    worker,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await rabbit.close();
+      await dispatcher.close();
+      await connection.close();
+    },
+  };
+};

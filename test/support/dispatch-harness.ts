@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { configFrom, retrySettingsOf } from '../../src/config';
+import { Logger, silentLogger } from '../../src/logger';
+import { createDispatchClient } from '../../src/temporal/dispatch-client';
+import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
+import { startWorker } from '../../src/worker';
+import { startTestApp, tempDir } from './test-app';
+import { testServers } from './servers';
+
+/** What the Temporal SDK logged in this test process (WARN and up), for tests that check logs. */
+export const sdkLogLines: string[] = [];
+let runtimeInstalled = false;
+const captureRuntimeLogs = () => {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN', (entry) => { sdkLogLines.push(`${entry.message} ${JSON.stringify(entry.meta ?? {}, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`); }) });
+  } catch { /* already installed */ }
+};
+
+/** Fast retries for tests: 0.2 s doubling to 1 s. */
+export const TEST_RETRY = { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 1, max_attempts: 5 };
+
+/**
+ * The API and a worker on the shared Temporal dev server and RabbitMQ, with a fresh task queue
+ * and fresh data dir: isolation by fresh ids, not by wiping shared state.
+ */
+export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger } = {}) => {
+  captureRuntimeLogs();
+  const servers = testServers();
+  const taskQueue = `test-${randomUUID()}`;
+  const config = configFrom({ retry: TEST_RETRY, allow_private_targets: true, ...configFile }, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS: servers.temporalAddress });
+  const connection = await Connection.connect({ address: servers.temporalAddress });
+  await ensureSearchAttributes(connection, 'default');
+  const client = new Client({ connection });
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config));
+  const dir = tempDir();
+  const t = await startTestApp(configFile, dir, dispatch);
+  const worker = options.worker === false ? undefined : await startWorker({
+    config, address: servers.temporalAddress, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
+    workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env,
+  });
+  return {
+    ...t, client, dispatch, taskQueue, config, dir,
+    close: async () => {
+      await worker?.stop();
+      await connection.close();
+      await t.close();
+    },
+  };
+};

@@ -1,0 +1,12 @@
+import { rmSync } from 'node:fs';
+import { testServers } from './servers';
+
+export default async function globalTeardown() {
+  const s = testServers();
+  const current = s.rabbit.pgid;
+  for (const pid of [current, s.temporalPid]) {
+    if (pid === undefined) continue;
+    try { process.kill(pid === current ? -pid : pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  rmSync(s.dir, { recursive: true, force: true });
+}

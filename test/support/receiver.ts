@@ -1,0 +1,57 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+}
+
+export interface Reply { status?: number; delayMs?: number; headers?: Record<string, string> }
+
+/**
+ * A real HTTP receiver on a loopback port. It records every request and answers from a
+ * per-path script of replies (then 200), so a test can make it fail, hang or recover.
+ */
+export const startReceiver = async () => {
+  const received: Received[] = [];
+  const scripts = new Map<string, Reply[]>();
+  const waiters: Array<() => void> = [];
+  const open = new Set<ServerResponse>();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      waiters.splice(0).forEach((w) => w());
+      const reply = scripts.get(path)?.shift() ?? {};
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      const send = () => { if (!res.destroyed) { res.writeHead(reply.status ?? 200, reply.headers); res.end('ok'); } };
+      if (reply.delayMs) setTimeout(send, reply.delayMs); else send();
+    });
+  };
+  const server: Server = createServer(handle);
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    on: (path: string) => received.filter((r) => r.path === path),
+    /** Scripts the next replies for a path. */
+    script: (path: string, replies: Reply[]) => scripts.set(path, [...replies]),
+    /** Resolves when `predicate` holds, checked on every request; rejects after `timeoutMs`. */
+    waitFor: (predicate: () => boolean, timeoutMs = 30_000) => new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests)`)), timeoutMs);
+      const check = () => { if (predicate()) { clearTimeout(deadline); resolve(); } else waiters.push(check); };
+      check();
+    }),
+    close: () => new Promise<void>((r) => { open.forEach((res) => res.destroy()); server.closeAllConnections(); server.close(() => r()); }),
+  };
+};
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -1,0 +1,1 @@
+export { dispatchSignal, statusQuery } from './dispatch';
