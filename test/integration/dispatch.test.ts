@@ -5,6 +5,7 @@ import { signatureOf } from '../../activities/signing';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { testServers } from '../support/servers';
+import { waitForDispatch } from '../support/signals';
 
 const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
 const TOKEN = 'tok-3f9a1c'; // resolved from env at delivery time
@@ -32,15 +33,7 @@ const createTrigger = async (over: Record<string, unknown>) =>
 
 const emit = async (body: Record<string, unknown>) => (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string };
 
-const statusOf = async (id: string, until: (s: { state: string }) => boolean = (s) => s.state === 'completed', timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await request(h.app).get(`/api/signals/${id}`);
-    if (res.status === 200 && until(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`signal ${id} not done: ${JSON.stringify(res.body)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+const statusOf = (id: string) => waitForDispatch(h.app, id);
 
 const consumeOne = async (q: string, timeoutMs = 15_000) => {
   const conn = await connect(testServers().rabbit.url);

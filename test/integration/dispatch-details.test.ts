@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import request from 'supertest';
+import { createLogger } from '../../src/logger';
+import { startDispatchHarness, sdkLogLines } from '../support/dispatch-harness';
+import { startReceiver, Receiver } from '../support/receiver';
+import { waitForDispatch } from '../support/signals';
+
+const SECRET_TOKEN = `s3cr3t-${Math.random().toString(36).slice(2)}`;
+const ENV_TOKEN = `envtok-${Math.random().toString(36).slice(2)}`;
+const logLines: string[] = [];
+
+let h: Awaited<ReturnType<typeof startDispatchHarness>>;
+let rx: Receiver;
+beforeAll(async () => {
+  process.env.AT_TEST_SECRET_TOKEN = SECRET_TOKEN; // read by the host's dynamic-value module at delivery time
+  rx = await startReceiver();
+  h = await startDispatchHarness({
+    dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token', 'env.AT_TEST_ENV_TOKEN'] },
+  }, { env: { ...process.env, AT_TEST_SECRET_TOKEN: SECRET_TOKEN, AT_TEST_ENV_TOKEN: ENV_TOKEN }, log: createLogger('debug', (l) => logLines.push(l)) });
+});
+afterAll(async () => { await h?.close(); await rx?.close(); });
+
+const trigger = async (model: string, over: Record<string, unknown>) =>
+  (await request(h.app).post('/api/action-triggers').send({
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }], active: true, ...over,
+  }).expect(201)).body as { id: string };
+const emit = async (model: string, instance: Record<string, unknown> = { id: 1 }) =>
+  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance }).expect(202)).body as { id: string; workflow_id: string };
+
+test('a secret from a dynamic value reaches the receiver, and never the history, the logs or an API response', async () => {
+  rx.script('/secret', [{ status: 500 }]);
+  const t = await trigger('secret', {
+    webhooks: [{ url: rx.url('/secret'), http_method: 'POST', headers: { Authorization: 'Bearer {{ secrets.token }}', 'X-Env': '{{ env.AT_TEST_ENV_TOKEN }}' } }],
+    payload: { token_echo: 'sig {{ secrets.token }}' },
+  });
+  const s = await emit('secret');
+  const status = await waitForDispatch(h.app, s.id);
+  expect(status.actions[0]).toMatchObject({ state: 'delivered', attempts: 2 });
+  const delivered = rx.on('/secret');
+  expect(delivered[1]!.headers.authorization).toBe(`Bearer ${SECRET_TOKEN}`);
+  expect(delivered[1]!.headers['x-env']).toBe(ENV_TOKEN);
+  expect(JSON.parse(delivered[1]!.body)).toEqual({ token_echo: `sig ${SECRET_TOKEN}` });
+
+  const history = JSON.stringify(await h.client.workflow.getHandle(s.workflow_id).fetchHistory());
+  const responses = [
+    JSON.stringify(status),
+    (await request(h.app).get(`/api/action-triggers/${t.id}`)).text,
+    (await request(h.app).get(`/api/action-triggers/${t.id}/history`)).text,
+    (await request(h.app).get('/api/action-triggers')).text,
+  ];
+  expect(history).toContain('deliverWebhook');
+  expect(logLines.join('\n')).toContain(s.id);
+  for (const [where, text] of [['history', history], ['logs', logLines.join('\n')], ['sdk logs', sdkLogLines.join('\n')], ...responses.map((r) => ['response', r])]) {
+    expect({ where, leaked: text!.includes(SECRET_TOKEN) || text!.includes(ENV_TOKEN) }).toEqual({ where, leaked: false });
+  }
+});
+
+test('without a payload the body is the envelope; GET carries no body; a string payload is text/plain', async () => {
+  const t = await trigger('bodies', { webhooks: [{ url: rx.url('/envelope'), http_method: 'POST' }, { url: rx.url('/get'), http_method: 'GET' }] });
+  const s = await emit('bodies', { id: 5, name: 'five' });
+  await waitForDispatch(h.app, s.id);
+  expect(JSON.parse(rx.on('/envelope')[0]!.body)).toEqual({
+    signal: 'post_save', app_label: 'shop', model_name: 'bodies', instance: { id: 5, name: 'five' },
+    signal_id: s.id, trigger_id: t.id, occurred_at: expect.any(String),
+  });
+  expect(rx.on('/get')[0]!.body).toBe('');
+  await trigger('text', { webhooks: [{ url: rx.url('/text'), http_method: 'POST' }], payload: 'Order {{ instance.id }} by {{ instance.who.name }}' });
+  const s2 = await emit('text', { id: 9 });
+  const status = await waitForDispatch(h.app, s2.id);
+  expect(rx.on('/text')[0]!.body).toBe('Order 9 by ');
+  expect(rx.on('/text')[0]!.headers['content-type']).toBe('text/plain; charset=utf-8');
+  expect(status.actions[0].warnings).toEqual(['instance.who.name is missing']);
+});
+
+test('Retry-After is honoured', async () => {
+  rx.script('/busy', [{ status: 429, headers: { 'Retry-After': '2' } }]);
+  await trigger('busy', { webhooks: [{ url: rx.url('/busy'), http_method: 'POST' }] });
+  const s = await emit('busy');
+  await waitForDispatch(h.app, s.id);
+  const [first, second] = rx.on('/busy');
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(1900);
+});
+
+test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
+  const bad = await request(h.app).post('/api/signals').send({ signal: 'saved', app_label: '', instance: [1], id: 'has space', extra: 1 }).expect(400);
+  expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['app_label', 'extra', 'id', 'instance', 'model_name', 'signal']);
+  const many = await request(h.app).post('/api/signals').send([
+    { signal: 'post_save', app_label: 'shop', model_name: 'none', instance: {} },
+    { signal: 'post_delete', app_label: 'shop', model_name: 'none', instance: {}, id: 'fixed-id-1' }]).expect(202);
+  expect(many.body).toHaveLength(2);
+  expect(many.body[1]).toMatchObject({ id: 'fixed-id-1', workflow_id: 'signal-fixed-id-1' });
+  const inArray = await request(h.app).post('/api/signals').send([{ signal: 'post_save' }]).expect(400);
+  expect(inArray.body.errors[0].path).toMatch(/^\[0\]\./);
+  await request(h.app).post('/api/signals').send([]).expect(400);
+  await request(h.app).get('/api/signals/never-emitted').expect(404);
+});
