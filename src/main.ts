@@ -55,7 +55,7 @@ export const start = async (log: Logger, role: Role = 'all') => {
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config));
-  const worker = role === 'api' ? undefined : await startWorker({ config, address: temporal.address, store, readModel, log });
+  const worker = role === 'api' ? undefined : await startWorker({ config, address: temporal.address, store, readModel, log, env: process.env });
   let server: Server | undefined;
   let port = config.port;
   if (role !== 'worker') {

@@ -45,7 +45,7 @@ export const startWorker = async (deps: WorkerDeps) => {
   const connection = await NativeConnection.connect({ address: deps.address });
   const worker = await Worker.create({
     connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
-    workflowBundle: deps.workflowBundle ?? await bundleWorkflows(),
+    workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
   });

@@ -14,7 +14,7 @@ export interface Reply { status?: number; delayMs?: number; headers?: Record<str
  * A real HTTP receiver on a loopback port. It records every request and answers from a
  * per-path script of replies (then 200), so a test can make it fail, hang or recover.
  */
-export const startReceiver = async () => {
+export const startReceiver = async (defaults: Reply = {}) => {
   const received: Received[] = [];
   const scripts = new Map<string, Reply[]>();
   const waiters: Array<() => void> = [];
@@ -26,7 +26,7 @@ export const startReceiver = async () => {
       const path = req.url ?? '/';
       received.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       waiters.splice(0).forEach((w) => w());
-      const reply = scripts.get(path)?.shift() ?? {};
+      const reply = scripts.get(path)?.shift() ?? defaults;
       open.add(res);
       res.on('close', () => open.delete(res));
       const send = () => { if (!res.destroyed) { res.writeHead(reply.status ?? 200, reply.headers); res.end('ok'); } };

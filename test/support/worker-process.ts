@@ -1,0 +1,28 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Runs `src/main.ts --role=worker` as its own process (as `npm run worker` does); resolves when it polls. */
+export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts'), '--role=worker'], {
+      cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`worker did not start:\n${out}`)); }, timeoutMs);
+    const onData = (b: Buffer) => {
+      out = (out + b.toString()).slice(-20_000);
+      if (out.includes('Temporal worker running')) { clearTimeout(timer); resolve(child); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited (${code}):\n${out}`)); });
+  });
+
+export const killProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') => new Promise<void>((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) return resolve();
+  child.removeAllListeners('exit');
+  child.once('exit', () => resolve());
+  child.kill(signal);
+});
