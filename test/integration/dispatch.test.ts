@@ -6,6 +6,7 @@ import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { testServers } from '../support/servers';
 import { waitForDispatch } from '../support/signals';
+import { saveHistories } from '../support/histories';
 
 const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
 const TOKEN = 'tok-3f9a1c'; // resolved from env at delivery time
@@ -23,7 +24,16 @@ beforeAll(async () => {
     signing_secret: SECRET,
   }, { env: { ...process.env, AT_TEST_WEBHOOK_TOKEN: TOKEN } });
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+/** RECORD_HISTORIES=1 saves each test's first dispatch history for test/integration/replay.test.ts. */
+const recorded: Array<{ name: string; workflowId: string }> = [];
+afterAll(async () => {
+  try {
+    if (process.env.RECORD_HISTORIES === '1') saveHistories(testServers().temporalAddress, recorded);
+  } finally {
+    await h?.close();
+    await rx?.close();
+  }
+});
 
 const createTrigger = async (over: Record<string, unknown>) =>
   (await request(h.app).post('/api/action-triggers').send({
@@ -31,7 +41,12 @@ const createTrigger = async (over: Record<string, unknown>) =>
     active: true, ...over,
   }).expect(201)).body as { id: string; version: number };
 
-const emit = async (body: Record<string, unknown>) => (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string };
+const emit = async (body: Record<string, unknown>) => {
+  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string };
+  const name = expect.getState().currentTestName ?? 'unnamed';
+  if (!recorded.some((r) => r.name === name)) recorded.push({ name, workflowId: accepted.workflow_id });
+  return accepted;
+};
 
 const statusOf = (id: string) => waitForDispatch(h.app, id);
 

@@ -1,0 +1,19 @@
+import { Worker } from '@temporalio/worker';
+import { loadHistories } from '../support/histories';
+import { testServers } from '../support/servers';
+
+/**
+ * Workflow changes must stay deterministic for dispatches already running: every recorded
+ * history in test/fixtures/histories (made with
+ * `RECORD_HISTORIES=1 npx jest test/integration/dispatch.test.ts`) replays against today's
+ * workflow code (bundled by the global setup) without a non-determinism error.
+ */
+const histories = loadHistories();
+
+test('recorded histories cover the dispatch scenarios', () => {
+  expect(histories.length).toBeGreaterThanOrEqual(5);
+});
+
+test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {
+  await Worker.runReplayHistory({ workflowBundle: { codePath: testServers().workflowBundlePath } }, history, name);
+});

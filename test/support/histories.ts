@@ -1,0 +1,22 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findTemporalCli } from '../../src/temporal/cli';
+
+export const HISTORY_DIR = join(__dirname, '..', 'fixtures', 'histories');
+
+const fileNameOf = (testName: string) => `${testName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80)}.json`;
+
+/** Writes finished dispatches' histories as fixtures (the CLI's JSON, the format replay reads). */
+export const saveHistories = (address: string, runs: Array<{ name: string; workflowId: string }>) => {
+  const cli = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
+  if (!cli) throw new Error('no Temporal CLI to export histories with');
+  mkdirSync(HISTORY_DIR, { recursive: true });
+  for (const run of runs) {
+    const json = execFileSync(cli, ['workflow', 'show', '--address', address, '--workflow-id', run.workflowId, '--output', 'json'], { encoding: 'utf8' });
+    writeFileSync(join(HISTORY_DIR, fileNameOf(run.name)), json);
+  }
+};
+
+export const loadHistories = () => readdirSync(HISTORY_DIR).filter((f) => f.endsWith('.json')).sort()
+  .map((f) => ({ name: f, history: JSON.parse(readFileSync(join(HISTORY_DIR, f), 'utf8')) as unknown }));
