@@ -53,7 +53,8 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     try {
       await client.workflow.start('dispatchSignal', {
         taskQueue, workflowId, args: [{ signal, retry }],
-        workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // A running or finished workflow with this id means the signal was accepted before.
+        workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: [
           { key: SignalName, value: signal.signal },
           { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },

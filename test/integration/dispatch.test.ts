@@ -42,7 +42,7 @@ const createTrigger = async (over: Record<string, unknown>) =>
   }).expect(201)).body as { id: string; version: number };
 
 const emit = async (body: Record<string, unknown>) => {
-  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string };
+  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string; duplicate: boolean };
   const name = expect.getState().currentTestName ?? 'unnamed';
   if (!recorded.some((r) => r.name === name)) recorded.push({ name, workflowId: accepted.workflow_id });
   return accepted;
@@ -98,6 +98,16 @@ test('one signal: two webhook requests with the rendered body, resolved header a
   expect(status.triggers).toEqual([{ trigger_id: trigger.id, version: 1 }]);
   expect(status.actions.map((x: { state: string; attempts: number }) => [x.state, x.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
   await request(h.app).patch(`/api/action-triggers/${trigger.id}`).send({ active: false }).expect(200);
+
+  // Findable in the Temporal UI by trigger, signal and content type (visibility is eventually consistent).
+  const query = `TriggerIds = '${trigger.id}' AND SignalName = 'post_save' AND ContentType = 'shop.order'`;
+  let found: string[] = [];
+  for (let i = 0; i < 50 && found.length === 0; i++) {
+    found = [];
+    for await (const w of h.client.workflow.list({ query })) found.push(w.workflowId);
+    if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(found).toEqual([signal.workflow_id]);
 });
 
 test('an inactive trigger, another signal or another model sends nothing', async () => {
@@ -155,7 +165,7 @@ test('the same signal id emitted three times starts one dispatch', async () => {
   const first = await emit(body);
   await statusOf(first.id);
   const again = await Promise.all([emit(body), emit(body)]);
-  expect(again.map((x) => x.workflow_id)).toEqual([first.workflow_id, first.workflow_id]);
+  expect(again.map((x) => [x.workflow_id, x.duplicate])).toEqual([[first.workflow_id, true], [first.workflow_id, true]]);
   await new Promise((r) => setTimeout(r, 500));
   expect(rx.on('/once')).toHaveLength(1);
 });

@@ -1,0 +1,103 @@
+/**
+ * A small typed client for services that manage triggers and emit signals.
+ * Signals get their id here, before the first attempt, so a retry after a lost response can
+ * never start a second dispatch.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { TriggerDefinition } from '../triggers/codecs';
+import type { TriggerResource } from '../../projections/trigger-view';
+import type { DispatchView } from '../temporal/dispatch-client';
+
+export type { TriggerResource, DispatchView };
+export type TriggerInput = Omit<TriggerDefinition, 'webhooks' | 'msg_broker_queues'> & Partial<Pick<TriggerDefinition, 'webhooks' | 'msg_broker_queues'>>;
+
+export interface Signal {
+  id?: string;
+  signal: 'pre_save' | 'post_save' | 'pre_delete' | 'post_delete';
+  app_label: string;
+  model_name: string;
+  instance: Record<string, unknown>;
+  occurred_at?: string;
+}
+export interface Accepted { id: string; workflow_id: string; duplicate: boolean }
+export interface ListQuery { active?: boolean; signal?: string; app_label?: string; model_name?: string; limit?: number; cursor?: string }
+export interface Page { items: TriggerResource[]; nextCursor: string | undefined }
+export interface HistoryEvent { type: string; version: number; data: Record<string, unknown>; metadata: Record<string, unknown> }
+
+/** A problem+json answer; `errors` names each bad field. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly problem: { title?: string; detail?: string; errors?: Array<{ path: string; message: string }> }) {
+    super(`${status} ${problem.title ?? ''}: ${problem.detail ?? ''}`.trim());
+    this.name = 'ApiError';
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Attempts for idempotent calls (GET, PUT, DELETE, and signals with their fixed ids). Default 4. */
+  attempts?: number;
+  fetch?: typeof fetch;
+}
+
+const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+export const createClient = (options: ClientOptions) => {
+  const base = options.baseUrl.replace(/\/$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const attempts = options.attempts ?? 4;
+
+  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retry = method !== 'POST' && method !== 'PATCH'): Promise<{ body: T; res: Response }> => {
+    for (let attempt = 1; ; attempt++) {
+      let res: Response | undefined;
+      try {
+        res = await doFetch(`${base}${path}`, {
+          method,
+          headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      } catch (e) {
+        if (!retry || attempt >= attempts) throw e;
+      }
+      if (res && (res.ok || !retry || !RETRYABLE.has(res.status) || attempt >= attempts)) {
+        const text = await res.text();
+        const parsed = text ? JSON.parse(text) : undefined;
+        if (!res.ok) throw new ApiError(res.status, parsed ?? {});
+        return { body: parsed as T, res };
+      }
+      await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
+    }
+  };
+  const ifMatch = (version?: number): Record<string, string> => (version === undefined ? {} : { 'if-match': `"${version}"` });
+  const nextCursorOf = (link: string | null) => {
+    const m = link && /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(link);
+    return m ? decodeURIComponent(m[1]!) : undefined;
+  };
+
+  return {
+    triggers: {
+      create: async (t: TriggerInput) => (await call<TriggerResource>('POST', '/api/action-triggers', t)).body,
+      get: async (id: string) => (await call<TriggerResource>('GET', `/api/action-triggers/${encodeURIComponent(id)}`)).body,
+      list: async (q: ListQuery = {}): Promise<Page> => {
+        const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)]));
+        const { body, res } = await call<TriggerResource[]>('GET', `/api/action-triggers${params.size ? `?${params}` : ''}`);
+        return { items: body, nextCursor: nextCursorOf(res.headers.get('link')) };
+      },
+      replace: async (id: string, t: TriggerInput, expectedVersion?: number) =>
+        (await call<TriggerResource>('PUT', `/api/action-triggers/${encodeURIComponent(id)}`, t, ifMatch(expectedVersion))).body,
+      patch: async (id: string, patch: Partial<TriggerInput>, expectedVersion?: number) =>
+        (await call<TriggerResource>('PATCH', `/api/action-triggers/${encodeURIComponent(id)}`, patch, { 'content-type': 'application/merge-patch+json', ...ifMatch(expectedVersion) })).body,
+      delete: async (id: string) => { await call('DELETE', `/api/action-triggers/${encodeURIComponent(id)}`); },
+      history: async (id: string) => (await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history`)).body,
+    },
+    signals: {
+      /** Emits one signal; safe to retry because the id is fixed before the first attempt. */
+      emit: async (s: Signal): Promise<Accepted> => (await call<Accepted>('POST', '/api/signals', { ...s, id: s.id ?? uuidv7() }, {}, true)).body,
+      emitMany: async (signals: Signal[]): Promise<Accepted[]> =>
+        (await call<Accepted[]>('POST', '/api/signals', signals.map((s) => ({ ...s, id: s.id ?? uuidv7() })), {}, true)).body,
+      status: async (id: string) => (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}`)).body,
+    },
+  };
+};
+
+export type ActionTriggersClient = ReturnType<typeof createClient>;

@@ -1,0 +1,57 @@
+import { Server } from 'node:http';
+import { ApiError, createClient } from '../../src/client';
+import { startDispatchHarness } from '../support/dispatch-harness';
+import { startReceiver, Receiver } from '../support/receiver';
+
+let h: Awaited<ReturnType<typeof startDispatchHarness>>;
+let rx: Receiver;
+let server: Server;
+let baseUrl: string;
+beforeAll(async () => {
+  rx = await startReceiver();
+  h = await startDispatchHarness({});
+  server = await new Promise<Server>((r) => { const s = h.app.listen(0, '127.0.0.1', () => r(s)); });
+  const address = server.address();
+  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+afterAll(async () => { await new Promise((r) => server.close(r)); await h.close(); await rx.close(); });
+
+test('manages triggers: create, get, list with cursor, patch with If-Match, history, delete', async () => {
+  const client = createClient({ baseUrl });
+  const created = await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'crm', model_name: 'lead' }], active: true });
+  await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'crm', model_name: 'lead' }], active: true });
+  expect((await client.triggers.get(created.id)).version).toBe(1);
+  const first = await client.triggers.list({ app_label: 'crm', limit: 1 });
+  expect(first.items).toHaveLength(1);
+  const second = await client.triggers.list({ app_label: 'crm', limit: 1, cursor: first.nextCursor });
+  expect(second.items[0]!.id).not.toBe(first.items[0]!.id);
+  const patched = await client.triggers.patch(created.id, { active: false }, 1);
+  expect(patched).toMatchObject({ active: false, version: 2 });
+  await expect(client.triggers.patch(created.id, { active: true }, 1)).rejects.toMatchObject({ status: 412 });
+  const bad = await client.triggers.create({ config_signals: [], content_types: [], active: true }).catch((e: unknown) => e);
+  expect(bad).toBeInstanceOf(ApiError);
+  expect((bad as ApiError).problem.errors?.map((e) => e.path)).toEqual(['config_signals', 'content_types']);
+  expect((await client.triggers.history(created.id)).map((e) => e.type)).toEqual(['TriggerCreated', 'TriggerDeactivated']);
+  await client.triggers.delete(created.id);
+  await expect(client.triggers.get(created.id)).rejects.toMatchObject({ status: 404 });
+});
+
+test('a signal whose response is lost is retried with the same id and dispatched once', async () => {
+  const base = createClient({ baseUrl });
+  await base.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'lost' }], active: true,
+    webhooks: [{ url: rx.url('/lost'), http_method: 'POST' }] });
+  let calls = 0;
+  // The first POST reaches the server, then the connection "drops" before the answer arrives.
+  const flakyFetch: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (init?.method === 'POST' && ++calls === 1) throw new TypeError('fetch failed: socket hang up');
+    return res;
+  };
+  const client = createClient({ baseUrl, fetch: flakyFetch });
+  const accepted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'lost', instance: { id: 1 } });
+  expect(calls).toBe(2);
+  expect(accepted.duplicate).toBe(true);
+  for (let i = 0; i < 100 && (await client.signals.status(accepted.id)).state !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 300));
+  expect(rx.on('/lost')).toHaveLength(1);
+});
