@@ -1,8 +1,9 @@
-/** `npm run bench -- <suite>`: api | restart | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
+import { benchDispatch } from './dispatch';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch };
 
 const main = async () => {
   const names = process.argv.slice(2);

@@ -58,7 +58,11 @@ export interface Config {
   readonly dataDir: string;
   readonly eventStore: 'sqlite' | 'kurrentdb';
   readonly kurrentConnectionString: string | undefined;
-  readonly temporal: { address: string | undefined; namespace: string; taskQueue: string; cliPath: string | undefined };
+  readonly temporal: {
+    address: string | undefined; namespace: string; taskQueue: string; cliPath: string | undefined;
+    /** Ports of the dev server started when there is no address. */
+    devServerPort: number; uiPort: number;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
 }
@@ -81,12 +85,17 @@ const Env = closed('Env', {}, {
   TEMPORAL_NAMESPACE: NonEmptyString,
   TEMPORAL_TASK_QUEUE: NonEmptyString,
   TEMPORAL_CLI_PATH: NonEmptyString,
+  TEMPORAL_DEV_SERVER_PORT: checked(described(t.string, 'must be a string'), 'Port',
+    (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
+  TEMPORAL_UI_PORT: checked(described(t.string, 'must be a string'), 'Port',
+    (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const, 'LogLevel'),
   ACTION_TRIGGERS_CONFIG: NonEmptyString,
 });
 
 const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'LOG_LEVEL', 'ACTION_TRIGGERS_CONFIG'];
+  'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
+  'ACTION_TRIGGERS_CONFIG'];
 
 const readJsonFile = (path: string): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
@@ -128,7 +137,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     eventStore: env.EVENT_STORE ?? 'sqlite',
     kurrentConnectionString: env.KURRENTDB_CONNECTION_STRING,
     temporal: { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH },
+      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH,
+      devServerPort: Number(env.TEMPORAL_DEV_SERVER_PORT ?? '7233'), uiPort: Number(env.TEMPORAL_UI_PORT ?? '8233') },
     logLevel: env.LOG_LEVEL ?? 'info',
     limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
       maxBodyBytes: limits.max_body_bytes ?? 1048576 },

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
@@ -11,14 +12,12 @@ import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
 import { ensureSearchAttributes } from './temporal/search-attributes';
-import { startWorker } from './worker';
+import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
 import { startProjection } from '../projections/runner';
 
 export type Role = 'all' | 'api' | 'worker';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
-const DEV_SERVER_PORT = 7233;
-const DEV_SERVER_UI_PORT = 8233;
 
 const listen = (app: ReturnType<typeof buildApp>, host: string, port: number) =>
   new Promise<Server>((resolve, reject) => {
@@ -32,13 +31,14 @@ const temporalAddress = async (config: Config, log: Logger) => {
   if (!cliPath) {
     throw new Error('no Temporal CLI found: set TEMPORAL_ADDRESS, or TEMPORAL_CLI_PATH, or install it (bash scripts/install-tools.sh)');
   }
-  return startDevServer({ cliPath, dbFile: join(config.dataDir, 'temporal.sqlite'), port: DEV_SERVER_PORT,
-    uiPort: DEV_SERVER_UI_PORT, namespace: config.temporal.namespace, log });
+  return startDevServer({ cliPath, dbFile: join(config.dataDir, 'temporal.sqlite'), port: config.temporal.devServerPort,
+    uiPort: config.temporal.uiPort, namespace: config.temporal.namespace, log });
 };
 
 /** Composition root: config → adapters → projection → Temporal → worker and/or API. */
 export const start = async (log: Logger, role: Role = 'all') => {
   const config = loadConfig();
+  installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel);
   const apiKeys = config.file.api_keys ?? [];
   let host = config.host;
   if (apiKeys.length === 0 && !LOOPBACK_HOSTS.has(host)) {
@@ -51,11 +51,13 @@ export const start = async (log: Logger, role: Role = 'all') => {
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
   const temporal = await temporalAddress(config, log);
-  const connection = await Connection.connect({ address: temporal.address });
+  // One native connection for the client and the worker: with both in this process, a signal's
+  // workflow starts eagerly on this worker, saving a round trip through the server.
+  const connection = await NativeConnection.connect({ address: temporal.address });
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config));
-  const worker = role === 'api' ? undefined : await startWorker({ config, address: temporal.address, store, readModel, log, env: process.env });
+  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
+  const worker = role === 'api' ? undefined : await startWorker({ config, connection, store, readModel, log, env: process.env });
   let server: Server | undefined;
   let port = config.port;
   if (role !== 'worker') {

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { Agent } from 'undici';
 import { createActivities } from '../activities';
@@ -12,7 +12,8 @@ import { Logger } from './logger';
 
 export interface WorkerDeps {
   readonly config: Config;
-  readonly address: string;
+  /** Shared with this process's client, so signals can start eagerly on this worker. */
+  readonly connection: NativeConnection;
   readonly store: EventStore;
   readonly readModel: ReadModel;
   readonly log: Logger;
@@ -20,6 +21,18 @@ export interface WorkerDeps {
   readonly workflowBundle?: WorkflowBundleOption;
   readonly env?: NodeJS.ProcessEnv;
 }
+
+/** Routes the Temporal SDK's own logs into our JSON lines (once per process). */
+export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error') => {
+  const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' } as const)[level];
+  try {
+    Runtime.install({ logger: new DefaultLogger(sdkLevel, (entry) => {
+      const at = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : entry.level === 'INFO' ? 'info' : 'debug';
+      const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+      log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
+    }) });
+  } catch { /* a runtime is already installed */ }
+};
 
 /** Bundles the workflow code once; workers then start fast. */
 export const bundleWorkflows = async (): Promise<WorkflowBundleOption> => {
@@ -42,15 +55,14 @@ export const startWorker = async (deps: WorkerDeps) => {
     modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
     env: deps.env ?? process.env, cwd: process.cwd(),
   });
-  const connection = await NativeConnection.connect({ address: deps.address });
   const worker = await Worker.create({
-    connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
+    connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
   });
   const running = worker.run();
-  deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue, address: deps.address });
+  deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue });
   return {
     worker,
     stop: async () => {
@@ -58,7 +70,6 @@ export const startWorker = async (deps: WorkerDeps) => {
       await running.catch(() => undefined);
       await rabbit.close();
       await dispatcher.close();
-      await connection.close();
     },
   };
 };

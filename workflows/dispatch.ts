@@ -1,4 +1,6 @@
-import { ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { ActionOutcome, ActionPlan, DispatchInput, DispatchStatus, FailureDetails, RetrySettings } from '../src/dispatch/types';
@@ -10,8 +12,11 @@ export const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttribute
  * request at `timeout_secs`) can report why; Temporal's own timeout covers a dead worker. */
 const REPORT_GRACE_SECS = 1;
 
-/** Finding the matching triggers reads local state: retried until it works. */
-const { planActions } = proxyActivities<Activities>({
+/**
+ * Finding the matching triggers is a quick read of the worker's own read model: a local
+ * activity (no round trip through the server), retried until it works.
+ */
+const { planActions } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

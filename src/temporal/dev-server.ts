@@ -37,7 +37,10 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
     return { address, stop: async () => undefined };
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), ...(o.dbFile ? ['--db-filename', o.dbFile] : []),
-    '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)])];
+    '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)]),
+    // A worker that schedules an activity may run it at once, without a round trip through matching.
+    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true'];
   const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });

@@ -47,7 +47,7 @@ const viewOf = (signalId: string, state: string, status: DispatchStatus | undefi
   }),
 });
 
-export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings): DispatchClient => ({
+export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: { eagerStart?: boolean } = {}): DispatchClient => ({
   start: async (signal) => {
     const workflowId = workflowIdOf(signal.id);
     try {
@@ -55,6 +55,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
         taskQueue, workflowId, args: [{ signal, retry }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        requestEagerStart: options.eagerStart ?? false,
         typedSearchAttributes: [
           { key: SignalName, value: signal.signal },
           { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },

@@ -1,4 +1,5 @@
-import { Connection } from '@temporalio/client';
+import type { ConnectionLike } from '@temporalio/client';
+type OperatorService = temporal.api.operatorservice.v1.OperatorService;
 import { temporal } from '@temporalio/proto';
 
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
@@ -8,7 +9,7 @@ const KEYWORD_LIST = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_K
 export const SEARCH_ATTRIBUTES = { TriggerIds: KEYWORD_LIST, SignalName: KEYWORD, ContentType: KEYWORD };
 
 /** Registers them on the namespace; already registered is fine. */
-export const ensureSearchAttributes = async (connection: Connection, namespace: string) => {
+export const ensureSearchAttributes = async (connection: ConnectionLike & { operatorService: OperatorService }, namespace: string) => {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });
   const missing = Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).filter(([name]) => !(name in (existing.customAttributes ?? {}))));
   if (Object.keys(missing).length === 0) return;

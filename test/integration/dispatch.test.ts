@@ -53,6 +53,8 @@ const statusOf = (id: string) => waitForDispatch(h.app, id);
 const consumeOne = async (q: string, timeoutMs = 15_000) => {
   const conn = await connect(testServers().rabbit.url);
   const ch = await conn.createChannel();
+  // The publisher declares the queue on first use; declaring it here too (same arguments) lets us poll before that.
+  await ch.assertQueue(q, { durable: true });
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -1,4 +1,4 @@
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { loadHistories } from '../support/histories';
 import { testServers } from '../support/servers';
 
@@ -9,6 +9,7 @@ import { testServers } from '../support/servers';
  * workflow code (bundled by the global setup) without a non-determinism error.
  */
 const histories = loadHistories();
+try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* installed already */ }
 
 test('recorded histories cover the dispatch scenarios', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);

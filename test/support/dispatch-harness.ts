@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
 import { Logger, silentLogger } from '../../src/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
@@ -32,14 +32,14 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   const servers = testServers();
   const taskQueue = `test-${randomUUID()}`;
   const config = configFrom({ retry: TEST_RETRY, allow_private_targets: true, ...configFile }, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS: servers.temporalAddress });
-  const connection = await Connection.connect({ address: servers.temporalAddress });
+  const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config));
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false });
   const dir = tempDir();
   const t = await startTestApp(configFile, dir, dispatch);
   const worker = options.worker === false ? undefined : await startWorker({
-    config, address: servers.temporalAddress, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
+    config, connection, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
     workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env,
   });
   return {

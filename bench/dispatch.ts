@@ -1,0 +1,141 @@
+import autocannon from 'autocannon';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { request, Agent } from 'undici';
+import { silentLogger } from '../src/logger';
+import { findTemporalCli } from '../src/temporal/cli';
+import { startDevServer } from '../src/temporal/dev-server';
+import { installSdkLogging } from '../src/worker';
+import { freePort } from '../test/support/free-port';
+import { startReceiver } from '../test/support/receiver';
+import { startService } from './server';
+
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
+const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 60);
+const SHORT_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** (a) Empty workflows started and completed per second, 50 in flight, on the bench's Temporal server. */
+const floor = async (address: string) => {
+  const taskQueue = 'bench-noop';
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/noop'), logger: quiet });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: { code } });
+  const running = worker.run();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  let done = 0;
+  const deadline = Date.now() + SHORT_S * 1000;
+  const started = Date.now();
+  await Promise.all(Array.from({ length: 50 }, async (_, lane) => {
+    for (let i = 0; Date.now() < deadline; i++) {
+      await client.workflow.execute('noopWorkflow', { taskQueue, workflowId: `noop-${lane}-${i}-${started}` });
+      done++;
+    }
+  }));
+  const rate = done / ((Date.now() - started) / 1000);
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await nativeConnection.close();
+  return rate;
+};
+
+/** Waits until no workflow is running on the server. */
+const drained = async (address: string) => {
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  for (let i = 0; i < 600 && (await client.workflow.count('ExecutionStatus="Running"')).count > 0; i++) await sleep(500);
+  await connection.close();
+};
+
+/** `npm run bench -- dispatch`: all on loopback, one Temporal dev server, the service as its own process. */
+export const benchDispatch = async () => {
+  installSdkLogging(silentLogger, 'error');
+  const dir = mkdtempSync(join(tmpdir(), 'at-bench-dispatch-'));
+  const cli = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
+  if (!cli) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
+  const temporal = await startDevServer({ cliPath: cli, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger });
+  const rx = await startReceiver();
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
+  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
+  const api = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  try {
+    const a = await floor(temporal.address);
+
+    // (b) Signals accepted per second (a model no trigger matches: acceptance only).
+    const accept = await autocannon({ url: `${service.url}/api/signals`, connections: 50, duration: SHORT_S, method: 'POST',
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify({ signal: 'post_save', app_label: 'bench', model_name: 'unmatched', instance: { id: 1 } }) });
+    const b = accept.requests.average;
+    await drained(temporal.address); // let the accepted dispatches finish before measuring deliveries
+
+    // (c) Sustained deliveries per second: one trigger, one webhook; 50 emitters keep the pipeline full.
+    await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'order' }], active: true,
+      webhooks: [{ url: rx.url('/sustain'), http_method: 'POST' }] });
+    const sustainStart = Date.now();
+    const sustainEnd = sustainStart + SUSTAIN_S * 1000;
+    let emitted = 0;
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (Date.now() < sustainEnd) {
+        // Emit no faster than deliveries keep up: at most 200 signals ahead of the receiver.
+        if (emitted - rx.on('/sustain').length > 200) { await sleep(5); continue; }
+        emitted++;
+        await api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'order', instance: { id: emitted } });
+      }
+    }));
+    const inWindow = rx.on('/sustain').filter((r) => r.at >= sustainStart && r.at <= sustainEnd).length;
+    const c = inWindow / SUSTAIN_S;
+    await drained(temporal.address);
+
+    // Latency from acceptance (202) to receipt at a steady 50 signals/s.
+    await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'paced' }], active: true,
+      webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }] });
+    const acceptedAt = new Map<string, number>();
+    const pacedCount = 50 * Math.min(SUSTAIN_S, 30);
+    const t0 = Date.now();
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < pacedCount; i++) {
+      const due = t0 + i * 20;
+      if (due > Date.now()) await sleep(due - Date.now());
+      sends.push(api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'paced', instance: { id: i } })
+        .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
+    }
+    await Promise.all(sends);
+    await rx.waitFor(() => rx.on('/paced').length >= pacedCount, 60_000).catch(() => undefined);
+    const latencies = rx.on('/paced').map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
+
+    // (d) Raw undici requests per second to the same receiver, 50 in flight.
+    const agent = new Agent({ connections: 50 });
+    let raw = 0;
+    const rawEnd = Date.now() + SHORT_S * 1000;
+    const rawStart = Date.now();
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (Date.now() < rawEnd) {
+        const res = await request(rx.url('/raw'), { method: 'POST', body: '{"x":1}', headers: { 'content-type': 'application/json' }, dispatcher: agent });
+        await res.body.dump();
+        raw++;
+      }
+    }));
+    const d = raw / ((Date.now() - rawStart) / 1000);
+    await agent.close();
+
+    console.log(`\nDispatch benchmark (loopback; one Temporal dev server, in memory; service = API + worker in one process)\n`);
+    console.log('| measure | value | ratio |');
+    console.log('|---|---:|---:|');
+    console.log(`| (a) floor: empty workflows completed/s | ${a.toFixed(0)} | 1.00 |`);
+    console.log(`| (b) signals accepted/s (POST /api/signals, 50 connections) | ${b.toFixed(0)} | ${(b / a).toFixed(2)} × (a) |`);
+    console.log(`| (c) sustained deliveries/s over ${SUSTAIN_S} s, one webhook per trigger | ${c.toFixed(0)} | ${(c / a).toFixed(2)} × (a) (target ≥ 0.50) |`);
+    console.log(`| (d) raw undici requests/s to the same receiver | ${d.toFixed(0)} | ${(c / d).toFixed(3)} = (c)/(d) |`);
+    console.log(`| accept→receipt at 50 signals/s: p50 / p99 ms (${latencies.length}/${pacedCount} received) | ${pct(latencies, 50)} / ${pct(latencies, 99)} | targets 100 / 500 |`);
+  } finally {
+    await service.stop();
+    await rx.close();
+    await temporal.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
