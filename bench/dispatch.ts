@@ -16,6 +16,8 @@ import { startService } from './server';
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 60);
 const SHORT_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const PACED_S = Math.min(SUSTAIN_S, 30);
+const RATES = (process.env.BENCH_RATES ?? '20,50').split(',').map(Number);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,22 +94,28 @@ export const benchDispatch = async () => {
     const c = inWindow / SUSTAIN_S;
     await drained(temporal.address);
 
-    // Latency from acceptance (202) to receipt at a steady 50 signals/s.
-    await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'paced' }], active: true,
-      webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }] });
-    const acceptedAt = new Map<string, number>();
-    const pacedCount = 50 * Math.min(SUSTAIN_S, 30);
-    const t0 = Date.now();
-    const sends: Promise<void>[] = [];
-    for (let i = 0; i < pacedCount; i++) {
-      const due = t0 + i * 20;
-      if (due > Date.now()) await sleep(due - Date.now());
-      sends.push(api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'paced', instance: { id: i } })
-        .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
+    // Latency from acceptance (202) to receipt at steady rates: below capacity, and the target's 50/s.
+    const paced: Array<{ rate: number; p50: number; p99: number; received: number; sent: number }> = [];
+    for (const rate of RATES) {
+      const model = `paced${rate}`;
+      await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
+        webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }] });
+      const acceptedAt = new Map<string, number>();
+      const count = rate * PACED_S;
+      const t0 = Date.now();
+      const sends: Promise<void>[] = [];
+      for (let i = 0; i < count; i++) {
+        const due = t0 + (i * 1000) / rate;
+        if (due > Date.now()) await sleep(due - Date.now());
+        sends.push(api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: model, instance: { id: i } })
+          .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
+      }
+      await Promise.all(sends);
+      await rx.waitFor(() => rx.on(`/${model}`).length >= count, 120_000).catch(() => undefined);
+      const latencies = rx.on(`/${model}`).map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
+      paced.push({ rate, p50: pct(latencies, 50), p99: pct(latencies, 99), received: latencies.length, sent: count });
+      await drained(temporal.address);
     }
-    await Promise.all(sends);
-    await rx.waitFor(() => rx.on('/paced').length >= pacedCount, 60_000).catch(() => undefined);
-    const latencies = rx.on('/paced').map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
 
     // (d) Raw undici requests per second to the same receiver, 50 in flight.
     const agent = new Agent({ connections: 50 });
@@ -131,7 +139,9 @@ export const benchDispatch = async () => {
     console.log(`| (b) signals accepted/s (POST /api/signals, 50 connections) | ${b.toFixed(0)} | ${(b / a).toFixed(2)} × (a) |`);
     console.log(`| (c) sustained deliveries/s over ${SUSTAIN_S} s, one webhook per trigger | ${c.toFixed(0)} | ${(c / a).toFixed(2)} × (a) (target ≥ 0.50) |`);
     console.log(`| (d) raw undici requests/s to the same receiver | ${d.toFixed(0)} | ${(c / d).toFixed(3)} = (c)/(d) |`);
-    console.log(`| accept→receipt at 50 signals/s: p50 / p99 ms (${latencies.length}/${pacedCount} received) | ${pct(latencies, 50)} / ${pct(latencies, 99)} | targets 100 / 500 |`);
+    for (const p of paced) {
+      console.log(`| accept→receipt at ${p.rate} signals/s: p50 / p99 ms (${p.received}/${p.sent} received) | ${p.p50} / ${p.p99} | targets 100 / 500 |`);
+    }
   } finally {
     await service.stop();
     await rx.close();
