@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { aTrigger, tempDir } from '../support/test-app';
 import { startServerProcess, stopServerProcess } from '../support/server-process';
+import { testServers } from '../support/servers';
 
 const json = { 'content-type': 'application/json' };
 type Body = { id: string; type: string };
@@ -9,19 +10,20 @@ const fetchJson = async <T = Body>(url: string, init?: RequestInit) => (await fe
 test('every trigger and its history survive a graceful stop and a SIGKILL of the server process', async () => {
   const dir = tempDir();
   try {
-    let server = await startServerProcess({ DATA_DIR: dir });
+    const env = { DATA_DIR: dir, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath };
+    let server = await startServerProcess(env);
     const created = await fetchJson(`${server.url}/api/action-triggers`, { method: 'POST', headers: json, body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) });
     const patched = await fetch(`${server.url}/api/action-triggers/${created.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ active: false }) });
     expect(patched.status).toBe(200);
     expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
 
-    server = await startServerProcess({ DATA_DIR: dir });
+    server = await startServerProcess(env);
     const afterGraceful = await fetchJson(`${server.url}/api/action-triggers/${created.id}`);
     expect(afterGraceful).toMatchObject({ id: created.id, active: false, version: 2 });
     const second = await fetchJson(`${server.url}/api/action-triggers`, { method: 'POST', headers: json, body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) });
     await stopServerProcess(server, 'SIGKILL');
 
-    server = await startServerProcess({ DATA_DIR: dir });
+    server = await startServerProcess(env);
     const list = await fetchJson<Body[]>(`${server.url}/api/action-triggers`);
     expect(list.map((x) => x.id)).toEqual([created.id, second.id]);
     const history = await fetchJson<Body[]>(`${server.url}/api/action-triggers/${created.id}/history`);
