@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchDefinition, seedTriggers } from './seed';
-import { startBaseline, startService } from './server';
+import { startBaseline, startBenchTemporal, startService } from './server';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -20,7 +20,8 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
   const ids = await seedTriggers(dir, 10_000);
-  const service = await startService({ DATA_DIR: dir });
+  const temporal = await startBenchTemporal();
+  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address });
   const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
   const baseline = await startBaseline('node', sample);
   const expressBaseline = await startBaseline('express', sample);
@@ -38,6 +39,7 @@ export const benchApi = async () => {
     await service.stop();
     await baseline.stop();
     await expressBaseline.stop();
+    await temporal.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const base = results[0]!.rps;

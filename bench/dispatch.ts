@@ -6,12 +6,9 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { request, Agent } from 'undici';
 import { silentLogger } from '../src/logger';
-import { findTemporalCli } from '../src/temporal/cli';
-import { startDevServer } from '../src/temporal/dev-server';
 import { installSdkLogging } from '../src/worker';
-import { freePort } from '../test/support/free-port';
 import { startReceiver } from '../test/support/receiver';
-import { startService } from './server';
+import { startBenchTemporal, startService } from './server';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 60);
@@ -59,9 +56,7 @@ const drained = async (address: string) => {
 export const benchDispatch = async () => {
   installSdkLogging(silentLogger, 'error');
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-dispatch-'));
-  const cli = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
-  if (!cli) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
-  const temporal = await startDevServer({ cliPath: cli, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger });
+  const temporal = await startBenchTemporal();
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedTriggers } from './seed';
-import { rssMb, startService } from './server';
+import { rssMb, startBenchTemporal, startService } from './server';
 
 const COUNT = Number(process.env.BENCH_TRIGGERS ?? 100_000);
 
 /** Time from spawn until /readyz says the projection has caught up, and the RSS then. */
-const timeToReady = async (dir: string) => {
+const timeToReady = async (dir: string, temporalAddress: string) => {
   const started = process.hrtime.bigint();
-  const service = await startService({ DATA_DIR: dir });
+  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporalAddress });
   while ((await fetch(`${service.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rss = rssMb(service.child.pid!);
@@ -26,9 +26,11 @@ export const benchRestart = async () => {
     const seedStart = Date.now();
     await seedTriggers(dir, COUNT);
     console.log(`seeded ${COUNT} triggers in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
-    const baseline = await timeToReady(empty);
-    const cold = await timeToReady(dir);
-    const warm = await timeToReady(dir);
+    const temporal = await startBenchTemporal();
+    const baseline = await timeToReady(empty, temporal.address);
+    const cold = await timeToReady(dir, temporal.address);
+    const warm = await timeToReady(dir, temporal.address);
+    await temporal.stop();
     console.log(`\nRestart benchmark: ${COUNT} stored triggers\n`);
     console.log('| start | ready after s | × empty-store start | RSS MB |');
     console.log('|---|---:|---:|---:|');

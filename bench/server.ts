@@ -1,6 +1,10 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { silentLogger } from '../src/logger';
+import { findTemporalCli } from '../src/temporal/cli';
+import { DevServer, startDevServer } from '../src/temporal/dev-server';
+import { freePort } from '../test/support/free-port';
 
 export interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
@@ -50,3 +54,10 @@ export const startBaseline = (kind: keyof typeof BASELINES, body: string): Promi
   });
   child.once('exit', (c) => reject(new Error(`baseline exited ${c}`)));
 });
+
+/** A Temporal dev server (in memory) for one bench run, so service start-up times exclude Temporal's. */
+export const startBenchTemporal = async (): Promise<DevServer> => {
+  const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
+  if (!cliPath) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
+  return startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger });
+};

