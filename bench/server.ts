@@ -9,8 +9,8 @@ import { freePort } from '../test/support/free-port';
 export interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
 
 /** Starts the service as its own process (as in production) and waits until it listens. */
-export const startService = (env: Record<string, string>): Promise<Running> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts')], {
+export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all'): Promise<Running> => new Promise((resolve, reject) => {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts'), `--role=${role}`], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
