@@ -19,8 +19,12 @@ export interface CommandOptions {
   readonly metadata: EventMetadata;
 }
 
-/** Attempts for a write without If-Match that loses a race: re-read and decide again. */
-const MAX_ATTEMPTS = 5;
+/**
+ * A write without If-Match that loses a race re-reads and decides again, after a random pause
+ * that grows with each attempt (racing writers would otherwise collide again in the same commit).
+ */
+const MAX_ATTEMPTS = 10;
+const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
 
 export const loadTrigger = async (store: EventStore, streamId: string) => {
   const stored = await store.read(streamId);
@@ -61,6 +65,7 @@ export const handleCommand = async (
       if (!(e instanceof WrongExpectedRevision)) throw e;
       if (expected !== undefined) return E.left({ _tag: 'VersionMismatch', expected, actual: -1 });
       if (attempt >= MAX_ATTEMPTS) return E.left({ _tag: 'ConcurrentUpdate', id: streamId });
+      await raceBackoff(attempt);
     }
   }
 };

@@ -86,6 +86,8 @@ export const openSqliteStore = (file: string): EventStore => {
     });
     const loop = async () => {
       while (!closed) {
+        // One turn of the event loop lets appends made by concurrent requests join this batch.
+        await new Promise((r) => setImmediate(r));
         appendedSinceRead = false;
         try {
           const rows = readAfter.all(checkpoint, TRIGGER_STREAM_PREFIX, BATCH_SIZE);
@@ -114,12 +116,34 @@ export const openSqliteStore = (file: string): EventStore => {
     };
   };
 
+  /**
+   * Group commit: appends made in the same turn of the event loop share one transaction and so
+   * one fsync. Each runs in its own savepoint (a nested transaction), so a stale expected
+   * revision fails only its own append.
+   */
+  interface Pending { streamId: string; events: readonly NewEvent[]; expected: ExpectedRevision; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
+  let queue: Pending[] = [];
+  const commitGroup = db.transaction((group: Pending[]) => group.map((p) => {
+    try { return { ok: true as const, result: appendTx(p.streamId, p.events, p.expected) }; } catch (e) {
+      if (e instanceof WrongExpectedRevision) return { ok: false as const, error: e };
+      throw e;
+    }
+  }));
+  const flush = () => {
+    const group = queue;
+    queue = [];
+    try {
+      commitGroup.immediate(group).forEach((outcome, i) => (outcome.ok ? group[i]!.resolve(outcome.result) : group[i]!.reject(outcome.error)));
+    } catch (e) {
+      group.forEach((p) => p.reject(e));
+    }
+    appended.emit('append');
+  };
+
   return {
-    append: async (streamId, events, expected): Promise<AppendResult> => {
-      const result = appendTx.immediate(streamId, events, expected);
-      appended.emit('append');
-      return result;
-    },
+    append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
+      if (queue.push({ streamId, events, expected, resolve, reject }) === 1) setImmediate(flush);
+    }),
     read: async (streamId) => readStream.all(streamId).map(toStored),
     headPosition: async () => {
       const p = head.get()?.p;
