@@ -16,12 +16,12 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 };
 
-/** `npm run bench -- api`: 10,000 stored triggers, 50 connections, each endpoint against a bare-node baseline. */
+/** `npm run bench -- api`: the API role (`npm run api`), 10,000 stored triggers, 50 connections, against bare node and bare express. */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
   const ids = await seedTriggers(dir, 10_000);
   const temporal = await startBenchTemporal();
-  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address });
+  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
   const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
   const baseline = await startBaseline('node', sample);
   const expressBaseline = await startBaseline('express', sample);
