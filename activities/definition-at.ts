@@ -1,6 +1,6 @@
 import { EventStore } from '../src/event-store/port';
-import { decodeTriggerEvent, streamOf } from '../src/triggers/events';
-import { evolve, initialState, TriggerState } from '../src/triggers/trigger';
+import { loadTrigger } from '../src/event-store/handle-command';
+import { streamOf } from '../src/triggers/events';
 import type { TriggerDefinition } from '../src/triggers/codecs';
 
 /**
@@ -9,11 +9,6 @@ import type { TriggerDefinition } from '../src/triggers/codecs';
  * exactly what matched, and no header or credential enters the workflow history.
  */
 export const definitionAt = async (store: EventStore, triggerId: string, version: number): Promise<TriggerDefinition | undefined> => {
-  const events = await store.read(streamOf(triggerId));
-  let state: TriggerState = initialState;
-  for (const stored of events.slice(0, version)) {
-    const event = decodeTriggerEvent(stored.type, stored.data);
-    if (event) state = evolve(state, event);
-  }
+  const { state } = await loadTrigger(store, streamOf(triggerId), version);
   return state.status === 'live' ? state.definition : undefined;
 };

@@ -26,10 +26,11 @@ export interface CommandOptions {
 const MAX_ATTEMPTS = 10;
 const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
 
-export const loadTrigger = async (store: EventStore, streamId: string) => {
+/** A trigger's state from its events: all of them, or the first `upToVersion`. */
+export const loadTrigger = async (store: EventStore, streamId: string, upToVersion = Infinity) => {
   const stored = await store.read(streamId);
   let state = initialState;
-  for (const e of stored) {
+  for (const e of stored.slice(0, upToVersion)) {
     const event = decodeTriggerEvent(e.type, e.data);
     if (event) state = evolve(state, event);
   }

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { closed, checked, described, NonEmptyString } from '../validation/closed';
 import { SignalName } from '../triggers/codecs';
 
-const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
 
 const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',

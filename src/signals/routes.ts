@@ -6,7 +6,7 @@ import { invalid, problem, sendProblem } from '../http/problem';
 import { mount } from '../http/mount';
 import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
-import { SignalBatch } from './codecs';
+import { SIGNAL_ID, SignalBatch } from './codecs';
 
 export interface SignalDeps {
   /** Absent when this process runs without Temporal: signal endpoints answer 503. */
@@ -14,8 +14,6 @@ export interface SignalDeps {
   readonly now: () => Date;
   readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
 }
-
-const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /**
  * POST /api/signals: one signal or an array. Each is accepted once its workflow has started
