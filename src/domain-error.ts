@@ -7,6 +7,3 @@ export type DomainError =
   | { _tag: 'AlreadyExists'; id: string }
   | { _tag: 'VersionMismatch'; expected: number; actual: number }
   | { _tag: 'ConcurrentUpdate'; id: string };
-
-export const validationError = (path: string, message: string): DomainError =>
-  ({ _tag: 'Validation', errors: [{ path, message }] });

@@ -11,8 +11,6 @@ export type TriggerEvent =
   | { type: 'TriggerDeactivated'; data: { schema_version: number; trigger_id: string } }
   | { type: 'TriggerDeleted'; data: { schema_version: number; trigger_id: string } };
 
-export type TriggerEventType = TriggerEvent['type'];
-
 export interface EventMetadata {
   actor: string;
   request_id: string;
