@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActionPlan, FailureDetails, RetrySettings, SignalEnvelope } from '../src/dispatch/types';
 import { EventStore } from '../src/event-store/port';
 import type { TriggerDefinition } from '../src/triggers/codecs';
@@ -7,8 +7,14 @@ import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues } from './render';
 import { backoffMs } from './retry';
 
-/** What every action activity receives from the workflow: references, the signal, the retry schedule. */
-export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings }
+/**
+ * What every action activity receives from the workflow: references, the signal, the retry
+ * schedule, and how many attempts ran before this activity (its first attempt ran locally).
+ */
+export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number }
+
+/** This attempt's number across the action: Temporal counts from 1 within each activity. */
+export const attemptOf = (args: ActionArgs) => Context.current().info.attempt + (args.attemptsBefore ?? 0);
 
 export interface ActionDeps {
   readonly store: EventStore;
@@ -18,7 +24,10 @@ export interface ActionDeps {
 /** An activity failure carrying attempt and status for the dispatch status; its message holds no secrets. */
 export const failure = (message: string, type: string, details: FailureDetails, retryable: boolean, delayMs?: number) =>
   retryable
-    ? ApplicationFailure.create({ message, type, details: [details], ...(delayMs === undefined ? {} : { nextRetryDelay: delayMs }) })
+    ? ApplicationFailure.create({
+      message, type, details: [delayMs === undefined ? details : { ...details, retryDelayMs: delayMs }],
+      ...(delayMs === undefined ? {} : { nextRetryDelay: delayMs }),
+    })
     : ApplicationFailure.create({ message, type, details: [details], nonRetryable: true });
 
 /**

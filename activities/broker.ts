@@ -1,8 +1,7 @@
-import { Context } from '@temporalio/activity';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import type { ConfigFile } from '../src/config';
 import { Logger } from '../src/logger';
-import { ActionArgs, ActionDeps, failure, loadAction } from './action';
+import { ActionArgs, ActionDeps, attemptOf, failure, loadAction } from './action';
 import { RabbitPublisher } from './rabbitmq';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs } from './retry';
@@ -28,7 +27,7 @@ export const amqpUrlOf = (conn: Record<string, string>): string => {
  */
 export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
   const { plan, signal, retry } = args;
-  const { attempt } = Context.current().info;
+  const attempt = attemptOf(args);
   const { definition, dynamic } = await loadAction(deps, args, attempt, (d) => {
     const q = d.msg_broker_queues[plan.index];
     return q && [d.payload, q.conn_details, q.parameters, deps.brokers[q.name]?.conn_details, deps.brokers[q.name]?.params];

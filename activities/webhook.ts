@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Dispatcher, request } from 'undici';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { Logger } from '../src/logger';
-import { ActionArgs, loadAction, ActionDeps, failure } from './action';
+import { ActionArgs, attemptOf, loadAction, ActionDeps, failure } from './action';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry';
 import { signatureOf } from './signing';
@@ -33,7 +33,7 @@ const checkLiteralTarget = (url: URL) => {
 /** Sends one webhook attempt. 2xx succeeds; the thrown failure says whether to retry and when. */
 export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
   const { plan, signal, retry } = args;
-  const { attempt } = Context.current().info;
+  const attempt = attemptOf(args);
   const { definition, dynamic } = await loadAction(deps, args, attempt, (d) => {
     const webhook = d.webhooks[plan.index];
     return webhook && [d.payload, webhook.headers];

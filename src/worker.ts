@@ -60,6 +60,7 @@ export const startWorker = async (deps: WorkerDeps) => {
     workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
+    maxConcurrentLocalActivityExecutions: 200,
   });
   const running = worker.run();
   deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue });

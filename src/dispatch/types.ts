@@ -47,7 +47,8 @@ export interface DeliveryReceipt {
   warnings: string[];
 }
 
-export type ActionState = 'pending' | 'delivered' | 'failed';
+/** `retrying`: the first attempt failed and the next waits for its time. */
+export type ActionState = 'pending' | 'retrying' | 'delivered' | 'failed';
 
 export interface ActionOutcome {
   deliveryId: string;
@@ -70,7 +71,12 @@ export interface DispatchStatus {
 }
 
 /** Details an activity attaches to its failures, so the workflow can show attempts and status. */
-export interface FailureDetails { attempt: number; statusCode?: number }
+export interface FailureDetails {
+  attempt: number;
+  statusCode?: number;
+  /** The wait the activity asks for before the next attempt (Retry-After or backoff). */
+  retryDelayMs?: number;
+}
 
 export const workflowIdOf = (signalId: string) => `signal-${signalId}`;
 export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>

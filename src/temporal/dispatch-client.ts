@@ -34,12 +34,14 @@ const viewOf = (signalId: string, state: string, status: DispatchStatus | undefi
   state,
   triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version })),
   actions: (status?.actions ?? []).map((a: ActionOutcome) => {
-    const p = a.state === 'pending' ? pending.find((x) => x.activityId === a.deliveryId) : undefined;
-    const attempts = p?.attempt ? p.attempt - (p.state === SCHEDULED ? 1 : 0) : a.attempts;
+    const open = a.state === 'pending' || a.state === 'retrying';
+    const p = open ? pending.find((x) => x.activityId === a.deliveryId) : undefined;
+    // `a.attempts` counts the attempts before this activity (the local first one); Temporal counts its own.
+    const attempts = p?.attempt ? a.attempts + p.attempt - (p.state === SCHEDULED ? 1 : 0) : a.attempts;
     const lastError = p?.lastFailure?.message ?? a.lastError;
     return {
       delivery_id: a.deliveryId, trigger_id: a.triggerId, version: a.version, kind: a.kind, index: a.index,
-      state: p && p.attempt && p.attempt > 1 ? 'retrying' : a.state, attempts,
+      state: open && (attempts > 1 || a.state === 'retrying') ? 'retrying' : a.state, attempts,
       ...(a.statusCode === undefined ? {} : { status_code: a.statusCode }),
       ...(lastError ? { last_error: lastError } : {}),
       warnings: a.warnings,

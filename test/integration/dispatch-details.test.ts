@@ -20,6 +20,16 @@ beforeAll(async () => {
 });
 afterAll(async () => { await h?.close(); await rx?.close(); });
 
+/** A history as text, its payloads decoded (fetchHistory gives their bytes as base64, where a leak would hide). */
+const historyText = (history: unknown) => {
+  const decoded: string[] = [];
+  const json = JSON.stringify(history, (key, value: unknown) => {
+    if (key === 'data' && typeof value === 'string') decoded.push(Buffer.from(value, 'base64').toString('utf8'));
+    return value;
+  });
+  return [json, ...decoded].join('\n');
+};
+
 const trigger = async (model: string, over: Record<string, unknown>) =>
   (await request(h.app).post('/api/action-triggers').send({
     config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }], active: true, ...over,
@@ -41,7 +51,7 @@ test('a secret from a dynamic value reaches the receiver, and never the history,
   expect(delivered[1]!.headers['x-env']).toBe(ENV_TOKEN);
   expect(JSON.parse(delivered[1]!.body)).toEqual({ token_echo: `sig ${SECRET_TOKEN}` });
 
-  const history = JSON.stringify(await h.client.workflow.getHandle(s.workflow_id).fetchHistory());
+  const history = historyText(await h.client.workflow.getHandle(s.workflow_id).fetchHistory());
   const responses = [
     JSON.stringify(status),
     (await request(h.app).get(`/api/action-triggers/${t.id}`)).text,
@@ -49,6 +59,7 @@ test('a secret from a dynamic value reaches the receiver, and never the history,
     (await request(h.app).get('/api/action-triggers')).text,
   ];
   expect(history).toContain('deliverWebhook');
+  expect(history).toContain('"model_name":"secret"'); // payloads are decoded, so a leak there would show
   expect(logLines.join('\n')).toContain(s.id);
   for (const [where, text] of [['history', history], ['logs', logLines.join('\n')], ['sdk logs', sdkLogLines.join('\n')], ...responses.map((r) => ['response', r])]) {
     expect({ where, leaked: text!.includes(SECRET_TOKEN) || text!.includes(ENV_TOKEN) }).toEqual({ where, leaked: false });
@@ -79,6 +90,19 @@ test('Retry-After is honoured', async () => {
   await waitForDispatch(h.app, s.id);
   const [first, second] = rx.on('/busy');
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(1900);
+});
+
+test('while an action retries, its status says retrying, with attempts so far and the last error', async () => {
+  rx.script('/down', [{ status: 503, headers: { 'Retry-After': '1' } }, { status: 503, headers: { 'Retry-After': '1' } }]);
+  await trigger('down', { webhooks: [{ url: rx.url('/down'), http_method: 'POST' }] });
+  const s = await emit('down');
+  // Attempt 1 ran locally in the worker; attempt 2 is a regular activity waiting out Retry-After.
+  const retrying = await waitForDispatch(h.app, s.id, (v) => (v as { actions?: Array<{ attempts: number }> }).actions?.[0]?.attempts === 2);
+  expect(retrying.state).toBe('running');
+  expect(retrying.actions[0]).toMatchObject({ state: 'retrying', attempts: 2, last_error: 'HTTP 503' });
+  const done = await waitForDispatch(h.app, s.id);
+  expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 3, status_code: 200 });
+  expect(rx.on('/down')).toHaveLength(3);
 });
 
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {

@@ -18,5 +18,6 @@ export const saveHistories = (address: string, runs: Array<{ name: string; workf
   }
 };
 
-export const loadHistories = () => readdirSync(HISTORY_DIR).filter((f) => f.endsWith('.json')).sort()
+/** Today's recordings, and older ones kept in subfolders named after the change that followed them. */
+export const loadHistories = () => readdirSync(HISTORY_DIR, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort()
   .map((f) => ({ name: f, history: JSON.parse(readFileSync(join(HISTORY_DIR, f), 'utf8')) as unknown }));
