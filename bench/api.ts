@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchDefinition, seedTriggers } from './seed';
-import { startBaseline, startBenchTemporal, startService } from './server';
+import { startBaseline, startBenchTemporal, startService, waitForListening } from './server';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -16,25 +16,39 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 };
 
-/** `npm run bench -- api`: the API role (`npm run api`), 10,000 stored triggers, 50 connections, against bare node and bare express. */
+/** Get, list, filtered list and create against one service; `label` names its process count. */
+const scenarios = async (url: string, ids: string[], label: string): Promise<Figures[]> => {
+  const body = JSON.stringify(benchDefinition(1));
+  let n = 0;
+  return [
+    await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
+    await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
+    await run(`filtered list (signal, app_label, active; limit 100) ${label}`, { url: `${url}/api/action-triggers?signal=post_delete&app_label=crm&active=true&limit=100` }),
+    await run(`create trigger ${label}`, { url: `${url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+  ];
+};
+
+/**
+ * `npm run bench -- api`: the API role (`npm run api`), 10,000 stored triggers, 50 connections,
+ * against bare node and bare express; once as one process, once with API_PROCESSES=2 (one per core).
+ */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
   const ids = await seedTriggers(dir, 10_000);
   const temporal = await startBenchTemporal();
-  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
+  let service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
   const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
   const baseline = await startBaseline('node', sample);
   const expressBaseline = await startBaseline('express', sample);
-  const body = JSON.stringify(benchDefinition(1));
-  let n = 0;
   const results: Figures[] = [];
   try {
     results.push(await run('baseline: bare node:http, same JSON', { url: baseline.url }));
     results.push(await run('baseline: express 5, one route, same JSON', { url: `${expressBaseline.url}/api/action-triggers/${ids[0]}` }));
-    results.push(await run('get one trigger', { url: service.url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }));
-    results.push(await run('list (limit 100)', { url: `${service.url}/api/action-triggers?limit=100` }));
-    results.push(await run('filtered list (signal, app_label, active; limit 100)', { url: `${service.url}/api/action-triggers?signal=post_delete&app_label=crm&active=true&limit=100` }));
-    results.push(await run('create trigger', { url: `${service.url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+    results.push(...await scenarios(service.url, ids, '(1 process)'));
+    await service.stop();
+    service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, API_PROCESSES: '2' }, 'api');
+    await waitForListening(service, 2);
+    results.push(...await scenarios(service.url, ids, '(API_PROCESSES=2)'));
   } finally {
     await service.stop();
     await baseline.stop();

@@ -6,7 +6,7 @@ import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';
 
-export interface Running { url: string; child: ChildProcess; stop(): Promise<void> }
+export interface Running { url: string; child: ChildProcess; output(): string; stop(): Promise<void> }
 
 /** Starts the service as its own process (as in production) and waits until it listens. */
 export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all'): Promise<Running> => new Promise((resolve, reject) => {
@@ -17,12 +17,17 @@ export const startService = (env: Record<string, string>, role: 'all' | 'api' = 
   const onData = (b: Buffer) => {
     out += b.toString();
     const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
-    if (m) resolve({ url: m[1]!, child, stop: () => stopChild(child) });
+    if (m) resolve({ url: m[1]!, child, output: () => out, stop: () => stopChild(child) });
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   child.once('exit', (code) => reject(new Error(`service exited (${code}): ${out}`)));
 });
+
+/** Waits until `count` API processes of a service have said they listen. */
+export const waitForListening = async (service: Running, count: number) => {
+  while ((service.output().match(/action-triggers API listening/g) ?? []).length < count) await new Promise((r) => setTimeout(r, 100));
+};
 
 const stopChild = (child: ChildProcess) => new Promise<void>((resolve) => {
   if (child.exitCode !== null) return resolve();
@@ -50,7 +55,7 @@ export const startBaseline = (kind: keyof typeof BASELINES, body: string): Promi
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   child.stdout!.on('data', (b: Buffer) => {
     const m = /port (\d+)/.exec(b.toString());
-    if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child, stop: () => stopChild(child) });
+    if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child, output: () => '', stop: () => stopChild(child) });
   });
   child.once('exit', (c) => reject(new Error(`baseline exited ${c}`)));
 });

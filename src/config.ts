@@ -64,6 +64,8 @@ export interface Config {
     devServerPort: number; uiPort: number;
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Processes serving the API role (`--role=api`), sharing one port and the DATA_DIR files. */
+  readonly apiProcesses: number;
   readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
 }
 
@@ -91,11 +93,13 @@ const Env = closed('Env', {}, {
     (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const, 'LogLevel'),
   ACTION_TRIGGERS_CONFIG: NonEmptyString,
+  API_PROCESSES: checked(described(t.string, 'must be a string'), 'Count',
+    (s) => (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 64 ? undefined : 'must be a whole number from 1 to 64')),
 });
 
 const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
-  'ACTION_TRIGGERS_CONFIG'];
+  'ACTION_TRIGGERS_CONFIG', 'API_PROCESSES'];
 
 const readJsonFile = (path: string): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
@@ -140,6 +144,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
       taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH,
       devServerPort: Number(env.TEMPORAL_DEV_SERVER_PORT ?? '7233'), uiPort: Number(env.TEMPORAL_UI_PORT ?? '8233') },
     logLevel: env.LOG_LEVEL ?? 'info',
+    apiProcesses: Number(env.API_PROCESSES ?? '1'),
     limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
       maxBodyBytes: limits.max_body_bytes ?? 1048576 },
   };

@@ -1,8 +1,10 @@
+import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
@@ -72,7 +74,7 @@ export const start = async (log: Logger, role: Role = 'all') => {
     const address = server.address();
     port = typeof address === 'object' && address ? address.port : config.port;
     log.info('action-triggers API listening', {
-      url: `http://${host}:${port}`, role, data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
+      url: `http://${host}:${port}`, role, pid: process.pid, data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }
@@ -94,10 +96,12 @@ const roleOf = (argv: string[]): Role => {
   return arg;
 };
 
-if (require.main === module) {
-  const log = createLogger((process.env.LOG_LEVEL as 'info') ?? 'info');
-  Promise.resolve().then(() => start(log, roleOf(process.argv))).then(({ stop }) => {
+const runProcess = (log: Logger, role: Role) => {
+  Promise.resolve().then(() => start(log, role)).then(({ stop }) => {
+    let stopping = false;
     const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       log.info('stopping', { signal });
       stop().then(() => process.exit(0), () => process.exit(1));
     };
@@ -108,4 +112,20 @@ if (require.main === module) {
     else log.error('failed to start', { error: String(e), stack: (e as Error)?.stack });
     process.exit(1);
   });
+};
+
+if (require.main === module) {
+  const log = createLogger((process.env.LOG_LEVEL as 'info') ?? 'info');
+  try {
+    const role = roleOf(process.argv);
+    // A process the cluster primary forked is one of the API processes itself.
+    const processes = cluster.isWorker ? 1 : loadConfig().apiProcesses;
+    if (processes > 1 && role !== 'api') throw new ConfigError([{ path: 'env.API_PROCESSES', message: 'more than 1 needs --role=api' }]);
+    if (processes > 1) runApiCluster(processes, log, __filename);
+    else runProcess(log, role);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
 }

@@ -11,7 +11,7 @@ const errorsOf = (f: () => unknown) => {
 test('no file and no env gives the documented defaults', () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-config-'));
   const c = loadConfig({}, dir);
-  expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), eventStore: 'sqlite',
+  expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), eventStore: 'sqlite', apiProcesses: 1,
     limits: { defaultTimeoutSecs: 10, maxWebhookTimeoutSecs: 30, maxBrokerTimeoutSecs: 30, maxBodyBytes: 1048576 } });
 });
 
@@ -32,8 +32,9 @@ test('a bad file names every bad key', () => {
 });
 
 test('bad environment values are named', () => {
-  const errors = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'postgres', LOG_LEVEL: 'loud' }, tmpdir()));
-  expect(errors.map((e) => e.path).sort()).toEqual(['env.EVENT_STORE', 'env.LOG_LEVEL', 'env.PORT']);
+  const errors = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'postgres', LOG_LEVEL: 'loud', API_PROCESSES: '65' }, tmpdir()));
+  expect(errors.map((e) => e.path).sort()).toEqual(['env.API_PROCESSES', 'env.EVENT_STORE', 'env.LOG_LEVEL', 'env.PORT']);
+  expect(loadConfig({ API_PROCESSES: '2' }, tmpdir()).apiProcesses).toBe(2);
   expect(errorsOf(() => loadConfig({ EVENT_STORE: 'kurrentdb' }, tmpdir())).map((e) => e.path)).toEqual(['env.KURRENTDB_CONNECTION_STRING']);
 });
 
