@@ -79,7 +79,9 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
       delivered(outcome, await attempt(firstAttempt(plan), 0));
       return;
     } catch (err) {
+      // Attempt 1 even when the failure carries no details (a time-out seen by Temporal itself).
       const f = failedOf(err);
+      f.details = { ...f.details, attempt: 1 };
       if (!f.retryable || input.retry.maxAttempts <= 1) return void failed(outcome, f, 'failed');
       failed(outcome, f, 'retrying');
       attemptsBefore = 1;
@@ -90,7 +92,10 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
   try {
     delivered(outcome, await attempt(actionActivities(plan, input.retry, attemptsBefore), attemptsBefore));
   } catch (err) {
-    failed(outcome, failedOf(err), 'failed');
+    const f = failedOf(err);
+    // A last attempt that timed out carries no details; Temporal says the attempts ran out.
+    if (!f.details && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED') f.details = { attempt: input.retry.maxAttempts };
+    failed(outcome, f, 'failed');
   }
 };
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
-import { startDispatchHarness, sdkLogLines } from '../support/dispatch-harness';
+import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';
 
@@ -103,6 +103,15 @@ test('while an action retries, its status says retrying, with attempts so far an
   const done = await waitForDispatch(h.app, s.id);
   expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 3, status_code: 200 });
   expect(rx.on('/down')).toHaveLength(3);
+});
+
+test('a receiver that always fails: every attempt of the retry policy runs, then the action is failed with the last status', async () => {
+  rx.script('/broken', Array.from({ length: 10 }, () => ({ status: 502 })));
+  await trigger('broken', { webhooks: [{ url: rx.url('/broken'), http_method: 'POST' }] });
+  const s = await emit('broken');
+  const done = await waitForDispatch(h.app, s.id);
+  expect(done.actions[0]).toMatchObject({ state: 'failed', attempts: TEST_RETRY.max_attempts, status_code: 502, last_error: 'HTTP 502' });
+  expect(rx.on('/broken')).toHaveLength(TEST_RETRY.max_attempts);
 });
 
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
