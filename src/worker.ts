@@ -1,4 +1,4 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { Agent } from 'undici';
 import { createActivities } from '../activities';
@@ -26,11 +26,15 @@ export interface WorkerDeps {
 export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error') => {
   const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' } as const)[level];
   try {
-    Runtime.install({ logger: new DefaultLogger(sdkLevel, (entry) => {
-      const at = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : entry.level === 'INFO' ? 'info' : 'debug';
-      const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
-      log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
-    }) });
+    Runtime.install({
+      logger: new DefaultLogger(sdkLevel, (entry) => {
+        const at = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : entry.level === 'INFO' ? 'info' : 'debug';
+        const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+        log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
+      }),
+      // The native core's own logs too: forwarded into the same lines, not printed to stderr by Rust.
+      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: sdkLevel, other: 'ERROR' }) } },
+    });
   } catch { /* a runtime is already installed */ }
 };
 

@@ -99,6 +99,21 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
   }
 };
 
+/** Temporal refuses a search attribute value over 2 KB (as JSON), failing the workflow task. */
+const SEARCH_ATTRIBUTE_BYTES = 2000;
+
+/** The trigger ids that fit the limit, first matched first; the history records them all. */
+export const searchableTriggerIds = (ids: string[]): string[] => {
+  let bytes = 2; // the brackets
+  const fitting: string[] = [];
+  for (const id of ids) {
+    bytes += id.length + 3; // quotes and comma
+    if (bytes > SEARCH_ATTRIBUTE_BYTES) break;
+    fitting.push(id);
+  }
+  return fitting;
+};
+
 /**
  * One workflow per accepted signal (id `signal-<signal id>`): find the active triggers that
  * match, then run every action concurrently, each its own activity with its own time-out and
@@ -110,7 +125,7 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   const plan = await planActions(input.signal);
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
-  if (plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: plan.triggers.map((t) => t.triggerId) }]);
+  if (plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers.map((t) => t.triggerId)) }]);
   status.state = 'running';
   await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!)));
   status.state = 'completed';

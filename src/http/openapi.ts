@@ -2,7 +2,10 @@
  * The OpenAPI 3.1 description of the HTTP API. test/integration/openapi.test.ts checks that
  * every route the app serves is described here and that examples decode.
  */
+import { MAX_CONTENT_TYPE_PART } from '../triggers/codecs';
+
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
+const CONTENT_TYPE_PART = { type: 'string', minLength: 1, maxLength: MAX_CONTENT_TYPE_PART };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
@@ -24,7 +27,7 @@ const triggerFields = {
   config_signals: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['signal'],
     properties: { signal: { enum: ['pre_save', 'post_save', 'pre_delete', 'post_delete'] } } } },
   content_types: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false,
-    required: ['app_label', 'model_name'], properties: { app_label: { type: 'string', minLength: 1 }, model_name: { type: 'string', minLength: 1 } } } },
+    required: ['app_label', 'model_name'], properties: { app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART } } },
   webhooks: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
     url: { type: 'string', format: 'uri', maxLength: 2048 },
     http_method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], description: 'Case-insensitive on input' },
@@ -62,7 +65,7 @@ export const openApiDocument = {
       Signal: { type: 'object', additionalProperties: false, required: ['signal', 'app_label', 'model_name', 'instance'], properties: {
         id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$', description: 'Client-chosen; makes emission idempotent. Default: a new UUIDv7' },
         signal: { enum: ['pre_save', 'post_save', 'pre_delete', 'post_delete'] },
-        app_label: { type: 'string', minLength: 1 }, model_name: { type: 'string', minLength: 1 },
+        app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART,
         instance: { type: 'object', description: 'The instance\'s attributes, read by {{ instance.… }}' },
         occurred_at: { type: 'string', format: 'date-time' } } },
       SignalAccepted: { type: 'object', required: ['id', 'workflow_id', 'duplicate'], properties: {

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
-import { closed, checked, described, NonEmptyString } from '../validation/closed';
-import { SignalName } from '../triggers/codecs';
+import { closed, checked, described } from '../validation/closed';
+import { ContentTypePart, SignalName } from '../triggers/codecs';
 
 export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
@@ -15,7 +15,7 @@ const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 
   (s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : 'must be an RFC 3339 timestamp'));
 
 export const SignalInput = closed('Signal',
-  { signal: SignalName, app_label: NonEmptyString, model_name: NonEmptyString, instance: Instance },
+  { signal: SignalName, app_label: ContentTypePart, model_name: ContentTypePart, instance: Instance },
   { id: SignalId, occurred_at: Timestamp });
 export type SignalInput = t.TypeOf<typeof SignalInput>;
 

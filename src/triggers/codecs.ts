@@ -8,6 +8,8 @@ export type SignalName = (typeof SIGNALS)[number];
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const MAX_URL_LENGTH = 2048;
+/** Django's limit for `ContentType.app_label` and `.model`; keeps dispatch search attributes small. */
+export const MAX_CONTENT_TYPE_PART = 100;
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -39,6 +41,10 @@ export interface TriggerDefinition {
 export interface TriggerInput { id?: string; definition: TriggerDefinition }
 
 export const READ_ONLY_FIELDS = ['id', 'version', 'created_at', 'updated_at'] as const;
+
+/** An `app_label` or `model_name`, in triggers and in signals alike. */
+export const ContentTypePart = checked(NonEmptyString, 'ContentTypePart',
+  (s) => (s.length > MAX_CONTENT_TYPE_PART ? `must be at most ${MAX_CONTENT_TYPE_PART} characters` : undefined));
 
 export const SignalName = new t.Type<SignalName, SignalName, unknown>('SignalName',
   (u): u is SignalName => SIGNALS.includes(u as SignalName),
@@ -114,7 +120,7 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   const templated = (v: string) => checkExpressions(v, policy.allowedDynamicPaths);
   const ConfigSignal = closed('ConfigSignal', { signal: SignalName }, {});
   const ContentTypeItem = checked(
-    closed('ContentType', { app_label: NonEmptyString, model_name: NonEmptyString }, {}),
+    closed('ContentType', { app_label: ContentTypePart, model_name: ContentTypePart }, {}),
     'ContentType',
     (ct) => (policy.allowedContentTypes === undefined
       || policy.allowedContentTypes.has(contentTypeKey(ct.app_label, ct.model_name))

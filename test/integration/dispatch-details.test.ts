@@ -114,6 +114,30 @@ test('a receiver that always fails: every attempt of the retry policy runs, then
   expect(rx.on('/broken')).toHaveLength(TEST_RETRY.max_attempts);
 });
 
+test('a signal matching 60 triggers: every one delivers, and the dispatch is findable by the trigger ids that fit', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i++) ids.push((await trigger('crowded', { webhooks: [{ url: rx.url(`/crowded/${i}`), http_method: 'POST' }] })).id);
+  const s = await emit('crowded');
+  const done = await waitForDispatch(h.app, s.id);
+  expect(done.triggers).toHaveLength(60);
+  expect(done.actions.filter((a: { state: string }) => a.state === 'delivered')).toHaveLength(60);
+  for (let i = 0; i < 60; i++) expect(rx.on(`/crowded/${i}`)).toHaveLength(1);
+  // 60 ids exceed Temporal's 2 KB search attribute limit: the first 51 are searchable.
+  const searchable = async (id: string) => {
+    const found: string[] = [];
+    for await (const w of h.client.workflow.list({ query: `TriggerIds = '${id}'` })) found.push(w.workflowId);
+    return found;
+  };
+  const sorted = [...ids].sort(); // matching returns triggers in id order
+  let first: string[] = [];
+  for (let i = 0; i < 50 && first.length === 0; i++) {
+    first = await searchable(sorted[0]!);
+    if (first.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(first).toEqual([s.workflow_id]);
+  expect(await searchable(sorted[59]!)).toEqual([]);
+});
+
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
   const bad = await request(h.app).post('/api/signals').send({ signal: 'saved', app_label: '', instance: [1], id: 'has space', extra: 1 }).expect(400);
   expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['app_label', 'extra', 'id', 'instance', 'model_name', 'signal']);
@@ -122,6 +146,9 @@ test('signal bodies are validated with field paths; an array gets an array back;
     { signal: 'post_delete', app_label: 'shop', model_name: 'none', instance: {}, id: 'fixed-id-1' }]).expect(202);
   expect(many.body).toHaveLength(2);
   expect(many.body[1]).toMatchObject({ id: 'fixed-id-1', workflow_id: 'signal-fixed-id-1' });
+  // Longer than Django allows (100): a 400 naming the field, not a start that Temporal refuses.
+  const long = await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'a'.repeat(101), model_name: 'm', instance: {} }).expect(400);
+  expect(long.body.errors).toEqual([{ path: 'app_label', message: 'must be at most 100 characters' }]);
   const inArray = await request(h.app).post('/api/signals').send([{ signal: 'post_save' }]).expect(400);
   expect(inArray.body.errors[0].path).toMatch(/^\[0\]\./);
   await request(h.app).post('/api/signals').send([]).expect(400);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
 import { Logger, silentLogger } from '../../src/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
@@ -16,7 +17,15 @@ const captureRuntimeLogs = () => {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN', (entry) => { sdkLogLines.push(`${entry.message} ${JSON.stringify(entry.meta ?? {}, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`); }) });
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => {
+        const line = `${entry.message} ${JSON.stringify(entry.meta ?? {}, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`;
+        sdkLogLines.push(line);
+        // To read them after a run: AT_TEST_SDK_LOG=<file> npx jest
+        if (process.env.AT_TEST_SDK_LOG) appendFileSync(process.env.AT_TEST_SDK_LOG, `${new Date().toISOString()} ${expect.getState().testPath ?? ''} ${line}\n`);
+      }),
+      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
+    });
   } catch { /* already installed */ }
 };
 

@@ -33,6 +33,7 @@ test.each([
   ['content_types empty', { content_types: [] }, 'content_types', 'must not be empty'],
   ['empty app_label', { content_types: [{ app_label: ' ', model_name: 'order' }] }, 'content_types[0].app_label', 'must not be empty'],
   ['missing model_name', { content_types: [{ app_label: 'shop' }] }, 'content_types[0].model_name', 'is required'],
+  ['model_name too long', { content_types: [{ app_label: 'shop', model_name: 'o'.repeat(101) }] }, 'content_types[0].model_name', 'at most 100 characters'],
   ['content type not allowed', { content_types: [{ app_label: 'shop', model_name: 'cart' }] }, 'content_types[0]', 'allowed_content_types'],
   ['relative url', { webhooks: [{ url: '/hook', http_method: 'POST' }] }, 'webhooks[0].url', 'absolute http(s)'],
   ['ftp url', { webhooks: [{ url: 'ftp://hooks.example.com/', http_method: 'POST' }] }, 'webhooks[0].url', 'absolute http(s)'],
