@@ -10,7 +10,9 @@ export interface Running { url: string; child: ChildProcess; output(): string; s
 
 /** Starts the service as its own process (as in production) and waits until it listens. */
 export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all'): Promise<Running> => new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts'), `--role=${role}`], {
+  // BENCH_CPU_PROF_DIR=<dir>: the service writes V8 CPU profiles there (one per thread) when it stops.
+  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts'), `--role=${role}`], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
