@@ -90,7 +90,7 @@ export const benchDispatch = async () => {
     await drained(temporal.address);
 
     // Latency from acceptance (202) to receipt at steady rates: below capacity, and the target's 50/s.
-    const paced: Array<{ rate: number; p50: number; p99: number; received: number; sent: number }> = [];
+    const paced: Array<{ rate: number; p50: number; p90: number; p99: number; max: number; received: number; sent: number }> = [];
     for (const rate of RATES) {
       const model = `paced${rate}`;
       await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
@@ -108,7 +108,7 @@ export const benchDispatch = async () => {
       await Promise.all(sends);
       await rx.waitFor(() => rx.on(`/${model}`).length >= count, 120_000).catch(() => undefined);
       const latencies = rx.on(`/${model}`).map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
-      paced.push({ rate, p50: pct(latencies, 50), p99: pct(latencies, 99), received: latencies.length, sent: count });
+      paced.push({ rate, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: Math.max(...latencies), received: latencies.length, sent: count });
       await drained(temporal.address);
     }
 
@@ -135,7 +135,7 @@ export const benchDispatch = async () => {
     console.log(`| (c) sustained deliveries/s over ${SUSTAIN_S} s, one webhook per trigger | ${c.toFixed(0)} | ${(c / a).toFixed(2)} × (a) (target ≥ 0.50) |`);
     console.log(`| (d) raw undici requests/s to the same receiver | ${d.toFixed(0)} | ${(c / d).toFixed(3)} = (c)/(d) |`);
     for (const p of paced) {
-      console.log(`| accept→receipt at ${p.rate} signals/s: p50 / p99 ms (${p.received}/${p.sent} received) | ${p.p50} / ${p.p99} | targets 100 / 500 |`);
+      console.log(`| accept→receipt at ${p.rate} signals/s: p50 / p99 ms (${p.received}/${p.sent} received; p90 ${p.p90}, max ${p.max}) | ${p.p50} / ${p.p99} | targets 100 / 500 |`);
     }
   } finally {
     await service.stop();

@@ -13,6 +13,7 @@ import { buildTriggerInputCodec } from './triggers/codecs';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
+import { planDispatch } from './dispatch/plan';
 import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
@@ -58,7 +59,9 @@ export const start = async (log: Logger, role: Role = 'all') => {
   const connection = await NativeConnection.connect({ address: temporal.address });
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
+  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
+    eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
+  });
   const worker = role === 'api' ? undefined : await startWorker({ config, connection, store, readModel, log, env: process.env });
   let server: Server | undefined;
   let port = config.port;

@@ -65,6 +65,7 @@ export const startWorker = async (deps: WorkerDeps) => {
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
+    maxConcurrentWorkflowTaskExecutions: 200,
   });
   const running = worker.run();
   deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue });

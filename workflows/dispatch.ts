@@ -7,6 +7,7 @@ import type { Activities } from '../activities';
 import type {
   ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
 } from '../src/dispatch/types';
+import { searchableTriggerIds } from '../src/dispatch/types';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 export const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttributeType.KEYWORD_LIST);
@@ -16,8 +17,8 @@ export const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttribute
 const REPORT_GRACE_SECS = 1;
 
 /**
- * Finding the matching triggers is a quick read of the worker's own read model: a local
- * activity (no round trip through the server), retried until it works.
+ * Matching for dispatches started before the API planned them: a quick read of the worker's
+ * own read model, as a local activity (no round trip through the server), retried until it works.
  */
 const { planActions } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -68,13 +69,13 @@ const delivered = (outcome: ActionOutcome, receipt: DeliveryReceipt) =>
 const failed = (outcome: ActionOutcome, f: Failed, state: ActionOutcome['state']) =>
   Object.assign(outcome, { state, attempts: f.details?.attempt ?? outcome.attempts, statusCode: f.details?.statusCode, lastError: f.message });
 
-const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome) => {
+const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
   const attempt: Attempt = (activities, attemptsBefore) => {
     const args = { plan, signal: input.signal, retry: input.retry, attemptsBefore };
     return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
   };
   let attemptsBefore = 0;
-  if (patched(LOCAL_FIRST_ATTEMPT)) {
+  if (localFirst) {
     try {
       delivered(outcome, await attempt(firstAttempt(plan), 0));
       return;
@@ -99,35 +100,24 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
   }
 };
 
-/** Temporal refuses a search attribute value over 2 KB (as JSON), failing the workflow task. */
-const SEARCH_ATTRIBUTE_BYTES = 2000;
-
-/** The trigger ids that fit the limit, first matched first; the history records them all. */
-export const searchableTriggerIds = (ids: string[]): string[] => {
-  let bytes = 2; // the brackets
-  const fitting: string[] = [];
-  for (const id of ids) {
-    bytes += id.length + 3; // quotes and comma
-    if (bytes > SEARCH_ATTRIBUTE_BYTES) break;
-    fitting.push(id);
-  }
-  return fitting;
-};
-
 /**
- * One workflow per accepted signal (id `signal-<signal id>`): find the active triggers that
- * match, then run every action concurrently, each its own activity with its own time-out and
- * retries. A failing action never stops the others; the result lists every outcome.
+ * One workflow per accepted signal (id `signal-<signal id>`): the matching triggers (planned by
+ * the API at acceptance and recorded in the input), then every action concurrently, each its
+ * own activity with its own time-out and retries. A failing action never stops the others;
+ * the result lists every outcome.
  */
 export async function dispatchSignal(input: DispatchInput): Promise<DispatchStatus> {
   const status: DispatchStatus = { signalId: input.signal.id, state: 'matching', triggers: [], actions: [] };
   setHandler(statusQuery, () => status);
-  const plan = await planActions(input.signal);
+  // Dispatches started before the API planned them ask the worker's read model, as they did.
+  const plan = input.plan ?? await planActions(input.signal);
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
-  if (plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers.map((t) => t.triggerId)) }]);
+  if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers.map((t) => t.triggerId)) }]);
+  // Planned dispatches always try locally first; older ones do since this patch.
+  const localFirst = input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT);
   status.state = 'running';
-  await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!)));
+  await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
   status.state = 'completed';
   return status;
 }

@@ -23,7 +23,15 @@ export interface RetrySettings {
 export interface DispatchInput {
   signal: SignalEnvelope;
   retry: RetrySettings;
+  /**
+   * The matching triggers and their actions, found by the API when it accepted the signal.
+   * Absent in dispatches started before the API planned them: the workflow then asks the
+   * planActions local activity.
+   */
+  plan?: DispatchPlan;
 }
+
+export interface DispatchPlan { triggers: MatchedTrigger[]; actions: ActionPlan[] }
 
 export type ActionKind = 'webhook' | 'broker';
 
@@ -81,3 +89,18 @@ export interface FailureDetails {
 export const workflowIdOf = (signalId: string) => `signal-${signalId}`;
 export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>
   `${signalId}.${triggerId}.${kind === 'webhook' ? 'w' : 'q'}${index}`;
+
+/** Temporal refuses a search attribute value over 2 KB (as JSON), failing the workflow task. */
+const SEARCH_ATTRIBUTE_BYTES = 2000;
+
+/** The trigger ids that fit the limit, first matched first; the history records them all. */
+export const searchableTriggerIds = (ids: string[]): string[] => {
+  let bytes = 2; // the brackets
+  const fitting: string[] = [];
+  for (const id of ids) {
+    bytes += id.length + 3; // quotes and comma
+    if (bytes > SEARCH_ATTRIBUTE_BYTES) break;
+    fitting.push(id);
+  }
+  return fitting;
+};

@@ -1,10 +1,11 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
-import { workflowIdOf } from '../dispatch/types';
+import type { ActionOutcome, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
+import { searchableTriggerIds, workflowIdOf } from '../dispatch/types';
 
 const SignalName = defineSearchAttributeKey('SignalName', SearchAttributeType.KEYWORD);
 const ContentType = defineSearchAttributeKey('ContentType', SearchAttributeType.KEYWORD);
+const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttributeType.KEYWORD_LIST);
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it. */
 export interface DispatchView {
@@ -49,18 +50,27 @@ const viewOf = (signalId: string, state: string, status: DispatchStatus | undefi
   }),
 });
 
-export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: { eagerStart?: boolean } = {}): DispatchClient => ({
+export interface DispatchClientOptions {
+  eagerStart?: boolean;
+  /** Finds the matching triggers and actions (the API's read model); the workflow records them. */
+  plan: (signal: SignalEnvelope) => DispatchPlan;
+}
+
+export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions): DispatchClient => ({
   start: async (signal) => {
     const workflowId = workflowIdOf(signal.id);
+    const plan = options.plan(signal);
+    const triggerIds = searchableTriggerIds(plan.triggers.map((t) => t.triggerId));
     try {
       await client.workflow.start('dispatchSignal', {
-        taskQueue, workflowId, args: [{ signal, retry }],
+        taskQueue, workflowId, args: [{ signal, retry, plan }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
         requestEagerStart: options.eagerStart ?? false,
         typedSearchAttributes: [
           { key: SignalName, value: signal.signal },
           { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },
+          ...(triggerIds.length > 0 ? [{ key: TriggerIds, value: triggerIds }] : []),
         ],
       });
       return { workflowId, duplicate: false };

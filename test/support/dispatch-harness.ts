@@ -5,6 +5,7 @@ import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime } f
 import { configFrom, retrySettingsOf } from '../../src/config';
 import { Logger, silentLogger } from '../../src/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
+import { planDispatch } from '../../src/dispatch/plan';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { startWorker } from '../../src/worker';
 import { startTestApp, tempDir } from './test-app';
@@ -44,7 +45,10 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false });
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), {
+    eagerStart: options.worker !== false,
+    plan: (signal) => planDispatch(t.readModel, config.limits.defaultTimeoutSecs, signal), // t is set before any signal
+  });
   const dir = tempDir();
   const t = await startTestApp(configFile, dir, dispatch);
   const worker = options.worker === false ? undefined : await startWorker({
