@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import request from 'supertest';
+import { retrySettingsOf } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
@@ -136,6 +137,17 @@ test('a signal matching 60 triggers: every one delivers, and the dispatch is fin
   }
   expect(first).toEqual([s.workflow_id]);
   expect(await searchable(sorted[59]!)).toEqual([]);
+});
+
+test('a dispatch started without a plan (as before the API planned them) matches on the worker and delivers', async () => {
+  await trigger('legacy', { webhooks: [{ url: rx.url('/legacy'), http_method: 'POST' }] });
+  const id = `legacy-${Date.now()}`;
+  const signal = { id, signal: 'post_save', app_label: 'shop', model_name: 'legacy', instance: { id: 1 }, occurred_at: new Date().toISOString() };
+  await h.client.workflow.start('dispatchSignal', { taskQueue: h.taskQueue, workflowId: `signal-${id}`, args: [{ signal, retry: retrySettingsOf(h.config) }] });
+  const done = await waitForDispatch(h.app, id);
+  expect(done.triggers).toHaveLength(1);
+  expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 1 });
+  expect(rx.on('/legacy')).toHaveLength(1);
 });
 
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
