@@ -16,9 +16,10 @@ export interface SignalDeps {
 }
 
 /**
- * POST /api/signals: one signal or an array. Each is accepted once its workflow has started
- * (202); the same id again starts nothing new. If Temporal cannot be reached, nothing is
- * accepted (503) and the caller retries with the same ids.
+ * POST /api/signals: one signal or an array. Each is matched against the active triggers and
+ * accepted once its workflow has started with that plan (202); the same id again starts
+ * nothing new. If Temporal cannot be reached, nothing is accepted (503) and the caller
+ * retries with the same ids.
  */
 const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const decoded = SignalBatch.decode(req.body);
