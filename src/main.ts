@@ -39,8 +39,7 @@ const temporalAddress = async (config: Config, log: Logger) => {
 };
 
 /** Composition root: config → adapters → projection → Temporal → worker and/or API. */
-export const start = async (log: Logger, role: Role = 'all') => {
-  const config = loadConfig();
+export const start = async (log: Logger, role: Role = 'all', config: Config = loadConfig()) => {
   installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel);
   const apiKeys = config.file.api_keys ?? [];
   let host = config.host;
@@ -99,8 +98,8 @@ const roleOf = (argv: string[]): Role => {
   return arg;
 };
 
-const runProcess = (log: Logger, role: Role) => {
-  Promise.resolve().then(() => start(log, role)).then(({ stop }) => {
+const runProcess = (log: Logger, role: Role, config: Config) => {
+  Promise.resolve().then(() => start(log, role, config)).then(({ stop }) => {
     let stopping = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
@@ -121,11 +120,12 @@ if (require.main === module) {
   const log = createLogger((process.env.LOG_LEVEL as 'info') ?? 'info');
   try {
     const role = roleOf(process.argv);
+    const config = loadConfig();
     // A process the cluster primary forked is one of the API processes itself.
-    const processes = cluster.isWorker ? 1 : loadConfig().apiProcesses;
+    const processes = cluster.isWorker ? 1 : config.apiProcesses;
     if (processes > 1 && role !== 'api') throw new ConfigError([{ path: 'env.API_PROCESSES', message: 'more than 1 needs --role=api' }]);
     if (processes > 1) runApiCluster(processes, log, __filename);
-    else runProcess(log, role);
+    else runProcess(log, role, config);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`${e.message}\n`);

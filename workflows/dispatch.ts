@@ -2,15 +2,13 @@ import {
   ActivityFailure, ApplicationFailure, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type {
   ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
 } from '../src/dispatch/types';
-import { searchableTriggerIds } from '../src/dispatch/types';
+import { searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
-export const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttributeType.KEYWORD_LIST);
 
 /** Extra time Temporal allows an attempt beyond `timeout_secs`, so the activity (which cuts the
  * request at `timeout_secs`) can report why; Temporal's own timeout covers a dead worker. */
@@ -113,7 +111,7 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   const plan = input.plan ?? await planActions(input.signal);
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
-  if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers.map((t) => t.triggerId)) }]);
+  if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers) }]);
   // Planned dispatches always try locally first; older ones do since this patch.
   const localFirst = input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT);
   status.state = 'running';

@@ -89,18 +89,3 @@ export interface FailureDetails {
 export const workflowIdOf = (signalId: string) => `signal-${signalId}`;
 export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>
   `${signalId}.${triggerId}.${kind === 'webhook' ? 'w' : 'q'}${index}`;
-
-/** Temporal refuses a search attribute value over 2 KB (as JSON), failing the workflow task. */
-const SEARCH_ATTRIBUTE_BYTES = 2000;
-
-/** The trigger ids that fit the limit, first matched first; the history records them all. */
-export const searchableTriggerIds = (ids: string[]): string[] => {
-  let bytes = 2; // the brackets
-  const fitting: string[] = [];
-  for (const id of ids) {
-    bytes += id.length + 3; // quotes and comma
-    if (bytes > SEARCH_ATTRIBUTE_BYTES) break;
-    fitting.push(id);
-  }
-  return fitting;
-};

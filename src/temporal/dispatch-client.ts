@@ -1,11 +1,8 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ActionOutcome, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
-import { searchableTriggerIds, workflowIdOf } from '../dispatch/types';
-
-const SignalName = defineSearchAttributeKey('SignalName', SearchAttributeType.KEYWORD);
-const ContentType = defineSearchAttributeKey('ContentType', SearchAttributeType.KEYWORD);
-const TriggerIds = defineSearchAttributeKey('TriggerIds', SearchAttributeType.KEYWORD_LIST);
+import { workflowIdOf } from '../dispatch/types';
+import { ContentType, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it. */
 export interface DispatchView {
@@ -60,7 +57,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
   start: async (signal) => {
     const workflowId = workflowIdOf(signal.id);
     const plan = options.plan(signal);
-    const triggerIds = searchableTriggerIds(plan.triggers.map((t) => t.triggerId));
+    const triggerIds = searchableTriggerIds(plan.triggers);
     try {
       await client.workflow.start('dispatchSignal', {
         taskQueue, workflowId, args: [{ signal, retry, plan }],

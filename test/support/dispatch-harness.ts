@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
-import { Logger, silentLogger } from '../../src/logger';
+import { createLogger, Logger, silentLogger } from '../../src/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
 import { planDispatch } from '../../src/dispatch/plan';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
-import { startWorker } from '../../src/worker';
+import { installSdkLogging, startWorker } from '../../src/worker';
 import { startTestApp, tempDir } from './test-app';
 import { testServers } from './servers';
 
@@ -17,17 +17,11 @@ let runtimeInstalled = false;
 const captureRuntimeLogs = () => {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  try {
-    Runtime.install({
-      logger: new DefaultLogger('WARN', (entry) => {
-        const line = `${entry.message} ${JSON.stringify(entry.meta ?? {}, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`;
-        sdkLogLines.push(line);
-        // To read them after a run: AT_TEST_SDK_LOG=<file> npx jest
-        if (process.env.AT_TEST_SDK_LOG) appendFileSync(process.env.AT_TEST_SDK_LOG, `${new Date().toISOString()} ${expect.getState().testPath ?? ''} ${line}\n`);
-      }),
-      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) } },
-    });
-  } catch { /* already installed */ }
+  installSdkLogging(createLogger('warn', (line) => {
+    sdkLogLines.push(line);
+    // To read them after a run: AT_TEST_SDK_LOG=<file> npx jest
+    if (process.env.AT_TEST_SDK_LOG) appendFileSync(process.env.AT_TEST_SDK_LOG, `${expect.getState().testPath ?? ''} ${line}`);
+  }), 'warn');
 };
 
 /** Fast retries for tests: 0.2 s doubling to 1 s. */
