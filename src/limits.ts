@@ -1,0 +1,34 @@
+/**
+ * Every bound one request, trigger or signal can reach, in one place. Each protects the
+ * service from one bad input: a stack overflow, a workflow over Temporal's 2 MB payload
+ * limit, a response of hundreds of megabytes. README § Limits documents them.
+ */
+
+/** Nesting depth of any JSON request body (objects and arrays), checked right after parsing. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Object keys refused anywhere in a request body: they reach prototypes, never data. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A trigger's definition, as JSON text. */
+export const MAX_TRIGGER_BYTES = 256 * 1024;
+export const MAX_WEBHOOKS_PER_TRIGGER = 100;
+export const MAX_QUEUES_PER_TRIGGER = 100;
+
+/** One signal (its JSON text, instance included): it is part of its workflow's input. */
+export const MAX_SIGNAL_BYTES = 256 * 1024;
+
+/**
+ * Actions one signal may start. Each action's outcome is in the workflow's state and result,
+ * which Temporal caps at 2 MB: 500 outcomes with their bounded texts stay well below.
+ */
+export const MAX_ACTIONS_PER_DISPATCH = 500;
+/** Render warnings kept per action, and the length of each kept text. */
+export const MAX_WARNINGS_PER_ACTION = 5;
+export const MAX_OUTCOME_TEXT = 300;
+
+/** A page of `GET /api/action-triggers` stops before this many bytes (always at least one item). */
+export const MAX_LIST_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** How long a write waits for its read model before answering 503 "stored, not yet readable". */
+export const READ_MODEL_WAIT_MS = 5000;
