@@ -6,6 +6,7 @@ import { definitionAt } from './definition-at';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues } from './render';
 import { backoffMs } from './retry';
+import { boundText } from '../src/dispatch/bounds';
 
 /**
  * What every action activity receives from the workflow: references, the signal, the retry
@@ -22,13 +23,15 @@ export interface ActionDeps {
 }
 
 /** An activity failure carrying attempt and status for the dispatch status; its message holds no secrets. */
-export const failure = (message: string, type: string, details: FailureDetails, retryable: boolean, delayMs?: number) =>
-  retryable
+export const failure = (text: string, type: string, details: FailureDetails, retryable: boolean, delayMs?: number) => {
+  const message = boundText(text);
+  return retryable
     ? ApplicationFailure.create({
       message, type, details: [delayMs === undefined ? details : { ...details, retryDelayMs: delayMs }],
       ...(delayMs === undefined ? {} : { nextRetryDelay: delayMs }),
     })
     : ApplicationFailure.create({ message, type, details: [details], nonRetryable: true });
+};
 
 /**
  * The definition at the recorded version and the dynamic values its action uses. `pick`

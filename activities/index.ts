@@ -8,6 +8,8 @@ import { DynamicValueSource } from './dynamic-values';
 import { createPlanActions } from './plan';
 import { RabbitPublisher } from './rabbitmq';
 import { createDeliverWebhook } from './webhook';
+import type { DeliveryReceipt } from '../src/dispatch/types';
+import { boundWarnings } from '../src/dispatch/bounds';
 
 export interface ActivityDeps {
   readonly config: Config;
@@ -19,17 +21,23 @@ export interface ActivityDeps {
   readonly log: Logger;
 }
 
+/** An activity's result stays small whatever the trigger renders (see src/dispatch/bounds.ts). */
+const bounded = <A>(deliver: (args: A) => Promise<DeliveryReceipt>) => async (args: A): Promise<DeliveryReceipt> => {
+  const receipt = await deliver(args);
+  return { ...receipt, warnings: boundWarnings(receipt.warnings) };
+};
+
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps) => ({
   planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
-  deliverWebhook: createDeliverWebhook({
+  deliverWebhook: bounded(createDeliverWebhook({
     store: deps.store, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
     signingSecret: deps.config.file.signing_secret, allowPrivateTargets: deps.config.file.allow_private_targets ?? false,
     userAgent: 'action-triggers/0.1 (+webhook)',
-  }),
-  publishToBroker: createPublishToBroker({
+  })),
+  publishToBroker: bounded(createPublishToBroker({
     store: deps.store, dynamicValues: deps.dynamicValues, brokers: deps.config.file.brokers ?? {}, rabbit: deps.rabbit, log: deps.log,
-  }),
+  })),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -7,6 +7,7 @@ import type {
   ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
 } from '../src/dispatch/types';
 import { searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
+import { boundText, boundWarnings } from '../src/dispatch/bounds';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -38,11 +39,8 @@ const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore
 });
 
 /**
- * The first attempt of every action runs as a local activity: in the worker, recorded as one
- * marker, with no task round trip through the server. Most deliveries succeed first time, so
- * this halves the server's work per dispatch. A worker that dies mid-attempt loses nothing:
- * the workflow task times out and the attempt runs again (same delivery id, so receivers
- * deduplicate). Retries then run as a regular activity under the retry policy.
+ * Dispatches started before NO_LOCAL_ATTEMPTS ran the first attempt of every action as a local
+ * activity. Their replay still does; new dispatches never do (see runAction).
  */
 const firstAttempt = (plan: ActionPlan) => proxyLocalActivities<Activities>({
   startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
@@ -50,6 +48,13 @@ const firstAttempt = (plan: ActionPlan) => proxyLocalActivities<Activities>({
 });
 
 const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
+/**
+ * A local activity's result becomes durable only when its workflow task completes: a task that
+ * times out (many first attempts in one task on a busy worker) or fails (a result over
+ * Temporal's limits) ran every first attempt again, re-sending delivered webhooks. Since this
+ * patch every attempt is a regular activity, whose completion the server records on its own.
+ */
+const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
 type Attempt = (activities: Pick<Activities, 'deliverWebhook' | 'publishToBroker'>, attemptsBefore: number) => Promise<DeliveryReceipt>;
 
@@ -62,10 +67,10 @@ const failedOf = (err: unknown): Failed => {
 };
 
 const delivered = (outcome: ActionOutcome, receipt: DeliveryReceipt) =>
-  Object.assign(outcome, { state: 'delivered', attempts: receipt.attempt, statusCode: receipt.statusCode, warnings: receipt.warnings, lastError: undefined });
+  Object.assign(outcome, { state: 'delivered', attempts: receipt.attempt, statusCode: receipt.statusCode, warnings: boundWarnings(receipt.warnings), lastError: undefined });
 
 const failed = (outcome: ActionOutcome, f: Failed, state: ActionOutcome['state']) =>
-  Object.assign(outcome, { state, attempts: f.details?.attempt ?? outcome.attempts, statusCode: f.details?.statusCode, lastError: f.message });
+  Object.assign(outcome, { state, attempts: f.details?.attempt ?? outcome.attempts, statusCode: f.details?.statusCode, lastError: boundText(f.message) });
 
 const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
   const attempt: Attempt = (activities, attemptsBefore) => {
@@ -112,8 +117,8 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
   if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers) }]);
-  // Planned dispatches always try locally first; older ones do since this patch.
-  const localFirst = input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT);
+  // Older dispatches try locally first: planned ones always, unplanned ones since that patch.
+  const localFirst = !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
   status.state = 'running';
   await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
   status.state = 'completed';

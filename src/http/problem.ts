@@ -9,11 +9,13 @@ export interface Problem {
   status: number;
   detail?: string;
   errors?: FieldError[];
+  /** Extension members (RFC 9457 §3.2), e.g. which signals of a batch were accepted. */
+  [extension: string]: unknown;
 }
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type',
+  409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 

@@ -7,6 +7,7 @@ import { mount } from '../http/mount';
 import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
+import { overfullPlans, oversizeSignals } from './accept';
 
 export interface SignalDeps {
   /** Absent when this process runs without Temporal: signal endpoints answer 503. */
@@ -16,30 +17,41 @@ export interface SignalDeps {
 }
 
 /**
- * POST /api/signals: one signal or an array. Each is matched against the active triggers and
- * accepted once its workflow has started with that plan (202); the same id again starts
- * nothing new. If Temporal cannot be reached, nothing is accepted (503) and the caller
- * retries with the same ids.
+ * POST /api/signals: one signal or an array. The whole request is checked first (fields, sizes,
+ * how many actions each signal matches): any bad item and nothing starts, and the answer names
+ * each bad item. Then each signal's workflow starts with its plan (202); the same id again
+ * starts nothing new. If Temporal fails part-way, the answer (503) lists which ids started:
+ * retrying the same request with the same ids completes it without a second dispatch.
  */
 const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const decoded = SignalBatch.decode(req.body);
   if (decoded._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(decoded.left)));
   if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
   const dispatch = deps.dispatch;
+  const isBatch = Array.isArray(req.body);
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
     id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
     instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
   }));
-  try {
-    const started = await Promise.all(envelopes.map(async (e) => {
-      const { workflowId, duplicate } = await dispatch.start(e);
-      return { id: e.id, workflow_id: workflowId, duplicate };
-    }));
-    res.status(202).json(Array.isArray(req.body) ? started : started[0]);
-  } catch (e) {
-    deps.log.error('could not start dispatch', { error: String(e) });
-    sendProblem(res, problem(503, 'the dispatch service is unavailable; retry with the same signal ids'));
+  const oversize = oversizeSignals(envelopes, isBatch);
+  if (oversize.length > 0) return sendProblem(res, invalid(oversize));
+  const plans = envelopes.map((e) => dispatch.plan(e));
+  const overfull = overfullPlans(plans, isBatch);
+  if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
+  const outcomes = await Promise.allSettled(envelopes.map((e, i) => dispatch.start(e, plans[i]!)));
+  const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ i, reason: o.reason as unknown }] : []));
+  if (failed.length > 0) {
+    deps.log.error('could not start dispatch', { failed: failed.length, of: envelopes.length, error: String(failed[0]!.reason) });
+    return sendProblem(res, {
+      ...problem(503, `the dispatch service is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
+      signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.status === 'fulfilled' })),
+    });
   }
+  const started = outcomes.map((o, i) => {
+    const { workflowId, duplicate } = (o as PromiseFulfilledResult<{ workflowId: string; duplicate: boolean }>).value;
+    return { id: envelopes[i]!.id, workflow_id: workflowId, duplicate };
+  });
+  res.status(202).json(isBatch ? started : started[0]);
 };
 
 const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {

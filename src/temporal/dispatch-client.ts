@@ -17,8 +17,10 @@ export interface DispatchView {
 }
 
 export interface DispatchClient {
-  /** Starts the signal's workflow; the same signal id never starts a second one. */
-  start(signal: SignalEnvelope): Promise<{ workflowId: string; duplicate: boolean }>;
+  /** The matching triggers and their actions, from the API's read model. */
+  plan(signal: SignalEnvelope): DispatchPlan;
+  /** Starts the signal's workflow with its plan; the same signal id never starts a second one. */
+  start(signal: SignalEnvelope, plan: DispatchPlan): Promise<{ workflowId: string; duplicate: boolean }>;
   status(signalId: string): Promise<DispatchView | undefined>;
   reachable(): Promise<boolean>;
 }
@@ -54,9 +56,9 @@ export interface DispatchClientOptions {
 }
 
 export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions): DispatchClient => ({
-  start: async (signal) => {
+  plan: options.plan,
+  start: async (signal, plan) => {
     const workflowId = workflowIdOf(signal.id);
-    const plan = options.plan(signal);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
       await client.workflow.start('dispatchSignal', {

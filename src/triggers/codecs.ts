@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../validation/closed';
 import { checkExpressions } from '../templates/expressions';
 import { contentTypeKey, TriggerPolicy } from './policy';
+import { MAX_QUEUES_PER_TRIGGER, MAX_TRIGGER_BYTES, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'] as const;
 export type SignalName = (typeof SIGNALS)[number];
@@ -115,6 +116,16 @@ const uniqueSignals = (item: t.Type<{ signal: SignalName }, { signal: SignalName
       return errors.length > 0 ? t.failures(errors) : result;
     }, t.identity);
 
+const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '');
+
+/** A definition over MAX_TRIGGER_BYTES, named by its largest field (each attempt reads it back). */
+const sizeProblem = (d: TriggerDefinition) => {
+  const total = bytesOf(d);
+  if (total <= MAX_TRIGGER_BYTES) return undefined;
+  const [field, value] = Object.entries(d).reduce((a, b) => (bytesOf(b[1]) > bytesOf(a[1]) ? b : a));
+  return { field, value: value as unknown, message: `makes the trigger ${total} bytes as JSON; at most ${MAX_TRIGGER_BYTES}` };
+};
+
 /** The codec of a trigger request body, checking everything the config constrains. */
 export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   const templated = (v: string) => checkExpressions(v, policy.allowedDynamicPaths);
@@ -141,7 +152,7 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   const Body = closed('Trigger',
     { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
       active: described(t.boolean, 'must be true or false') },
-    { webhooks: arrayOf(WebhookItem), msg_broker_queues: arrayOf(QueueItem),
+    { webhooks: arrayOf(WebhookItem, 0, MAX_WEBHOOKS_PER_TRIGGER), msg_broker_queues: arrayOf(QueueItem, 0, MAX_QUEUES_PER_TRIGGER),
       payload: templatedJson(policy.allowedDynamicPaths), id: described(t.string, 'must be a string') },
     { ignored: READ_ONLY_FIELDS.filter((f) => f !== 'id') });
   return new t.Type<TriggerInput, TriggerInput, unknown>('TriggerInput', (_u): _u is TriggerInput => true,
@@ -153,6 +164,8 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
         ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
         ...(payload === undefined ? {} : { payload }),
       };
+      const oversize = sizeProblem(definition);
+      if (oversize) return t.failure(oversize.value, t.appendContext(c, oversize.field, t.unknown, oversize.value), oversize.message);
       return t.success(id === undefined ? { definition } : { id, definition });
     }, t.identity);
 };

@@ -68,11 +68,12 @@ export const NonEmptyString = checked(described(t.string, 'must be a string'), '
   (s) => (s.trim() === '' ? 'must not be empty' : undefined));
 
 /** An array codec whose item errors keep their index; `minItems` gives "must not be empty". */
-export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0) =>
+export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0, maxItems = Infinity) =>
   new t.Type<t.TypeOf<C>[], t.TypeOf<C>[], unknown>(`Array<${item.name}>`, (u): u is t.TypeOf<C>[] => Array.isArray(u),
     (u, c) => {
       if (!Array.isArray(u)) return t.failure(u, c, u === undefined ? 'is required' : 'must be an array');
       if (u.length < minItems) return t.failure(u, c, 'must not be empty');
+      if (u.length > maxItems) return t.failure(u, c, `must have at most ${maxItems} items`);
       return t.array(item).validate(u, c);
     }, t.identity);
 
