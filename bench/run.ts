@@ -1,9 +1,10 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
+import { benchFanOut } from './fan-out';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut };
 
 const main = async () => {
   const names = process.argv.slice(2);
