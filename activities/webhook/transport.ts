@@ -24,12 +24,14 @@ export interface WebhookTransport {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A DNS lookup that fails when any answer is not public (an attacker's DNS may mix them). */
-const publicLookup = (hostname: string, options: object, callback: LookupCallback) => {
+type Refuses = (address: string) => boolean;
+
+/** A DNS lookup that fails when any answer is refused (an attacker's DNS may mix public and private). */
+const guardedLookup = (refuses: Refuses) => (hostname: string, options: object, callback: LookupCallback) => {
   if (isLocalhostName(bareHost(hostname))) return callback(new TargetRefused(), []);
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
-    if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) return callback(new TargetRefused(), []);
+    if (addresses.length === 0 || addresses.some((a) => refuses(a.address))) return callback(new TargetRefused(), []);
     if ((options as { all?: boolean }).all === true) return callback(null, addresses);
     callback(null, addresses[0]!.address, addresses[0]!.family);
   });
@@ -37,17 +39,24 @@ const publicLookup = (hostname: string, options: object, callback: LookupCallbac
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+export interface GuardOptions {
+  /** The classifier; tests narrow it to reach a loopback TLS server through the guard. */
+  readonly refuses?: Refuses;
+  readonly tls?: buildConnector.BuildOptions;
+}
+
 /**
  * Dials TCP, then checks the address the socket actually reached before a byte is written (for
  * https, before the TLS handshake): literal hosts in any spelling, DNS names and anything the
  * resolver does all end at this one check.
  */
-const guardedConnector = (): buildConnector.connector => {
-  const tls = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
+export const guardedConnector = ({ refuses = isPrivateAddress, tls: tlsOptions = {} }: GuardOptions = {}): buildConnector.connector => {
+  const tls = buildConnector({ ...tlsOptions, timeout: CONNECT_TIMEOUT_MS });
+  const lookup = guardedLookup(refuses);
   return (opts, callback) => {
     const host = opts.hostname.startsWith('[') ? opts.hostname.slice(1, -1) : opts.hostname;
-    if (isIP(host) && isPrivateAddress(host)) return callback(new TargetRefused(), null);
-    const socket = tcpConnect({ host, port: Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80), lookup: publicLookup });
+    if (isIP(host) && refuses(host)) return callback(new TargetRefused(), null);
+    const socket = tcpConnect({ host, port: Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80), lookup });
     const timer = setTimeout(() => socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     const done = (err: Error | null) => {
       clearTimeout(timer);
@@ -58,7 +67,7 @@ const guardedConnector = (): buildConnector.connector => {
       callback(null, socket);
     };
     socket.once('error', (e) => done(e instanceof TargetRefused || (e as { cause?: unknown }).cause instanceof TargetRefused ? new TargetRefused() : e));
-    socket.once('connect', () => done(socket.remoteAddress !== undefined && !isPrivateAddress(socket.remoteAddress) ? null : new TargetRefused()));
+    socket.once('connect', () => done(socket.remoteAddress !== undefined && !refuses(socket.remoteAddress) ? null : new TargetRefused()));
   };
 };
 
