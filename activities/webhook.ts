@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { Dispatcher, request } from 'undici';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { Logger } from '../src/logger';
+import { renderedHeadersProblem } from '../src/triggers/header-rules';
 import { ActionArgs, attemptOf, loadAction, ActionDeps, failure } from './action';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry';
@@ -34,9 +35,13 @@ export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionAr
   const warnings: string[] = [];
   const rendered = renderBody(definition.payload, signal, plan.triggerId, dynamic);
   const timestamp = Math.floor(Date.now() / 1000);
+  const userHeaders = renderStringMap(webhook.headers, signal.instance, dynamic, warnings);
+  // A value from the instance or a dynamic value may hold CR/LF: the request would never be valid.
+  const headerProblem = renderedHeadersProblem(userHeaders);
+  if (headerProblem) throw failure(headerProblem, 'WebhookHeader', { attempt }, false);
   const headers = mergeHeaders(
     { 'content-type': rendered.contentType, 'user-agent': deps.userAgent },
-    renderStringMap(webhook.headers, signal.instance, dynamic, warnings),
+    userHeaders,
     { 'webhook-id': plan.deliveryId, 'webhook-timestamp': String(timestamp) },
     deps.signingSecret ? { 'webhook-signature': signatureOf(deps.signingSecret, plan.deliveryId, timestamp, rendered.body) } : {},
   );
