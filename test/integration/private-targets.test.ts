@@ -1,31 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import request from 'supertest';
 import { isPrivateAddress } from '../../activities/target-safety';
 import { TARGET_REFUSED } from '../../activities/webhook/transport';
-import { SCHEMA_VERSION, streamOf } from '../../src/triggers/events';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';
+import { storeTrigger } from '../support/store-trigger';
 
 type Harness = Awaited<ReturnType<typeof startDispatchHarness>>;
 
-/**
- * Stores a trigger as an older config (or a config since changed) would have accepted it: the
- * API now refuses these URLs, so only the delivery-time guard stands between them and the network.
- */
-const storeTrigger = async (h: Harness, modelName: string, urls: string[], headers?: Record<string, string>) => {
-  const id = randomUUID();
-  const definition = {
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: modelName }], active: true,
-    webhooks: urls.map((url) => ({ url, http_method: 'POST', ...(headers ? { headers } : {}) })), msg_broker_queues: [],
-  };
-  const { position } = await h.store.append(streamOf(id), [{ type: 'TriggerCreated',
-    data: { schema_version: SCHEMA_VERSION, trigger_id: id, definition },
-    metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() } }], 'no_stream');
-  await h.projection.waitFor(position);
-};
+const storeWebhooks = (h: Harness, modelName: string, urls: string[]) => storeTrigger(h, {
+  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: modelName }],
+  webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
+});
 
 const emit = async (h: Harness, modelName: string, instance: Record<string, unknown> = {}) =>
   (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202)).body.id as string;
@@ -50,7 +38,7 @@ test('with allow_private_targets off, every spelling of a loopback target fails 
     `http://localhost:${port}/name`, `http://LOCALHOST.:${port}/name-dot`, `http://a.b.localhost:${port}/sub`,
     `http://[::1]:${port}/v6-loopback`,
   ];
-  await storeTrigger(h, 'loopback', targets);
+  await storeWebhooks(h, 'loopback', targets);
   const status = await waitForDispatch(h.app, await emit(h, 'loopback'));
   expect(status.actions).toHaveLength(targets.length);
   for (const action of status.actions) {
@@ -65,7 +53,7 @@ test('a DNS name that resolves to loopback is refused the same way, without echo
   // attacker's DNS name would: the answer is checked, then the socket's peer.
   const name = hostname().toUpperCase();
   expect(isPrivateAddress((await lookup(name)).address)).toBe(true);
-  await storeTrigger(h, 'dns', [`http://${name}:${port}/a`]);
+  await storeWebhooks(h, 'dns', [`http://${name}:${port}/a`]);
   const status = await waitForDispatch(h.app, await emit(h, 'dns'));
   for (const action of status.actions) expect([action.state, action.last_error, action.attempts]).toEqual(['failed', TARGET_REFUSED, 1]);
   expect(JSON.stringify(status)).not.toMatch(/127\.0\.0\.1|::1/);
