@@ -50,6 +50,9 @@ export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionAr
   const exchange = params.exchange ?? '';
   const routingKey = params.routing_key ?? params.queue ?? '';
   if (exchange === '' && routingKey === '') throw failure(`broker ${queue.name}: parameters need queue, or exchange and routing_key`, 'BrokerParameters', { attempt }, false);
+  // AMQP short strings: a longer name (perhaps only once rendered) can never be sent, so no retry.
+  const tooLong = (['exchange', 'routing_key', 'queue'] as const).find((k) => Buffer.byteLength(params[k] ?? '') > 255);
+  if (tooLong) throw failure(`broker ${queue.name}: parameters.${tooLong} is longer than 255 bytes (AMQP's limit)`, 'BrokerParameters', { attempt }, false);
   try {
     await deps.rabbit.publish({
       url: amqpUrlOf(conn), exchange, routingKey, queue: params.queue, body: rendered.body,

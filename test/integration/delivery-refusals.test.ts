@@ -46,3 +46,9 @@ test('conn_details a broker does not let triggers set fail the action at deliver
   const status = await waitForDispatch(h.app, await emit('rerouted'));
   expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders does not let triggers set conn_details.url' }));
 });
+
+test('a queue name AMQP cannot carry (over 255 bytes once rendered) fails at once instead of being retried', async () => {
+  await request(h.app).post('/api/action-triggers').send({ ...on('long-queue'), msg_broker_queues: [{ name: 'orders', parameters: { queue: 'q-{{ instance.name }}' } }] }).expect(201);
+  const status = await waitForDispatch(h.app, await emit('long-queue', { name: 'x'.repeat(300) }));
+  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders: parameters.queue is longer than 255 bytes (AMQP\'s limit)' }));
+});
