@@ -63,6 +63,7 @@ export const guardedConnector = ({ refuses = isPrivateAddress, tls: tlsOptions =
       socket.removeAllListeners('connect').removeAllListeners('error');
       if (err) { socket.destroy(); return callback(err, null); }
       socket.setNoDelay(true).setKeepAlive(true, 60_000);
+      // TLS runs over the checked socket (Node forwards its errors to the TLS socket).
       if (opts.protocol === 'https:') return tls({ ...opts, httpSocket: socket }, callback);
       callback(null, socket);
     };
