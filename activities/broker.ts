@@ -1,5 +1,6 @@
 import type { DeliveryReceipt } from '../src/dispatch/types';
-import type { ConfigFile } from '../src/config';
+import { brokerOverridesOf, ConfigFile } from '../src/config';
+import { refusedOverrides } from '../src/triggers/broker-overrides';
 import { Logger } from '../src/logger';
 import { ActionArgs, ActionDeps, attemptOf, failure, loadAction } from './action';
 import { RabbitPublisher } from './rabbitmq';
@@ -22,7 +23,8 @@ export const amqpUrlOf = (conn: Record<string, string>): string => {
 
 /**
  * Publishes one message for a `msg_broker_queues` entry: the trigger's `conn_details` and
- * `parameters` merged over the configured broker's (the trigger's keys win); the body is the
+ * `parameters` merged over the configured broker's (the trigger's keys win, for the keys the
+ * broker's `trigger_overrides` allows; any other key fails the action); the body is the
  * bytes a webhook would carry; the delivery id is the message id.
  */
 export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
@@ -30,11 +32,16 @@ export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionAr
   const attempt = attemptOf(args);
   const { definition, dynamic } = await loadAction(deps, args, attempt, (d) => {
     const q = d.msg_broker_queues[plan.index];
-    return q && [d.payload, q.conn_details, q.parameters, deps.brokers[q.name]?.conn_details, deps.brokers[q.name]?.params];
+    const b = q && deps.brokers[q.name];
+    if (!q) return undefined;
+    if (!b) throw failure(`broker ${q.name} is not in the config`, 'BrokerMissing', { attempt }, false);
+    // The config may have changed since the trigger was written: checked before any value is resolved.
+    const refused = refusedOverrides(brokerOverridesOf(b), q)[0];
+    if (refused) throw failure(refused.message, 'BrokerOverrideRefused', { attempt }, false);
+    return [d.payload, q.conn_details, q.parameters, b.conn_details, b.params];
   });
   const queue = definition.msg_broker_queues[plan.index]!;
-  const broker = deps.brokers[queue.name];
-  if (!broker) throw failure(`broker ${queue.name} is not in the config`, 'BrokerMissing', { attempt }, false);
+  const broker = deps.brokers[queue.name]!;
   const warnings: string[] = [];
   const render = (m: Record<string, string> | undefined) => renderStringMap(m, signal.instance, dynamic, warnings);
   const conn = { ...render(broker.conn_details), ...render(queue.conn_details) };
@@ -43,6 +50,9 @@ export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionAr
   const exchange = params.exchange ?? '';
   const routingKey = params.routing_key ?? params.queue ?? '';
   if (exchange === '' && routingKey === '') throw failure(`broker ${queue.name}: parameters need queue, or exchange and routing_key`, 'BrokerParameters', { attempt }, false);
+  // AMQP short strings: a longer name (perhaps only once rendered) can never be sent, so no retry.
+  const tooLong = (['exchange', 'routing_key', 'queue'] as const).find((k) => Buffer.byteLength(params[k] ?? '') > 255);
+  if (tooLong) throw failure(`broker ${queue.name}: parameters.${tooLong} is longer than 255 bytes (AMQP's limit)`, 'BrokerParameters', { attempt }, false);
   try {
     await deps.rabbit.publish({
       url: amqpUrlOf(conn), exchange, routingKey, queue: params.queue, body: rendered.body,

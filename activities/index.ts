@@ -32,7 +32,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
   deliverWebhook: bounded(createDeliverWebhook({
     store: deps.store, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
-    signingSecret: deps.config.file.signing_secret, allowPrivateTargets: deps.config.file.allow_private_targets ?? false,
+    signingSecret: deps.config.file.signing_secret,
     userAgent: 'action-triggers/0.1 (+webhook)',
   })),
   publishToBroker: bounded(createPublishToBroker({

@@ -1,18 +1,17 @@
 import { Context } from '@temporalio/activity';
-import { isIP } from 'node:net';
 import { Dispatcher, request } from 'undici';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { Logger } from '../src/logger';
+import { renderedHeadersProblem } from '../src/triggers/header-rules';
 import { ActionArgs, attemptOf, loadAction, ActionDeps, failure } from './action';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry';
 import { signatureOf } from './signing';
-import { isPrivateAddress, TargetNotAllowed } from './target-safety';
+import { isTargetRefused, TARGET_REFUSED } from './webhook/transport';
 
 export interface WebhookDeps extends ActionDeps {
   readonly dispatcher: Dispatcher;
   readonly signingSecret: string | undefined;
-  readonly allowPrivateTargets: boolean;
   readonly userAgent: string;
   readonly log: Logger;
 }
@@ -22,12 +21,6 @@ const mergeHeaders = (...sets: Array<Record<string, string>>) => {
   const out: Record<string, string> = {};
   for (const set of sets) for (const [k, v] of Object.entries(set)) out[k.toLowerCase()] = v;
   return out;
-};
-
-const checkLiteralTarget = (url: URL) => {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && isPrivateAddress(host)) throw new TargetNotAllowed(host);
-  if (host === 'localhost' || host.endsWith('.localhost')) throw new TargetNotAllowed(host);
 };
 
 /** Sends one webhook attempt. 2xx succeeds; the thrown failure says whether to retry and when. */
@@ -42,9 +35,13 @@ export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionAr
   const warnings: string[] = [];
   const rendered = renderBody(definition.payload, signal, plan.triggerId, dynamic);
   const timestamp = Math.floor(Date.now() / 1000);
+  const userHeaders = renderStringMap(webhook.headers, signal.instance, dynamic, warnings);
+  // A value from the instance or a dynamic value may hold CR/LF: the request would never be valid.
+  const headerProblem = renderedHeadersProblem(userHeaders);
+  if (headerProblem) throw failure(headerProblem, 'WebhookHeader', { attempt }, false);
   const headers = mergeHeaders(
     { 'content-type': rendered.contentType, 'user-agent': deps.userAgent },
-    renderStringMap(webhook.headers, signal.instance, dynamic, warnings),
+    userHeaders,
     { 'webhook-id': plan.deliveryId, 'webhook-timestamp': String(timestamp) },
     deps.signingSecret ? { 'webhook-signature': signatureOf(deps.signingSecret, plan.deliveryId, timestamp, rendered.body) } : {},
   );
@@ -54,9 +51,7 @@ export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionAr
   let statusCode: number;
   let retryAfter: number | undefined;
   try {
-    const url = new URL(webhook.url);
-    if (!deps.allowPrivateTargets) checkLiteralTarget(url);
-    const res = await request(url, {
+    const res = await request(new URL(webhook.url), {
       method: webhook.http_method, headers, dispatcher: deps.dispatcher,
       body: webhook.http_method === 'GET' ? undefined : rendered.body,
       signal: AbortSignal.any([timeout, Context.current().cancellationSignal]),
@@ -66,10 +61,8 @@ export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionAr
     retryAfter = retryAfterMs(res.headers['retry-after']);
     await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
   } catch (e) {
-    const cause = (e as { cause?: unknown }).cause;
-    if (e instanceof TargetNotAllowed || cause instanceof TargetNotAllowed) {
-      throw failure(`${(cause instanceof TargetNotAllowed ? cause : e as Error).message}`, 'TargetNotAllowed', { attempt }, false);
-    }
+    // The transport's guard refused the target: one fixed message, never the address.
+    if (isTargetRefused(e)) throw failure(TARGET_REFUSED, 'TargetRefused', { attempt }, false);
     const reason = timeout.aborted ? `no response within ${plan.timeoutSecs}s` : `request failed: ${(e as Error).message}`;
     deps.log.warn('webhook attempt failed', { delivery_id: plan.deliveryId, attempt, reason });
     throw failure(reason, 'WebhookUnreachable', { attempt }, true, backoffMs(attempt, retry));

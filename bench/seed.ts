@@ -4,11 +4,11 @@ import { openSqliteStore } from '../src/event-store/sqlite';
 import { streamOf } from '../src/triggers/events';
 import { TriggerDefinition } from '../src/triggers/codecs';
 
-/** A realistic trigger; every 4th on post_delete of crm.lead, so a filtered list has matches. */
+/** A realistic trigger (a public URL: the API refuses loopback targets by default); every 4th on post_delete of crm.lead, so a filtered list has matches. */
 export const benchDefinition = (i: number): TriggerDefinition => ({
   config_signals: [{ signal: i % 4 === 0 ? 'post_delete' : 'post_save' }],
   content_types: [i % 4 === 0 ? { app_label: 'crm', model_name: 'lead' } : { app_label: 'shop', model_name: 'order' }],
-  webhooks: [{ url: `http://127.0.0.1:9/hook/${i}`, http_method: 'POST', headers: { 'x-trigger': String(i) }, timeout_secs: 5 }],
+  webhooks: [{ url: `https://hooks.example.com/hook/${i}`, http_method: 'POST', headers: { 'x-trigger': String(i) }, timeout_secs: 5 }],
   msg_broker_queues: [],
   active: i % 10 !== 0,
   payload: { order: '{{ instance.id }}', total: '{{ instance.total }}', note: `trigger ${i}` },

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from './validation/closed';
 import { FieldError, toFieldErrors } from './validation/field-errors';
-import { TriggerPolicy } from './triggers/policy';
+import { BrokerOverrides, TriggerPolicy } from './triggers/policy';
 import type { RetrySettings } from './dispatch/types';
 
 export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
@@ -22,8 +22,15 @@ const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => 
   try { new RegExp(s); return undefined; } catch (e) { return `is not a valid regular expression: ${(e as Error).message}`; }
 });
 
+/**
+ * Which keys a trigger's `msg_broker_queues` entry may set over this broker's. Default: no
+ * `conn_details` key (a trigger writer must not point the worker at another host or account),
+ * any `parameters` key (they name queues and routing keys on the operator's broker).
+ */
+const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
+
 const Broker = checked(closed('Broker', { broker_type: oneOf(BROKER_TYPES, 'BrokerType') },
-  { conn_details: stringMap(), params: stringMap() }), 'Broker',
+  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides }), 'Broker',
   (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
     : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
 
@@ -50,6 +57,7 @@ export const ConfigFile = closed('Config', {}, {
   signing_secret: NonEmptyString,
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
+export type Broker = t.TypeOf<typeof Broker>;
 
 export interface Config {
   readonly file: ConfigFile;
@@ -150,12 +158,22 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   };
 };
 
+/** The keys a trigger may set on one broker (see TriggerOverrides for the defaults). */
+export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
+  connDetails: new Set(broker.trigger_overrides?.conn_details ?? []),
+  parameters: broker.trigger_overrides?.parameters && new Set(broker.trigger_overrides.parameters),
+});
+
 /** The trigger validation rules this config implies. */
 export const policyOf = (config: Config): TriggerPolicy => ({
   brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
+  brokerOverrides: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, brokerOverridesOf(b)])),
   allowedContentTypes: config.file.allowed_content_types
     && new Set(config.file.allowed_content_types.map((s) => s.toLowerCase())),
-  webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p)),
+  // Sticky: anchored at the start of the URL (Python's re.match), whatever alternations the pattern holds.
+  webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
+  allowPrivateTargets: config.file.allow_private_targets ?? false,
+  strictWebhooks: true,
   allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
   maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
   maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,

@@ -1,10 +1,9 @@
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { Agent } from 'undici';
 import { createActivities } from '../activities';
 import { createDynamicValues } from '../activities/dynamic-values';
 import { createRabbitPublisher } from '../activities/rabbitmq';
-import { safeLookup } from '../activities/target-safety';
+import { createWebhookTransport } from '../activities/webhook/transport';
 import { ReadModel } from '../projections/read-model';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
@@ -50,10 +49,7 @@ const quietBundlerLogger = { trace: () => undefined, debug: () => undefined, inf
 /** The Temporal worker: dispatch workflows and their activities on real clients. */
 export const startWorker = async (deps: WorkerDeps) => {
   const { config } = deps;
-  const dispatcher = new Agent({
-    connect: config.file.allow_private_targets ? {} : { lookup: safeLookup as never },
-    keepAliveTimeout: 10_000,
-  });
+  const webhooks = createWebhookTransport({ allowPrivateTargets: config.file.allow_private_targets ?? false });
   const rabbit = createRabbitPublisher();
   const dynamicValues = createDynamicValues({
     modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
@@ -62,7 +58,7 @@ export const startWorker = async (deps: WorkerDeps) => {
   const worker = await Worker.create({
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
-    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher, rabbit, dynamicValues, log: deps.log }),
+    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher: webhooks.dispatcher, rabbit, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,
@@ -75,7 +71,7 @@ export const startWorker = async (deps: WorkerDeps) => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await rabbit.close();
-      await dispatcher.close();
+      await webhooks.close();
     },
   };
 };

@@ -3,6 +3,9 @@ import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '
 import { checkExpressions } from '../templates/expressions';
 import { contentTypeKey, TriggerPolicy } from './policy';
 import { MAX_QUEUES_PER_TRIGGER, MAX_TRIGGER_BYTES, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
+import { webhookUrlProblem } from './webhook-url';
+import { withBrokerOverrides } from './broker-overrides';
+import { headerMap } from './header-rules';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'] as const;
 export type SignalName = (typeof SIGNALS)[number];
@@ -63,17 +66,8 @@ const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>('HttpMethod',
 const timeoutSecs = (max: number) => checked(described(t.number, 'must be a number of seconds'), 'TimeoutSecs',
   (n) => (Number.isFinite(n) && n > 0 && n <= max ? undefined : `must be greater than 0 and at most ${max}`));
 
-const urlProblem = (policy: TriggerPolicy) => (s: string): string | undefined => {
-  if (s.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
-  let url: URL;
-  try { url = new URL(s); } catch { return 'must be an absolute http(s) URL'; }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http(s) URL';
-  const patterns = policy.webhookUrlPatterns;
-  if (patterns.length > 0 && !patterns.some((p) => p.test(s))) {
-    return 'is not allowed by webhook_url_patterns';
-  }
-  return undefined;
-};
+const urlProblem = (policy: TriggerPolicy) => (s: string): string | undefined =>
+  (s.length > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s));
 
 /** Any JSON value whose strings hold only allowed template expressions. */
 const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonValue, JsonValue, unknown> => {
@@ -139,16 +133,16 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   );
   const WebhookItem = closed('Webhook',
     { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
-    { headers: stringMap(templated), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) });
+    { headers: headerMap(policy, templated), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) });
   const BrokerName = checked(described(t.string, 'must be a string'), 'BrokerName',
     (n) => (policy.brokerNames === undefined || policy.brokerNames.has(n) ? undefined
       : `must name a broker in the config (${[...policy.brokerNames].join(', ') || 'none configured'})`));
-  const QueueItem = closed('BrokerQueue',
+  const QueueItem = withBrokerOverrides(policy, closed('BrokerQueue',
     { name: BrokerName },
     { conn_details: stringMap(templated), parameters: stringMap(templated),
       timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
     { hints: { connection_details: 'is not a known field; did you mean conn_details?',
-      params: 'is not a known field; did you mean parameters?' } });
+      params: 'is not a known field; did you mean parameters?' } }));
   const Body = closed('Trigger',
     { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
       active: described(t.boolean, 'must be true or false') },

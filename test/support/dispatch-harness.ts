@@ -35,7 +35,9 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   captureRuntimeLogs();
   const servers = testServers();
   const taskQueue = `test-${randomUUID()}`;
-  const config = configFrom({ retry: TEST_RETRY, allow_private_targets: true, ...configFile }, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS: servers.temporalAddress });
+  // The test receiver listens on loopback: allowed unless a test says otherwise (API and worker alike).
+  const file = { retry: TEST_RETRY, allow_private_targets: true, ...configFile };
+  const config = configFrom(file, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS: servers.temporalAddress });
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
@@ -44,7 +46,7 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
     plan: (signal) => planDispatch(t.readModel, config.limits.defaultTimeoutSecs, signal), // t is set before any signal
   });
   const dir = tempDir();
-  const t = await startTestApp(configFile, dir, dispatch);
+  const t = await startTestApp(file, dir, dispatch);
   const worker = options.worker === false ? undefined : await startWorker({
     config, connection, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
     workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env,

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configFrom, loadConfig } from '../../src/config';
+import { ConfigError, configFrom, loadConfig, policyOf } from '../../src/config';
 
 const errorsOf = (f: () => unknown) => {
   try { f(); } catch (e) { if (e instanceof ConfigError) return e.errors; throw e; }
@@ -44,4 +44,22 @@ test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error 
   expect(Object.keys(loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.json' }, dir).file.brokers ?? {})).toEqual(['orders']);
   writeFileSync(join(dir, 'bad.json'), '{ nope');
   expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'bad.json' }, dir))[0]?.path).toBe(join(dir, 'bad.json'));
+});
+
+test('trigger_overrides: no conn_details key and any parameters key by default; lists replace the defaults', () => {
+  const c = configFrom({ brokers: {
+    plain: { broker_type: 'rabbitmq' },
+    open: { broker_type: 'rabbitmq', trigger_overrides: { conn_details: ['vhost'], parameters: ['routing_key'] } },
+  } });
+  const overrides = policyOf(c).brokerOverrides;
+  expect(overrides?.get('plain')).toEqual({ connDetails: new Set(), parameters: undefined });
+  expect(overrides?.get('open')).toEqual({ connDetails: new Set(['vhost']), parameters: new Set(['routing_key']) });
+  const errors = errorsOf(() => configFrom({ brokers: { b: { broker_type: 'rabbitmq', trigger_overrides: { conn_details: 'url', hosts: [] } } } }));
+  expect(errors.map((e) => e.path).sort()).toEqual(['brokers.b.trigger_overrides.conn_details', 'brokers.b.trigger_overrides.hosts']);
+});
+
+test('webhook_url_patterns compile anchored at the start of the URL, not at its end', () => {
+  const [p] = policyOf(configFrom({ webhook_url_patterns: ['https://example\\.com/'] })).webhookUrlPatterns;
+  expect(p?.sticky).toBe(true);
+  expect(policyOf(configFrom({})).allowPrivateTargets).toBe(false);
 });

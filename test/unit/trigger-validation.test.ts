@@ -1,10 +1,12 @@
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
 import { configFrom, policyOf } from '../../src/config';
+import { decodeTriggerEvent } from '../../src/triggers/events';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 
 const codec = buildTriggerInputCodec(policyOf(configFrom({
   ...BROKERS_CONFIG,
+  brokers: { ...BROKERS_CONFIG.brokers, shared: { broker_type: 'rabbitmq', trigger_overrides: { conn_details: ['password'], parameters: ['queue'] } } },
   allowed_content_types: ['shop.order', 'shop.refund'],
   webhook_url_patterns: ['^https://hooks\\.example\\.com/'],
   limits: { default_timeout_secs: 5, max_webhook_timeout_secs: 20, max_broker_timeout_secs: 5 },
@@ -61,10 +63,41 @@ test.each([
   expect(errors).toContainEqual({ path, message: expect.stringContaining(message) });
 });
 
+type Case = [name: string, over: Record<string, unknown>, path: string, message: string];
+
+/** Targets, headers and broker keys a trigger must not reach (issue 8). */
+const SAFETY_CASES: Case[] = [
+  ['URL with credentials', { webhooks: [{ url: 'https://hooks.example.com@evil.example.org/', http_method: 'POST' }] }, 'webhooks[0].url', 'must not contain credentials'],
+  ['URL with an empty host label', { webhooks: [{ url: 'https://hooks..example.com/', http_method: 'POST' }] }, 'webhooks[0].url', 'valid host'],
+  ...[
+    'http://127.0.0.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:7f00:1]/', 'http://[::ffff:0.0.0.0]/',
+    'http://2130706433/', 'http://0x7f.1/', 'http://127.1/', 'http://017700000001/', 'http://[::1]/', 'http://[fd00::1]/',
+    'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'http://[64:ff9b::7f00:1]/', 'http://[fec0::1]/',
+    'http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/', 'http://0.0.0.0/',
+  ].map((url): Case => [`private target ${url}`, { webhooks: [{ url, http_method: 'POST' }] }, 'webhooks[0].url', 'allow_private_targets is off']),
+  ['header value with CR LF', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'x-a': 'v\r\nX-Injected: 1' } }] }, 'webhooks[0].headers.x-a', 'control characters'],
+  ['header value with NUL', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'x-a': 'v\u0000' } }] }, 'webhooks[0].headers.x-a', 'control characters'],
+  ['header value beyond Latin-1', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'x-a': '5 €' } }] }, 'webhooks[0].headers.x-a', 'beyond Latin-1'],
+  ['header name with a space', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'x a': 'v' } }] }, 'webhooks[0].headers.x a', 'not a valid header name'],
+  ['header name with a colon', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'x:a': 'v' } }] }, 'webhooks[0].headers.x:a', 'not a valid header name'],
+  ...['Host', 'content-length', 'Transfer-Encoding', 'connection', 'Upgrade', 'expect', 'TE', 'keep-alive', 'Proxy-Authorization', 'proxy-x'].map((name): Case =>
+    [`header ${name}`, { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { [name]: 'v' } }] }, `webhooks[0].headers.${name}`, 'set by the HTTP client']),
+  ['header webhook-signature', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'Webhook-Signature': 'v1,x' } }] }, 'webhooks[0].headers.Webhook-Signature', 'set by the service'],
+  ['header repeated in another case', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { 'X-A': '1', 'x-a': '2' } }] }, 'webhooks[0].headers.x-a', 'repeats a header name'],
+  ['conn_details by default', { msg_broker_queues: [{ name: 'orders', conn_details: { url: 'amqp://attacker.example' } }] }, 'msg_broker_queues[0].conn_details.url', 'broker orders does not let triggers set conn_details.url'],
+  ['conn_details key not listed', { msg_broker_queues: [{ name: 'shared', conn_details: { host: 'attacker.example' } }] }, 'msg_broker_queues[0].conn_details.host', 'does not let triggers set conn_details.host'],
+  ['parameters key not listed', { msg_broker_queues: [{ name: 'shared', parameters: { exchange: 'amq.topic' } }] }, 'msg_broker_queues[0].parameters.exchange', 'does not let triggers set parameters.exchange'],
+];
+
+test.each(SAFETY_CASES)('%s → 400 at %s', (_name, over, path, message) => {
+  const errors = errorsOf(aTrigger({ ...over, webhooks: 'webhooks' in over ? over.webhooks : [{ url: 'https://hooks.example.com/x', http_method: 'POST' }] }));
+  expect(errors).toContainEqual({ path, message: expect.stringContaining(message) });
+});
+
 test('allowed dynamic values and instance paths are accepted anywhere templates are', () => {
   expect(errorsOf(aTrigger({
     webhooks: [{ url: 'https://hooks.example.com/', http_method: 'POST', headers: { Authorization: 'Bearer {{ env.WEBHOOK_TOKEN }}' } }],
-    msg_broker_queues: [{ name: 'orders', conn_details: { password: '{{ secrets.token }}' } }],
+    msg_broker_queues: [{ name: 'shared', conn_details: { password: '{{ secrets.token }}' } }],
     payload: { id: '{{ instance.id }}', nested: { who: '{{instance.customer.name}}' } },
   }))).toEqual([]);
 });
@@ -79,4 +112,35 @@ test('several wrong fields are reported at once', () => {
 
 test('a body that is not an object is one error at (body)', () => {
   for (const body of [null, 3, 'x', [aTrigger()]]) expect(pathsOf(body)).toEqual(['(body)']);
+});
+
+test('URL patterns match from the start of the URL, like re.match, not anywhere in it', () => {
+  const c = buildTriggerInputCodec(policyOf(configFrom({ webhook_url_patterns: ['https://example\\.com/', 'https://a\\.example/|https://b\\.example/'] })));
+  const urlErrors = (url: string) => {
+    const r = c.decode(aTrigger({ webhooks: [{ url, http_method: 'POST' }], msg_broker_queues: [] }));
+    return r._tag === 'Left' ? toFieldErrors(r.left) : [];
+  };
+  for (const url of ['http://not-allowed.com/?next=https://example.com/', 'https://evil.example/#https://example.com/',
+    'https://evil.example/?https://b.example/']) {
+    expect([url, urlErrors(url)]).toEqual([url, [{ path: 'webhooks[0].url', message: 'is not allowed by webhook_url_patterns' }]]);
+  }
+  for (const url of ['https://example.com/hook', 'https://example.com/', 'https://b.example/x']) expect([url, urlErrors(url)]).toEqual([url, []]);
+  // Twice in a row: a sticky pattern's lastIndex must not carry over from one URL to the next.
+  expect(urlErrors('https://example.com/hook')).toEqual([]);
+});
+
+test('with allow_private_targets on, private and loopback hosts are accepted', () => {
+  const c = buildTriggerInputCodec(policyOf(configFrom({ allow_private_targets: true })));
+  for (const url of ['http://127.0.0.1:8080/', 'http://localhost/', 'http://[::ffff:7f00:1]/', 'http://10.0.0.5/']) {
+    expect([url, c.decode(aTrigger({ webhooks: [{ url, http_method: 'POST' }], msg_broker_queues: [] }))._tag]).toEqual([url, 'Right']);
+  }
+});
+
+test('stored events stay readable: rules added later do not apply when decoding them', () => {
+  const definition = aTrigger({
+    webhooks: [{ url: 'http://user:pw@127.0.0.1/', http_method: 'POST', headers: { Host: 'x', 'x-a': 'a\r\nb', 'webhook-id': 'x' } }],
+    msg_broker_queues: [{ name: 'gone', conn_details: { url: 'amqp://elsewhere' } }],
+  });
+  const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
+  expect(event?.type).toBe('TriggerCreated');
 });
