@@ -1,4 +1,5 @@
 import { expressionsIn, isInstancePath } from '../src/templates/expressions';
+import { loneExpressionPath, scanTemplate } from '../src/templates/scan';
 import type { JsonValue } from '../src/triggers/codecs';
 import type { SignalEnvelope } from '../src/dispatch/types';
 
@@ -11,8 +12,6 @@ export interface Rendered {
   /** Missing instance attributes, by path; never values. */
   warnings: string[];
 }
-
-const WHOLE = /^\s*\{\{\s*([^{}]*?)\s*\}\}\s*$/;
 
 const lookup = (root: unknown, segments: string[]): { found: boolean; value: unknown } => {
   let value = root;
@@ -36,10 +35,12 @@ export const renderString = (text: string, instance: Record<string, unknown>, dy
     }
     return dynamic.get(path) ?? null;
   };
-  const whole = WHOLE.exec(text);
-  if (whole && expressionsIn(text).length === 1 && expressionsIn(text)[0]!.path !== undefined) return valueOf(whole[1]!);
-  let out = text;
-  for (const e of expressionsIn(text)) if (e.path !== undefined) out = out.replace(e.raw, () => asText(valueOf(e.path!)));
+  const segments = scanTemplate(text);
+  const lone = loneExpressionPath(segments);
+  if (lone !== undefined) return valueOf(lone);
+  // Built from the segments, so a substituted value is never scanned again.
+  let out = '';
+  for (const s of segments) out += s.kind === 'text' ? s.text : s.path === undefined ? s.raw : asText(valueOf(s.path));
   return out;
 };
 
