@@ -17,7 +17,7 @@ import { invalid, sendProblem } from './problem';
 
 /** A node's place, kept as a parent chain: the path text is built only for an error. */
 interface Place { readonly parent: Place | undefined; readonly key: string; readonly inArray: boolean }
-interface Pending { readonly value: unknown; readonly place: Place | undefined; readonly depth: number }
+interface Pending { readonly value: object; readonly place: Place | undefined; readonly depth: number }
 
 const pathOf = (place: Place | undefined): string => {
   const parts: string[] = [];

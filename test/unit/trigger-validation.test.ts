@@ -52,6 +52,8 @@ test.each([
   ['dynamic value not allowed in a header', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { a: 'Bearer {{ os.environ }}' } }] }, 'webhooks[0].headers.a', 'not an allowed dynamic value'],
   ['dynamic value not allowed in payload', { payload: { deep: [{ x: '{{ settings.SECRET_KEY }}' }] } }, 'payload.deep[0].x', 'not an allowed dynamic value'],
   ['broken template', { payload: { x: '{{ not a path }}' } }, 'payload.x', 'not a valid template expression'],
+  ['template through a prototype', { payload: { x: 'a {{ instance.constructor.name }}' } }, 'payload.x', 'may not use constructor'],
+  ['long broken template, quoted short', { payload: { x: `{{${' '.repeat(6000)}}}` } }, 'payload.x', '{{     '],
   ['active missing', { active: undefined }, 'active', 'is required'],
   ['active not boolean', { active: 'yes' }, 'active', 'true or false'],
   ['unknown top-level field', { colour: 'red' }, 'colour', 'is not a known field'],
