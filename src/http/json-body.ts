@@ -36,16 +36,21 @@ export const jsonBodyProblem = (body: unknown): FieldError | undefined => {
     if (depth > MAX_JSON_DEPTH) {
       return { path: pathOf(place), message: `nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays` };
     }
-    const inArray = Array.isArray(value);
-    const keys = Object.keys(value);
     const children: Pending[] = [];
-    for (const key of keys) {
-      const child: Place = { parent: place, key, inArray };
-      if (!inArray && FORBIDDEN_KEYS.has(key)) {
-        return { path: pathOf(child), message: `is not allowed as a key (${[...FORBIDDEN_KEYS].join(', ')} name no data)` };
+    if (Array.isArray(value)) {
+      // By index: Object.keys on a 500,000-item array costs more than the whole walk.
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        if (isContainer(v)) children.push({ value: v, place: { parent: place, key: String(i), inArray: true }, depth: depth + 1 });
       }
-      const v = (value as Record<string, unknown>)[key];
-      if (isContainer(v)) children.push({ value: v, place: child, depth: depth + 1 });
+    } else {
+      for (const key of Object.keys(value)) {
+        if (FORBIDDEN_KEYS.has(key)) {
+          return { path: pathOf({ parent: place, key, inArray: false }), message: `is not allowed as a key (${[...FORBIDDEN_KEYS].join(', ')} name no data)` };
+        }
+        const v = (value as Record<string, unknown>)[key];
+        if (isContainer(v)) children.push({ value: v, place: { parent: place, key, inArray: false }, depth: depth + 1 });
+      }
     }
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
