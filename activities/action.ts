@@ -4,7 +4,7 @@ import { EventStore } from '../src/event-store/port';
 import type { TriggerDefinition } from '../src/triggers/codecs';
 import { definitionAt } from './definition-at';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
-import { dynamicPathsIn, DynamicValues } from './render';
+import { dynamicPathsIn, DynamicValues, RenderTooLarge } from './render';
 import { backoffMs } from './retry';
 
 /**
@@ -29,6 +29,16 @@ export const failure = (message: string, type: string, details: FailureDetails, 
       ...(delayMs === undefined ? {} : { nextRetryDelay: delayMs }),
     })
     : ApplicationFailure.create({ message, type, details: [details], nonRetryable: true });
+
+/** Renders, or fails the action for good: a rendering too large now is too large on every retry. */
+export const rendering = <A>(attempt: number, render: () => A): A => {
+  try {
+    return render();
+  } catch (e) {
+    if (e instanceof RenderTooLarge) throw failure(e.message, 'RenderTooLarge', { attempt }, false);
+    throw e;
+  }
+};
 
 /**
  * The definition at the recorded version and the dynamic values its action uses. `pick`

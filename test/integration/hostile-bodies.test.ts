@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { MAX_JSON_DEPTH } from '../../src/limits';
+import { MAX_JSON_DEPTH, MAX_RENDERED_CHARS } from '../../src/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';
@@ -139,4 +139,14 @@ describe('a template that made the old regex backtrack for minutes', () => {
     expect(rx.on('/freeze')[0]!.headers['x-t']).toBe(`a${text}b`);
     expect(slowest).toBeLessThan(1000);
   });
+});
+
+test('a template that repeats a large value past MAX_RENDERED_CHARS: the action fails once, for good, and nothing is sent', async () => {
+  await request(h.app).post('/api/action-triggers')
+    .send({ ...base('amplified'), payload: '{{ instance.blob }}'.repeat(100) }).expect(201);
+  const s = (await request(h.app).post('/api/signals')
+    .send({ signal: 'post_save', app_label: 'shop', model_name: 'amplified', instance: { blob: 'x'.repeat(100_000) } }).expect(202)).body as { id: string };
+  const done = await waitForDispatch(h.app, s.id);
+  expect(done.actions[0]).toMatchObject({ state: 'failed', attempts: 1, last_error: expect.stringContaining(`exceed ${MAX_RENDERED_CHARS} characters`) });
+  expect(rx.on('/amplified')).toHaveLength(0);
 });

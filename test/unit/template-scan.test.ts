@@ -85,10 +85,12 @@ const everyParser = (text: string) => {
 test.each(Object.entries(families))('%s: every template parser runs in linear time', (_name, family) => {
   const small = family(10_000);
   const large = family(100_000);
-  everyParser(small); // warm up the JIT
-  const tSmall = fastest(() => everyParser(small));
-  const tLarge = fastest(() => everyParser(large));
-  expect(tLarge).toBeLessThan(30 * tSmall + 5);
+  everyParser(small); // warm up the JIT on both sizes
+  everyParser(large);
+  const tSmall = fastest(() => everyParser(small), 7);
+  const tLarge = fastest(() => everyParser(large), 7);
+  // Linear is 10x; the regexes this replaced were 100x (quadratic) and 1000x (cubic).
+  expect(tLarge).toBeLessThan(30 * tSmall + 10);
   expect(tLarge).toBeLessThan(100);
 });
 
