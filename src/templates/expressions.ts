@@ -28,9 +28,11 @@ const forbiddenSegment = (path: string): string | undefined => path.split('.').f
 export const checkExpressions = (text: string, allowedDynamic: ReadonlySet<string> | undefined): string | undefined => {
   for (const e of expressionsIn(text)) {
     if (e.path === undefined) return `${shorten(e.raw)} is not a valid template expression (expected {{ dotted.path }})`;
+    // Write-time rules: stored events are read back with allowedDynamic undefined and stay readable.
+    if (!allowedDynamic) continue;
     const forbidden = forbiddenSegment(e.path);
     if (forbidden) return `{{ ${e.path} }} may not use ${forbidden} (it names no data)`;
-    if (allowedDynamic && !isInstancePath(e.path) && !allowedDynamic.has(e.path)) {
+    if (!isInstancePath(e.path) && !allowedDynamic.has(e.path)) {
       return `{{ ${e.path} }} is not an allowed dynamic value (see dynamic_values.allowed_paths)`;
     }
   }

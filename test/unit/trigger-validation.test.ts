@@ -1,5 +1,6 @@
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
+import { decodeTriggerEvent } from '../../src/triggers/events';
 import { configFrom, policyOf } from '../../src/config';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 
@@ -81,4 +82,11 @@ test('several wrong fields are reported at once', () => {
 
 test('a body that is not an object is one error at (body)', () => {
   for (const body of [null, 3, 'x', [aTrigger()]]) expect(pathsOf(body)).toEqual(['(body)']);
+});
+
+test('write-time template rules do not apply to stored events: one written before them is still read back', () => {
+  const definition = { ...aTrigger(), payload: { x: '{{ instance.constructor }}', y: '{{ anything.goes }}' } };
+  expect(errorsOf(definition).map((e) => e.path)).toEqual(['payload.x', 'payload.y']);
+  const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
+  expect(event?.type).toBe('TriggerCreated');
 });
