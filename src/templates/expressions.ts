@@ -31,14 +31,14 @@ export const checkExpressions = (text: string, allowedDynamic: ReadonlySet<strin
     // Write-time rules: stored events are read back with allowedDynamic undefined and stay readable.
     if (!allowedDynamic) continue;
     const forbidden = forbiddenSegment(e.path);
-    if (forbidden) return `{{ ${e.path} }} may not use ${forbidden} (it names no data)`;
+    if (forbidden) return `${shorten(`{{ ${e.path} }}`)} may not use ${forbidden} (it names no data)`;
     if (!isInstancePath(e.path) && !allowedDynamic.has(e.path)) {
-      return `{{ ${e.path} }} is not an allowed dynamic value (see dynamic_values.allowed_paths)`;
+      return `${shorten(`{{ ${e.path} }}`)} is not an allowed dynamic value (see dynamic_values.allowed_paths)`;
     }
   }
   return undefined;
 };
 
-/** An error message quotes at most this much of a bad expression. */
+/** An error message quotes at most this much of an expression (a 100 KB one is echoed no further). */
 const QUOTED = 60;
 const shorten = (raw: string): string => (raw.length <= QUOTED ? raw : `${raw.slice(0, QUOTED - 5)}…${raw.slice(-2)}`);

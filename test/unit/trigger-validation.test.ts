@@ -90,3 +90,9 @@ test('write-time template rules do not apply to stored events: one written befor
   const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
   expect(event?.type).toBe('TriggerCreated');
 });
+
+test('an error message quotes a long expression in a few dozen characters', () => {
+  const messages = errorsOf(aTrigger({ payload: [`{{${' '.repeat(6000)}}}`, `{{ ${'a.'.repeat(5000)}b }}`] })).map((e) => e.message);
+  expect(messages).toHaveLength(2);
+  for (const m of messages) expect(m.length).toBeLessThan(160);
+});
