@@ -1,10 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActionPlan, FailureDetails, RetrySettings, SignalEnvelope } from '../src/dispatch/types';
-import { EventStore } from '../src/event-store/port';
 import type { TriggerDefinition } from '../src/triggers/codecs';
-import { definitionAt } from './definition-at';
+import { DefinitionAt } from './definition-at';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
-import { dynamicPathsIn, DynamicValues } from './render';
+import { dynamicPathsIn, DynamicValues, RenderTooLarge } from './render';
 import { backoffMs } from './retry';
 import { boundText } from '../src/dispatch/bounds';
 
@@ -18,7 +17,8 @@ export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: R
 export const attemptOf = (args: ActionArgs) => Context.current().info.attempt + (args.attemptsBefore ?? 0);
 
 export interface ActionDeps {
-  readonly store: EventStore;
+  /** The trigger's definition at a version (cached: versions never change). */
+  readonly definitionAt: DefinitionAt;
   readonly dynamicValues: DynamicValueSource;
 }
 
@@ -33,13 +33,23 @@ export const failure = (text: string, type: string, details: FailureDetails, ret
     : ApplicationFailure.create({ message, type, details: [details], nonRetryable: true });
 };
 
+/** Renders, or fails the action for good: a rendering too large now is too large on every retry. */
+export const rendering = <A>(attempt: number, render: () => A): A => {
+  try {
+    return render();
+  } catch (e) {
+    if (e instanceof RenderTooLarge) throw failure(e.message, 'RenderTooLarge', { attempt }, false);
+    throw e;
+  }
+};
+
 /**
  * The definition at the recorded version and the dynamic values its action uses. `pick`
  * returns the values holding templates, or undefined when the action does not exist.
  */
 export const loadAction = async (deps: ActionDeps, { plan, retry }: ActionArgs, attempt: number,
   pick: (d: TriggerDefinition) => unknown[] | undefined): Promise<{ definition: TriggerDefinition; dynamic: DynamicValues }> => {
-  const definition = await definitionAt(deps.store, plan.triggerId, plan.version);
+  const definition = await deps.definitionAt(plan.triggerId, plan.version);
   const templated = definition && pick(definition);
   if (!definition || !templated) {
     throw failure(`trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`, 'ActionMissing', { attempt }, false);

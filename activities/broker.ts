@@ -2,7 +2,7 @@ import type { DeliveryReceipt } from '../src/dispatch/types';
 import { brokerOverridesOf, ConfigFile } from '../src/config';
 import { refusedOverrides } from '../src/triggers/broker-overrides';
 import { Logger } from '../src/logger';
-import { ActionArgs, ActionDeps, attemptOf, failure, loadAction } from './action';
+import { ActionArgs, ActionDeps, attemptOf, failure, loadAction, rendering } from './action';
 import { RabbitPublisher } from './rabbitmq';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs } from './retry';
@@ -12,6 +12,10 @@ export interface BrokerDeps extends ActionDeps {
   readonly rabbit: RabbitPublisher;
   readonly log: Logger;
 }
+
+/** The configured broker of that name: own entries only (a queue named `toString` finds none). */
+const brokerOf = (brokers: BrokerDeps['brokers'], name: string) =>
+  (Object.prototype.hasOwnProperty.call(brokers, name) ? brokers[name] : undefined);
 
 /** `conn_details` as an AMQP URL: `url` itself, or host/port/username/password/vhost. */
 export const amqpUrlOf = (conn: Record<string, string>): string => {
@@ -32,7 +36,7 @@ export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionAr
   const attempt = attemptOf(args);
   const { definition, dynamic } = await loadAction(deps, args, attempt, (d) => {
     const q = d.msg_broker_queues[plan.index];
-    const b = q && deps.brokers[q.name];
+    const b = q && brokerOf(deps.brokers, q.name);
     if (!q) return undefined;
     if (!b) throw failure(`broker ${q.name} is not in the config`, 'BrokerMissing', { attempt }, false);
     // The config may have changed since the trigger was written: checked before any value is resolved.
@@ -41,12 +45,14 @@ export const createPublishToBroker = (deps: BrokerDeps) => async (args: ActionAr
     return [d.payload, q.conn_details, q.parameters, b.conn_details, b.params];
   });
   const queue = definition.msg_broker_queues[plan.index]!;
-  const broker = deps.brokers[queue.name]!;
+  const broker = brokerOf(deps.brokers, queue.name)!;
   const warnings: string[] = [];
   const render = (m: Record<string, string> | undefined) => renderStringMap(m, signal.instance, dynamic, warnings);
-  const conn = { ...render(broker.conn_details), ...render(queue.conn_details) };
-  const params = { ...render(broker.params), ...render(queue.parameters) };
-  const rendered = renderBody(definition.payload, signal, plan.triggerId, dynamic);
+  const { conn, params, rendered } = rendering(attempt, () => ({
+    conn: { ...render(broker.conn_details), ...render(queue.conn_details) },
+    params: { ...render(broker.params), ...render(queue.parameters) },
+    rendered: renderBody(definition.payload, signal, plan.triggerId, dynamic),
+  }));
   const exchange = params.exchange ?? '';
   const routingKey = params.routing_key ?? params.queue ?? '';
   if (exchange === '' && routingKey === '') throw failure(`broker ${queue.name}: parameters need queue, or exchange and routing_key`, 'BrokerParameters', { attempt }, false);

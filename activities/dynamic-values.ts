@@ -24,6 +24,10 @@ export interface DynamicValueOptions {
   cwd: string;
 }
 
+const hasOwn = (value: unknown, key: string): boolean =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null && Object.prototype.hasOwnProperty.call(value, key);
+const ownValue = (value: object, key: string): unknown => (hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined);
+
 export const createDynamicValues = (options: DynamicValueOptions): DynamicValueSource => {
   const allowed = new Set(options.allowedPaths);
   let loaded: Promise<Record<string, unknown>> | undefined;
@@ -37,17 +41,17 @@ export const createDynamicValues = (options: DynamicValueOptions): DynamicValueS
     if (!allowed.has(path)) throw new DynamicValueError(path, 'is not on dynamic_values.allowed_paths');
     const [head, ...rest] = path.split('.');
     if (head === 'env') {
-      const value = options.env[rest.join('.')];
-      if (value === undefined) throw new DynamicValueError(path, 'is not set in the environment');
+      const value = ownValue(options.env, rest.join('.'));
+      if (typeof value !== 'string') throw new DynamicValueError(path, 'is not set in the environment');
       return value;
     }
     const root = await moduleRoot(path);
     // An ES module's exports, or a CommonJS module's (under `default` when imported).
-    let value: unknown = 'default' in root && root.default && typeof root.default === 'object' ? root.default : root;
+    const exported = ownValue(root, 'default');
+    let value: unknown = exported && typeof exported === 'object' ? exported : root;
     for (const segment of path.split('.')) {
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || !(segment in (value as object))) {
-        throw new DynamicValueError(path, 'is not defined by the dynamic-value module');
-      }
+      // Own properties only: `secrets.constructor` must not reach (and call) Object.
+      if (!hasOwn(value, segment)) throw new DynamicValueError(path, 'is not defined by the dynamic-value module');
       value = (value as Record<string, unknown>)[segment];
     }
     return typeof value === 'function' ? await (value as () => unknown)() : value;

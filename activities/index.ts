@@ -8,6 +8,7 @@ import { DynamicValueSource } from './dynamic-values';
 import { createPlanActions } from './plan';
 import { RabbitPublisher } from './rabbitmq';
 import { createDeliverWebhook } from './webhook';
+import { createDefinitionAt } from './definition-at';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { boundWarnings } from '../src/dispatch/bounds';
 
@@ -28,16 +29,19 @@ const bounded = <A>(deliver: (args: A) => Promise<DeliveryReceipt>) => async (ar
 };
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
-export const createActivities = (deps: ActivityDeps) => ({
-  planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
-  deliverWebhook: bounded(createDeliverWebhook({
-    store: deps.store, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
-    signingSecret: deps.config.file.signing_secret,
-    userAgent: 'action-triggers/0.1 (+webhook)',
-  })),
-  publishToBroker: bounded(createPublishToBroker({
-    store: deps.store, dynamicValues: deps.dynamicValues, brokers: deps.config.file.brokers ?? {}, rabbit: deps.rabbit, log: deps.log,
-  })),
-});
+export const createActivities = (deps: ActivityDeps) => {
+  const definitionAt = createDefinitionAt(deps.store);
+  return {
+    planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
+    deliverWebhook: bounded(createDeliverWebhook({
+      definitionAt, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
+      signingSecret: deps.config.file.signing_secret,
+      userAgent: 'action-triggers/0.1 (+webhook)',
+    })),
+    publishToBroker: bounded(createPublishToBroker({
+      definitionAt, dynamicValues: deps.dynamicValues, brokers: deps.config.file.brokers ?? {}, rabbit: deps.rabbit, log: deps.log,
+    })),
+  };
+};
 
 export type Activities = ReturnType<typeof createActivities>;

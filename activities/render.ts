@@ -1,6 +1,8 @@
 import { expressionsIn, isInstancePath } from '../src/templates/expressions';
+import { loneExpressionPath, scanTemplate } from '../src/templates/scan';
 import type { JsonValue } from '../src/triggers/codecs';
 import type { SignalEnvelope } from '../src/dispatch/types';
+import { MAX_RENDERED_CHARS } from '../src/limits';
 
 /** Resolved dynamic values by path, looked up before rendering (they may be async). */
 export type DynamicValues = ReadonlyMap<string, unknown>;
@@ -12,7 +14,26 @@ export interface Rendered {
   warnings: string[];
 }
 
-const WHOLE = /^\s*\{\{\s*([^{}]*?)\s*\}\}\s*$/;
+/** A rendering that would pass MAX_RENDERED_CHARS: too large now, too large on every retry. */
+export class RenderTooLarge extends Error {
+  constructor() {
+    super(`the rendered template values would exceed ${MAX_RENDERED_CHARS} characters`);
+    this.name = 'RenderTooLarge';
+  }
+}
+
+/** Characters substituted values may still add to one rendering; charged before anything large is built. */
+export interface RenderBudget { left: number }
+export const renderBudget = (): RenderBudget => ({ left: MAX_RENDERED_CHARS });
+const spend = (budget: RenderBudget, chars: number) => {
+  budget.left -= chars;
+  if (budget.left < 0) throw new RenderTooLarge();
+};
+/** What a value adds once serialised (a lone expression's value is serialised with the body). */
+const sizeOf = (v: unknown): number => {
+  if (typeof v === 'string') return v.length;
+  try { return JSON.stringify(v)?.length ?? 0; } catch { return 0; }
+};
 
 const lookup = (root: unknown, segments: string[]): { found: boolean; value: unknown } => {
   let value = root;
@@ -27,7 +48,8 @@ const asText = (v: unknown): string =>
   v === null || v === undefined ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** Renders `{{ … }}` in one string: a lone expression keeps its value's type, others interpolate as text. */
-export const renderString = (text: string, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]): unknown => {
+export const renderString = (text: string, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[],
+  budget: RenderBudget = renderBudget()): unknown => {
   const valueOf = (path: string): unknown => {
     if (isInstancePath(path)) {
       const { found, value } = lookup(instance, path.split('.').slice(1));
@@ -36,18 +58,29 @@ export const renderString = (text: string, instance: Record<string, unknown>, dy
     }
     return dynamic.get(path) ?? null;
   };
-  const whole = WHOLE.exec(text);
-  if (whole && expressionsIn(text).length === 1 && expressionsIn(text)[0]!.path !== undefined) return valueOf(whole[1]!);
-  let out = text;
-  for (const e of expressionsIn(text)) if (e.path !== undefined) out = out.replace(e.raw, () => asText(valueOf(e.path!)));
+  const segments = scanTemplate(text);
+  const lone = loneExpressionPath(segments);
+  if (lone !== undefined) {
+    const value = valueOf(lone);
+    spend(budget, sizeOf(value));
+    return value;
+  }
+  // Built from the segments, so a substituted value is never scanned again.
+  let out = '';
+  for (const s of segments) {
+    if (s.kind === 'text' || s.path === undefined) { out += s.kind === 'text' ? s.text : s.raw; continue; }
+    const piece = asText(valueOf(s.path));
+    spend(budget, piece.length);
+    out += piece;
+  }
   return out;
 };
 
-const renderValue = (v: JsonValue, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]): unknown => {
-  if (typeof v === 'string') return renderString(v, instance, dynamic, warnings);
-  if (Array.isArray(v)) return v.map((x) => renderValue(x, instance, dynamic, warnings));
+const renderValue = (v: JsonValue, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[], budget: RenderBudget): unknown => {
+  if (typeof v === 'string') return renderString(v, instance, dynamic, warnings, budget);
+  if (Array.isArray(v)) return v.map((x) => renderValue(x, instance, dynamic, warnings, budget));
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renderValue(x, instance, dynamic, warnings)]));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renderValue(x, instance, dynamic, warnings, budget)]));
   }
   return v;
 };
@@ -63,7 +96,7 @@ export const renderBody = (payload: JsonValue | undefined, signal: SignalEnvelop
     const envelope = { signal: name, app_label, model_name, instance, signal_id: id, trigger_id: triggerId, occurred_at };
     return { body: JSON.stringify(envelope), contentType: 'application/json', warnings };
   }
-  const rendered = renderValue(payload, signal.instance, dynamic, warnings);
+  const rendered = renderValue(payload, signal.instance, dynamic, warnings, renderBudget());
   if (typeof rendered === 'string') return { body: rendered, contentType: 'text/plain; charset=utf-8', warnings };
   try {
     const json = JSON.stringify(rendered);
@@ -87,5 +120,7 @@ export const dynamicPathsIn = (values: unknown[]): string[] => {
 };
 
 /** Renders a string → string map (headers, conn_details, parameters) as text. */
-export const renderStringMap = (map: Record<string, string> | undefined, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]) =>
-  Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, instance, dynamic, warnings))]));
+export const renderStringMap = (map: Record<string, string> | undefined, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]) => {
+  const budget = renderBudget();
+  return Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, instance, dynamic, warnings, budget))]));
+};

@@ -3,7 +3,7 @@ import { Dispatcher, request } from 'undici';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { Logger } from '../src/logger';
 import { renderedHeadersProblem } from '../src/triggers/header-rules';
-import { ActionArgs, attemptOf, loadAction, ActionDeps, failure } from './action';
+import { ActionArgs, attemptOf, loadAction, ActionDeps, failure, rendering } from './action';
 import { renderBody, renderStringMap } from './render';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry';
 import { signatureOf } from './signing';
@@ -18,9 +18,9 @@ export interface WebhookDeps extends ActionDeps {
 
 /** Header names are case-insensitive: the user's come first, ours (delivery identity) win. */
 const mergeHeaders = (...sets: Array<Record<string, string>>) => {
-  const out: Record<string, string> = {};
-  for (const set of sets) for (const [k, v] of Object.entries(set)) out[k.toLowerCase()] = v;
-  return out;
+  const out = new Map<string, string>();
+  for (const set of sets) for (const [k, v] of Object.entries(set)) out.set(k.toLowerCase(), v);
+  return Object.fromEntries(out); // own properties: a `__proto__` name stays a name
 };
 
 /** Sends one webhook attempt. 2xx succeeds; the thrown failure says whether to retry and when. */
@@ -33,9 +33,10 @@ export const createDeliverWebhook = (deps: WebhookDeps) => async (args: ActionAr
   });
   const webhook = definition.webhooks[plan.index]!;
   const warnings: string[] = [];
-  const rendered = renderBody(definition.payload, signal, plan.triggerId, dynamic);
+  const [rendered, userHeaders] = rendering(attempt, () => [
+    renderBody(definition.payload, signal, plan.triggerId, dynamic),
+    renderStringMap(webhook.headers, signal.instance, dynamic, warnings)] as const);
   const timestamp = Math.floor(Date.now() / 1000);
-  const userHeaders = renderStringMap(webhook.headers, signal.instance, dynamic, warnings);
   // A value from the instance or a dynamic value may hold CR/LF: the request would never be valid.
   const headerProblem = renderedHeadersProblem(userHeaders);
   if (headerProblem) throw failure(headerProblem, 'WebhookHeader', { attempt }, false);

@@ -32,3 +32,10 @@ export const MAX_LIST_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** How long a write waits for its read model before answering 503 "stored, not yet readable". */
 export const READ_MODEL_WAIT_MS = 5000;
+
+/**
+ * Characters the template values substituted into one rendering (an action's body, or one of
+ * its header or parameter maps) may add: `{{ instance }}` 2,000 times over a 200 KB instance
+ * made a 400 MB body. Beyond it the action fails for good (it would on every retry).
+ */
+export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;

@@ -11,9 +11,12 @@ import { boundText, boundWarnings } from '../src/dispatch/bounds';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
-/** Extra time Temporal allows an attempt beyond `timeout_secs`, so the activity (which cuts the
- * request at `timeout_secs`) can report why; Temporal's own timeout covers a dead worker. */
-const REPORT_GRACE_SECS = 1;
+/**
+ * Extra time Temporal allows an attempt beyond `timeout_secs`. The activity cuts the request at
+ * `timeout_secs` itself; Temporal's own timeout only covers a dead worker. Too tight a margin
+ * and a worker short of CPU (reading, rendering) overruns it after sending: a duplicate.
+ */
+const REPORT_GRACE_SECS = 10;
 
 /**
  * Matching for dispatches started before the API planned them: a quick read of the worker's

@@ -8,6 +8,7 @@ import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/routes';
 import { openApiDocument } from './openapi';
 import { DOCS_PAGE } from './docs-page';
+import { refuseUnsafeJson } from './json-body';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -59,6 +60,7 @@ export const buildApp = (deps: AppDeps) => {
   // Only methods that carry a body pay for body checks and parsing.
   const parseJson = express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false });
   app.use((req, res, next) => (BODY_METHODS.has(req.method) ? requireJson(req, res, (e?: unknown) => (e ? next(e) : parseJson(req, res, next))) : next()));
+  app.use(refuseUnsafeJson);
   const auth = createAuth(deps.apiKeys);
 
   app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });

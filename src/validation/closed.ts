@@ -13,9 +13,14 @@ export interface ClosedOptions {
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   typeof u === 'object' && u !== null && !Array.isArray(u);
 
+/** A field's value, from the object itself only: never from its prototype. */
+const own = (u: Record<string, unknown>, key: string): unknown =>
+  (Object.prototype.hasOwnProperty.call(u, key) ? u[key] : undefined);
+
 /**
  * An object codec that reports every bad field at once and rejects unknown fields by name.
- * `null` for an optional field means "absent" (as in a JSON merge patch).
+ * `null` for an optional field means "absent" (as in a JSON merge patch). Reads and writes
+ * own properties only, so no input reaches or sets a prototype.
  */
 export const closed = <R extends t.Props, O extends t.Props>(
   name: string, required: R, optional: O, options: ClosedOptions = {},
@@ -27,22 +32,25 @@ export const closed = <R extends t.Props, O extends t.Props>(
     (u, c) => {
       if (!isPlainObject(u)) return t.failure(u, c, 'must be an object');
       const errors: t.ValidationError[] = [];
-      const out: Record<string, unknown> = {};
+      const out: [string, unknown][] = [];
       const field = (key: string, codec: t.Mixed) => {
-        const result = codec.validate(u[key], t.appendContext(c, key, codec, u[key]));
+        const value = own(u, key);
+        const result = codec.validate(value, t.appendContext(c, key, codec, value));
         if (result._tag === 'Left') errors.push(...result.left);
-        else if (result.right !== undefined) out[key] = result.right;
+        else if (result.right !== undefined) out.push([key, result.right]);
       };
       for (const [key, codec] of Object.entries(required)) field(key, codec);
       for (const [key, codec] of Object.entries(optional)) {
-        if (u[key] !== undefined && u[key] !== null) field(key, codec);
+        const value = own(u, key);
+        if (value !== undefined && value !== null) field(key, codec);
       }
       for (const key of Object.keys(u)) {
         if (known.has(key)) continue;
-        const message = options.hints?.[key] ?? 'is not a known field';
+        const hint = options.hints ? own(options.hints, key) : undefined;
+        const message = typeof hint === 'string' ? hint : 'is not a known field';
         errors.push({ value: u[key], context: t.appendContext(c, key, t.unknown, u[key]), message });
       }
-      return errors.length > 0 ? t.failures(errors) : t.success(out as Out<R, O>);
+      return errors.length > 0 ? t.failures(errors) : t.success(Object.fromEntries(out) as Out<R, O>);
     },
     t.identity,
   );

@@ -91,7 +91,7 @@ test('thousands of missing attributes on 100 webhooks: the dispatch completes, e
     expect(a.warnings).toHaveLength(MAX_WARNINGS_PER_ACTION + 1);
     expect(a.warnings[MAX_WARNINGS_PER_ACTION]).toBe(`… and ${6000 - MAX_WARNINGS_PER_ACTION} more`);
   }
-  const sent = rx.received.filter((r) => r.path.startsWith('/warned'));
+  const sent = rx.received.filter((r) => r.path.startsWith("/warned"));
   expect(sent).toHaveLength(MAX_WEBHOOKS_PER_TRIGGER);
   expect(new Set(sent.map((r) => r.headers['webhook-id'])).size).toBe(MAX_WEBHOOKS_PER_TRIGGER);
 }, 120_000);

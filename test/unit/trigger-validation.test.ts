@@ -1,7 +1,7 @@
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
-import { configFrom, policyOf } from '../../src/config';
 import { decodeTriggerEvent } from '../../src/triggers/events';
+import { configFrom, policyOf } from '../../src/config';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 
 const codec = buildTriggerInputCodec(policyOf(configFrom({
@@ -54,6 +54,8 @@ test.each([
   ['dynamic value not allowed in a header', { webhooks: [{ url: 'https://hooks.example.com/', http_method: 'GET', headers: { a: 'Bearer {{ os.environ }}' } }] }, 'webhooks[0].headers.a', 'not an allowed dynamic value'],
   ['dynamic value not allowed in payload', { payload: { deep: [{ x: '{{ settings.SECRET_KEY }}' }] } }, 'payload.deep[0].x', 'not an allowed dynamic value'],
   ['broken template', { payload: { x: '{{ not a path }}' } }, 'payload.x', 'not a valid template expression'],
+  ['template through a prototype', { payload: { x: 'a {{ instance.constructor.name }}' } }, 'payload.x', 'may not use constructor'],
+  ['long broken template, quoted short', { payload: { x: `{{${' '.repeat(6000)}}}` } }, 'payload.x', '{{     '],
   ['active missing', { active: undefined }, 'active', 'is required'],
   ['active not boolean', { active: 'yes' }, 'active', 'true or false'],
   ['unknown top-level field', { colour: 'red' }, 'colour', 'is not a known field'],
@@ -143,4 +145,17 @@ test('stored events stay readable: rules added later do not apply when decoding 
   });
   const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
   expect(event?.type).toBe('TriggerCreated');
+});
+
+test('write-time template rules do not apply to stored events: one written before them is still read back', () => {
+  const definition = { ...aTrigger(), payload: { x: '{{ instance.constructor }}', y: '{{ anything.goes }}' } };
+  expect(errorsOf(definition).map((e) => e.path)).toEqual(['payload.x', 'payload.y']);
+  const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
+  expect(event?.type).toBe('TriggerCreated');
+});
+
+test('an error message quotes a long expression in a few dozen characters', () => {
+  const messages = errorsOf(aTrigger({ payload: [`{{${' '.repeat(6000)}}}`, `{{ ${'a.'.repeat(5000)}b }}`] })).map((e) => e.message);
+  expect(messages).toHaveLength(2);
+  for (const m of messages) expect(m.length).toBeLessThan(160);
 });
