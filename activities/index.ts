@@ -1,46 +1,43 @@
-import { Dispatcher } from 'undici';
 import { Config } from '../src/config';
 import { EventStore } from '../src/event-store/port';
 import { Logger } from '../src/logger';
 import { ReadModel } from '../projections/read-model';
-import { createPublishToBroker } from './broker';
-import { DynamicValueSource } from './dynamic-values';
-import { createPlanActions } from './plan';
-import { RabbitPublisher } from './rabbitmq';
-import { createDeliverWebhook } from './webhook';
-import { createDefinitionAt } from './definition-at';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { boundWarnings } from '../src/dispatch/bounds';
+import { ActionArgs, Channel, PipelineDeps, runAttempt } from './delivery/attempt';
+import { createDefinitionAt } from './delivery/definition-at';
+import { DynamicValueSource } from './delivery/dynamic-values';
+import { createPlanActions } from './plan';
+import { Connections } from './publishers/connections';
+import { brokerChannel } from './publishers/deliver';
+import { WebhookTransport } from './webhook/transport';
+import { webhookChannel } from './webhook/deliver';
 
 export interface ActivityDeps {
   readonly config: Config;
   readonly store: EventStore;
   readonly readModel: ReadModel;
-  readonly dispatcher: Dispatcher;
-  readonly rabbit: RabbitPublisher;
+  readonly webhooks: WebhookTransport;
+  readonly brokerConnections: Connections;
   readonly dynamicValues: DynamicValueSource;
   readonly log: Logger;
 }
 
-/** An activity's result stays small whatever the trigger renders (see src/dispatch/bounds.ts). */
-const bounded = <A>(deliver: (args: A) => Promise<DeliveryReceipt>) => async (args: A): Promise<DeliveryReceipt> => {
-  const receipt = await deliver(args);
+/** One activity per channel: the shared attempt pipeline, with a result that stays small whatever the trigger renders. */
+const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
+  const receipt = await runAttempt(deps, channel, args);
   return { ...receipt, warnings: boundWarnings(receipt.warnings) };
 };
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps) => {
-  const definitionAt = createDefinitionAt(deps.store);
+  const pipeline: PipelineDeps = { definitionAt: createDefinitionAt(deps.store), dynamicValues: deps.dynamicValues, log: deps.log };
   return {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
-    deliverWebhook: bounded(createDeliverWebhook({
-      definitionAt, dynamicValues: deps.dynamicValues, dispatcher: deps.dispatcher, log: deps.log,
-      signingSecret: deps.config.file.signing_secret,
-      userAgent: 'action-triggers/0.1 (+webhook)',
+    deliverWebhook: activityOf(pipeline, webhookChannel({
+      dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: 'action-triggers/0.1 (+webhook)',
     })),
-    publishToBroker: bounded(createPublishToBroker({
-      definitionAt, dynamicValues: deps.dynamicValues, brokers: deps.config.file.brokers ?? {}, rabbit: deps.rabbit, log: deps.log,
-    })),
+    publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections)),
   };
 };
 

@@ -5,10 +5,10 @@ import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '
 import { FieldError, toFieldErrors } from './validation/field-errors';
 import { BrokerOverrides, TriggerPolicy } from './triggers/policy';
 import type { RetrySettings } from './dispatch/types';
+// Broker types this build can publish to; the others are a config error, not a silent no-op.
+import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
 
 export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
-/** Broker types this build can publish to; the others are a config error, not a silent no-op. */
-export const SUPPORTED_BROKER_TYPES: readonly string[] = ['rabbitmq'];
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -1,8 +1,8 @@
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { createDynamicValues } from '../activities/dynamic-values';
-import { createRabbitPublisher } from '../activities/rabbitmq';
+import { createDynamicValues } from '../activities/delivery/dynamic-values';
+import { createConnections } from '../activities/publishers/connections';
 import { createWebhookTransport } from '../activities/webhook/transport';
 import { ReadModel } from '../projections/read-model';
 import { Config } from './config';
@@ -50,7 +50,7 @@ const quietBundlerLogger = { trace: () => undefined, debug: () => undefined, inf
 export const startWorker = async (deps: WorkerDeps) => {
   const { config } = deps;
   const webhooks = createWebhookTransport({ allowPrivateTargets: config.file.allow_private_targets ?? false });
-  const rabbit = createRabbitPublisher();
+  const brokerConnections = createConnections();
   const dynamicValues = createDynamicValues({
     modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
     env: deps.env ?? process.env, cwd: process.cwd(),
@@ -58,7 +58,7 @@ export const startWorker = async (deps: WorkerDeps) => {
   const worker = await Worker.create({
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
-    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, dispatcher: webhooks.dispatcher, rabbit, dynamicValues, log: deps.log }),
+    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,
@@ -70,7 +70,7 @@ export const startWorker = async (deps: WorkerDeps) => {
     stop: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
-      await rabbit.close();
+      await brokerConnections.close();
       await webhooks.close();
     },
   };

@@ -7,7 +7,8 @@ import type {
   ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
 } from '../src/dispatch/types';
 import { searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
-import { boundText, boundWarnings } from '../src/dispatch/bounds';
+import { FailedAttempt, recordDelivered, recordFailed } from '../src/dispatch/attempts';
+import { millis, retryPolicyOf } from '../src/dispatch/retry-schedule';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -27,18 +28,10 @@ const { planActions } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** Durations in milliseconds (a number is milliseconds to Temporal). */
-const millis = (secs: number) => Math.ceil(secs * 1000);
-
 const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore: number) => proxyActivities<Activities>({
   activityId: plan.deliveryId,
   startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
-  retry: {
-    initialInterval: millis(retry.initialIntervalSecs),
-    backoffCoefficient: retry.backoffCoefficient,
-    maximumInterval: millis(retry.maxIntervalSecs),
-    maximumAttempts: Math.max(1, retry.maxAttempts - attemptsBefore),
-  },
+  retry: retryPolicyOf(retry, attemptsBefore),
 });
 
 /**
@@ -61,19 +54,12 @@ const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
 type Attempt = (activities: Pick<Activities, 'deliverWebhook' | 'publishToBroker'>, attemptsBefore: number) => Promise<DeliveryReceipt>;
 
-interface Failed { message: string; details?: FailureDetails; retryable: boolean }
-
-const failedOf = (err: unknown): Failed => {
+const failedOf = (err: unknown): FailedAttempt => {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (!(cause instanceof ApplicationFailure)) return { message: cause instanceof Error ? cause.message : String(cause), retryable: true };
   return { message: cause.message, details: cause.details?.[0] as FailureDetails | undefined, retryable: !cause.nonRetryable };
 };
 
-const delivered = (outcome: ActionOutcome, receipt: DeliveryReceipt) =>
-  Object.assign(outcome, { state: 'delivered', attempts: receipt.attempt, statusCode: receipt.statusCode, warnings: boundWarnings(receipt.warnings), lastError: undefined });
-
-const failed = (outcome: ActionOutcome, f: Failed, state: ActionOutcome['state']) =>
-  Object.assign(outcome, { state, attempts: f.details?.attempt ?? outcome.attempts, statusCode: f.details?.statusCode, lastError: boundText(f.message) });
 
 const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
   const attempt: Attempt = (activities, attemptsBefore) => {
@@ -83,26 +69,26 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
   let attemptsBefore = 0;
   if (localFirst) {
     try {
-      delivered(outcome, await attempt(firstAttempt(plan), 0));
+      recordDelivered(outcome, await attempt(firstAttempt(plan), 0));
       return;
     } catch (err) {
       // Attempt 1 even when the failure carries no details (a time-out seen by Temporal itself).
       const f = failedOf(err);
       f.details = { ...f.details, attempt: 1 };
-      if (!f.retryable || input.retry.maxAttempts <= 1) return void failed(outcome, f, 'failed');
-      failed(outcome, f, 'retrying');
+      if (!f.retryable || input.retry.maxAttempts <= 1) return void recordFailed(outcome, f, 'failed');
+      recordFailed(outcome, f, 'retrying');
       attemptsBefore = 1;
       // The wait before attempt 2: the activity's own choice (Retry-After or backoff).
       await sleep(f.details?.retryDelayMs ?? input.retry.initialIntervalSecs * 1000);
     }
   }
   try {
-    delivered(outcome, await attempt(actionActivities(plan, input.retry, attemptsBefore), attemptsBefore));
+    recordDelivered(outcome, await attempt(actionActivities(plan, input.retry, attemptsBefore), attemptsBefore));
   } catch (err) {
     const f = failedOf(err);
     // A last attempt that timed out carries no details; Temporal says the attempts ran out.
     if (!f.details && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED') f.details = { attempt: input.retry.maxAttempts };
-    failed(outcome, f, 'failed');
+    recordFailed(outcome, f, 'failed');
   }
 };
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { connect as tcpConnect, isIP } from 'node:net';
 import { Agent, buildConnector, Dispatcher } from 'undici';
-import { bareHost, isPrivateAddress, isLocalhostName } from '../target-safety';
+import { bareHost, isPrivateAddress, isLocalhostName } from './target-safety';
 
 /**
  * The one message for every refused target, whether the URL held a literal address, DNS

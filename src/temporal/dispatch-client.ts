@@ -2,6 +2,7 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { ActionOutcome, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
+import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it. */
@@ -28,22 +29,23 @@ export interface DispatchClient {
 interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
 const SCHEDULED = 1;
 
+/** A pending activity from describe(), as the attempt accounting reads it. */
+const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.attempt
+  ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
+  : undefined);
+
 const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = []): DispatchView => ({
   id: signalId,
   workflow_id: workflowIdOf(signalId),
   state,
   triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version })),
   actions: (status?.actions ?? []).map((a: ActionOutcome) => {
-    const open = a.state === 'pending' || a.state === 'retrying';
-    const p = open ? pending.find((x) => x.activityId === a.deliveryId) : undefined;
-    // `a.attempts` counts the attempts before this activity (the local first one); Temporal counts its own.
-    const attempts = p?.attempt ? a.attempts + p.attempt - (p.state === SCHEDULED ? 1 : 0) : a.attempts;
-    const lastError = p?.lastFailure?.message ?? a.lastError;
+    const shown = shownProgress(a, progressOf(pending.find((x) => x.activityId === a.deliveryId)));
     return {
       delivery_id: a.deliveryId, trigger_id: a.triggerId, version: a.version, kind: a.kind, index: a.index,
-      state: open && (attempts > 1 || a.state === 'retrying') ? 'retrying' : a.state, attempts,
+      state: shown.state, attempts: shown.attempts,
       ...(a.statusCode === undefined ? {} : { status_code: a.statusCode }),
-      ...(lastError ? { last_error: lastError } : {}),
+      ...(shown.lastError ? { last_error: shown.lastError } : {}),
       warnings: a.warnings,
     };
   }),

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { bareHost, isLocalhostName, isPrivateAddress } from '../../activities/target-safety';
+import { bareHost, isLocalhostName, isPrivateAddress } from '../../activities/webhook/target-safety';
 import type { TriggerPolicy } from './policy';
 
 /** A DNS name as the URL parser leaves it (lower case, IDNs as `xn--`): labels of 1-63 characters. */

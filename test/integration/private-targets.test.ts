@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import request from 'supertest';
-import { isPrivateAddress } from '../../activities/target-safety';
+import { isPrivateAddress } from '../../activities/webhook/target-safety';
 import { TARGET_REFUSED } from '../../activities/webhook/transport';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver } from '../support/receiver';

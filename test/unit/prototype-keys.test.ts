@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as t from 'io-ts';
-import { createDynamicValues } from '../../activities/dynamic-values';
-import { renderString } from '../../activities/render';
+import { createDynamicValues } from '../../activities/delivery/dynamic-values';
+import { renderString } from '../../activities/delivery/render';
 import { mergePatch } from '../../src/triggers/merge-patch';
 import { closed } from '../../src/validation/closed';
 

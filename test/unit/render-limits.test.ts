@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { renderBody, RenderTooLarge, renderStringMap } from '../../activities/render';
+import { renderBody, RenderTooLarge, renderStringMap } from '../../activities/delivery/render';
 import type { SignalEnvelope } from '../../src/dispatch/types';
 import { MAX_RENDERED_CHARS } from '../../src/limits';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { checkExpressions, expressionsIn } from '../../src/templates/expressions';
 import { isDottedPath, loneExpressionPath, scanTemplate } from '../../src/templates/scan';
-import { dynamicPathsIn, renderString } from '../../activities/render';
+import { dynamicPathsIn, renderString } from '../../activities/delivery/render';
 
 /**
  * The reference model: the regexes the scanner replaced. They define the semantics and are

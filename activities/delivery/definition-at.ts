@@ -1,7 +1,7 @@
-import { EventStore } from '../src/event-store/port';
-import { loadTrigger } from '../src/event-store/handle-command';
-import { streamOf } from '../src/triggers/events';
-import type { TriggerDefinition } from '../src/triggers/codecs';
+import { EventStore } from '../../src/event-store/port';
+import { loadTrigger } from '../../src/event-store/handle-command';
+import { streamOf } from '../../src/triggers/events';
+import type { TriggerDefinition } from '../../src/triggers/codecs';
 
 export type DefinitionAt = (triggerId: string, version: number) => Promise<TriggerDefinition | undefined>;
 

@@ -1,0 +1,129 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { ActionKind, ActionPlan, DeliveryReceipt, RetrySettings, SignalEnvelope } from '../../src/dispatch/types';
+import { boundText } from '../../src/dispatch/bounds';
+import { delayAfter } from '../../src/dispatch/retry-schedule';
+import type { TriggerDefinition } from '../../src/triggers/codecs';
+import type { Logger } from '../../src/logger';
+import { DefinitionAt } from './definition-at';
+import { DynamicValueError, DynamicValueSource } from './dynamic-values';
+import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
+
+/**
+ * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
+ * attempt with one of these; `runAttempt` alone turns it into what Temporal reads.
+ * Reasons and error types never hold a resolved value.
+ */
+export type Attempt =
+  | { outcome: 'delivered'; statusCode?: number }
+  | { outcome: 'retry'; errorType: string; reason: string; statusCode?: number; retryAfterMs?: number }
+  | { outcome: 'fail'; errorType: string; reason: string; statusCode?: number };
+
+/** Ends an attempt from inside a step (preparing, rendering) with a known outcome. */
+export class AttemptEnded extends Error {
+  constructor(readonly attempt: Exclude<Attempt, { outcome: 'delivered' }>) {
+    super(attempt.reason);
+    this.name = 'AttemptEnded';
+  }
+}
+
+export const fail = (errorType: string, reason: string) => new AttemptEnded({ outcome: 'fail', errorType, reason });
+export const retry = (errorType: string, reason: string) => new AttemptEnded({ outcome: 'retry', errorType, reason });
+
+/**
+ * What every action activity receives from the workflow: references, the signal, the retry
+ * schedule, and how many attempts ran before this activity (older dispatches ran the first
+ * one locally).
+ */
+export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number }
+
+export interface PipelineDeps {
+  /** The trigger's definition at a version (cached: versions never change). */
+  readonly definitionAt: DefinitionAt;
+  readonly dynamicValues: DynamicValueSource;
+  readonly log: Logger;
+}
+
+/** An action ready to send: its entry, the rendered body, and a renderer for its string maps. */
+export interface Prepared<T> {
+  readonly plan: ActionPlan;
+  readonly definition: TriggerDefinition;
+  readonly action: T;
+  readonly rendered: Rendered;
+  /** Renders a string map (headers, conn_details, parameters) with this attempt's values. */
+  readonly renderMap: (map: Record<string, string> | undefined) => Record<string, string>;
+  /** This attempt's number across the whole action. */
+  readonly attempt: number;
+}
+
+/** How one kind of action finds its entry, what of it holds templates, and how it is sent. */
+export interface Channel<T> {
+  readonly kind: ActionKind;
+  /** The action's entry in the definition, or undefined when there is none. */
+  pick(definition: TriggerDefinition, index: number): T | undefined;
+  /** Checks that need no values (may throw AttemptEnded); returns the values holding templates. */
+  templated(definition: TriggerDefinition, action: T): unknown[];
+  send(prepared: Prepared<T>): Promise<Attempt>;
+}
+
+/** Renders, or ends the attempt for good: a rendering too large now is too large on every retry. */
+const rendering = <A>(render: () => A): A => {
+  try {
+    return render();
+  } catch (e) {
+    if (e instanceof RenderTooLarge) throw fail('RenderTooLarge', e.message);
+    throw e;
+  }
+};
+
+/** Load the definition at its version → resolve the dynamic values the action uses → render. */
+const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number): Promise<Prepared<T>> => {
+  const { plan, signal } = args;
+  const definition = await deps.definitionAt(plan.triggerId, plan.version);
+  const action = definition && channel.pick(definition, plan.index);
+  if (!definition || action === undefined) throw fail('ActionMissing', `trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`);
+  let dynamic: DynamicValues;
+  try {
+    dynamic = await deps.dynamicValues.resolve(dynamicPathsIn(channel.templated(definition, action)));
+  } catch (e) {
+    // The message names the path, never a value. A missing value may appear later: retried.
+    if (e instanceof DynamicValueError) throw retry('DynamicValue', e.message);
+    throw e;
+  }
+  const warnings: string[] = [];
+  const rendered = rendering(() => renderBody(definition.payload, signal, plan.triggerId, dynamic));
+  return {
+    plan, definition, action, attempt,
+    rendered: { ...rendered, warnings: rendered.warnings.concat(warnings) },
+    renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, warnings)),
+  };
+};
+
+/**
+ * One attempt of one action, the same for webhooks and every publisher: prepare, send, then
+ * settle. A delivery is a receipt; anything else is the ApplicationFailure the workflow's
+ * retry policy reads, with the next delay decided by the retry schedule.
+ */
+export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs): Promise<DeliveryReceipt> => {
+  const attempt = Context.current().info.attempt + (args.attemptsBefore ?? 0);
+  let result: Attempt;
+  let warnings: string[] = [];
+  try {
+    const prepared = await prepare(deps, channel, args, attempt);
+    result = await channel.send(prepared);
+    warnings = prepared.rendered.warnings;
+  } catch (e) {
+    if (!(e instanceof AttemptEnded)) throw e;
+    result = e.attempt;
+  }
+  const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };
+  if (result.outcome === 'delivered') {
+    deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
+    return { attempt, warnings, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+  }
+  deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });
+  const message = boundText(result.reason);
+  const details = { attempt, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+  if (result.outcome === 'fail') throw ApplicationFailure.create({ message, type: result.errorType, details: [details], nonRetryable: true });
+  const delayMs = delayAfter(attempt, args.retry, result.retryAfterMs);
+  throw ApplicationFailure.create({ message, type: result.errorType, details: [{ ...details, retryDelayMs: delayMs }], nextRetryDelay: delayMs });
+};

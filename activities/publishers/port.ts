@@ -1,0 +1,41 @@
+import type { FieldError } from '../../src/validation/field-errors';
+
+/**
+ * The publisher port: one module per `broker_type`, registered in `registry.ts`. A module
+ * decodes a broker's settings (its `conn_details` and `params` after the trigger's keys are
+ * merged over them), opens long-lived connections, and publishes one message per attempt,
+ * resolving only once the broker confirmed it. Connections are shared and kept by
+ * `connections.ts`, which also enforces each attempt's `timeout_secs`.
+ */
+
+/** What every message carries, the same bytes a webhook of the same trigger would send. */
+export interface OutboundMessage {
+  readonly body: string;
+  readonly contentType: string;
+  /** Stable across retries: receivers deduplicate on it. */
+  readonly deliveryId: string;
+}
+
+/** What the broker said when it took the message (e.g. an SQS message id, a Kafka offset). */
+export interface Confirmation { readonly brokerMessageId?: string }
+
+export interface BrokerConnection<S> {
+  publish(settings: S, message: OutboundMessage): Promise<Confirmation>;
+  /** True once the client saw the connection go (it is then replaced before the next use). */
+  broken(): boolean;
+  close(): Promise<void>;
+}
+
+export interface Publisher<S> {
+  /** As in the config's `broker_type` (lower case). */
+  readonly brokerType: string;
+  /**
+   * The settings of one target, or every missing or bad key by path (`conn_details.url`,
+   * `params.queue`). Used on the config at start, on a trigger when it is written, and on
+   * the rendered values at each attempt.
+   */
+  settings(connDetails: Readonly<Record<string, string>>, params: Readonly<Record<string, string>>): { ok: true; value: S } | { ok: false; errors: FieldError[] };
+  /** Targets with the same key share one connection (e.g. the AMQP URL). */
+  connectionKey(settings: S): string;
+  connect(settings: S): Promise<BrokerConnection<S>>;
+}
