@@ -12,11 +12,9 @@ export interface TriggerPolicy {
   readonly maxBrokerTimeoutSecs: number;
 }
 
-export const contentTypeKey = (appLabel: string, modelName: string): string =>
-  `${appLabel.trim().toLowerCase()}.${modelName.trim().toLowerCase()}`;
+/** One part of a content type as compared everywhere: case and outer spaces do not count. */
+export const contentTypePart = (part: string): string => part.trim().toLowerCase();
 
-/** Accepts any structurally valid trigger: stored events stay readable when the config changes. */
-export const LENIENT_POLICY: TriggerPolicy = {
-  brokerNames: undefined, allowedContentTypes: undefined, webhookUrlPatterns: [],
-  allowedDynamicPaths: undefined, maxWebhookTimeoutSecs: Infinity, maxBrokerTimeoutSecs: Infinity,
-};
+/** For messages and the config's allow list only; never split again (parts may hold dots). */
+export const contentTypeKey = (appLabel: string, modelName: string): string =>
+  `${contentTypePart(appLabel)}.${contentTypePart(modelName)}`;
