@@ -75,6 +75,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
     try {
       model.rebuild();
       checkpoint = model.checkpoint();
+      failure = undefined; // now simply behind: caughtUp() says when it has caught up again
       log.warn('read model reopened; catching up from its checkpoint', { checkpoint: String(checkpoint) });
     } catch (e) {
       fail(e);
