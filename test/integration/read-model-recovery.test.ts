@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import Database from 'better-sqlite3';
 import { READ_MODEL_WAIT_MS } from '../../src/limits';
+import { silentLogger } from '../../src/logger';
+import { openReadModel, ReadModelUnavailable } from '../../projections/read-model';
+import { startProjection } from '../../projections/runner';
 import { streamOf } from '../../src/triggers/events';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../support/test-app';
 
@@ -82,5 +85,32 @@ test('a write answers within its bound with the stored trigger when the read mod
   const patched = await request(t.app).patch(`/api/action-triggers/${res.body.id}`).set('If-Match', '"1"').send({ active: false }).expect(200);
   expect(patched.body).toMatchObject({ active: false, version: 2, created_at: res.body.created_at });
   expect(patched.body.updated_at >= res.body.updated_at).toBe(true);
+  await t.close();
+}, 30_000);
+
+test('two processes on one damaged file: one moves it aside, the other follows to the new file', async () => {
+  const { t, ids } = await seed(4);
+  const file = join(t.dir, FILE);
+  const other = openReadModel(file);
+  const otherRunner = await startProjection(t.store, other, silentLogger);
+  await otherRunner.ready;
+  const spare = new Database(file);
+  spare.pragma('wal_checkpoint(TRUNCATE)');
+  overwrite(file, 4096, statSync(file).size - 4096);
+  try { spare.exec('CREATE TABLE IF NOT EXISTS poke (x)'); } catch { /* it may already see the damage */ }
+  spare.close();
+  // Both find the damage; each will try to move the file aside, but only the first may.
+  await request(t.app).get(`/api/action-triggers/${ids[0]}`).expect(503);
+  expect(() => other.get(ids[0]!)).toThrow(ReadModelUnavailable);
+  const deadline = Date.now() + 15_000;
+  const healthy = () => otherRunner.failure() === undefined && t.projection.failure() === undefined;
+  while (!(healthy() && other.get(ids[3]!) && t.readModel.get(ids[3]!)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(other.get(ids[3]!)?.id).toBe(ids[3]);
+  expect(t.readModel.get(ids[3]!)?.id).toBe(ids[3]);
+  expect(asideFiles(t.dir)).toHaveLength(1);
+  await otherRunner.stop();
+  other.close();
   await t.close();
 }, 30_000);

@@ -46,3 +46,19 @@ test('an event that cannot be read stops the projection there, loudly: 503 namin
   expect(await t.store.read(streamOf(bad))).toHaveLength(2);
   await t.close();
 }, 20_000);
+
+test('a write answers with exactly the resource the read model serves afterwards', async () => {
+  const t = await startTestApp(BROKERS_CONFIG);
+  const body = aTrigger({
+    webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'patch', timeout_secs: 3, headers: { b: '1', a: '2' } }],
+    msg_broker_queues: [{ name: 'orders', parameters: { z: '1', a: '2' }, conn_details: { k: 'v' }, timeout_secs: 1 }],
+  });
+  const created = await request(t.app).post('/api/action-triggers').send(body).expect(201);
+  const id = created.body.id as string;
+  expect((await request(t.app).get(`/api/action-triggers/${id}`).expect(200)).text).toBe(created.text);
+  const patched = await request(t.app).patch(`/api/action-triggers/${id}`).send({ active: false }).expect(200);
+  const got = await request(t.app).get(`/api/action-triggers/${id}`).expect(200);
+  expect(got.text).toBe(patched.text);
+  expect(got.headers.etag).toBe(patched.headers.etag);
+  await t.close();
+});
