@@ -53,7 +53,8 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   if (typeof status === 'number' && status >= 400 && status < 500) return sendProblem(res, problem(status, e.message));
   if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent) {
     log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
-    res.set('Retry-After', '5');
+    // A damaged read model is rebuilt within seconds; an unreadable event needs an operator.
+    if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
     return sendProblem(res, problem(503, err.message));
   }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });

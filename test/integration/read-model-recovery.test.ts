@@ -58,6 +58,7 @@ test('a read model damaged at run time answers 503 (not 500), says not ready, an
   expect(get.status).toBe(503);
   expect(get.headers['content-type']).toMatch(/problem\+json/);
   expect(get.body.detail).toMatch(/read model is unavailable/);
+  expect(get.headers['retry-after']).toBe('5');
   // Within a few seconds the runner has moved the file aside and rebuilt it from the events.
   const deadline = Date.now() + 15_000;
   let ready = await request(t.app).get('/readyz');

@@ -43,6 +43,7 @@ test('an event that cannot be read stops the projection there, loudly: 503 namin
   expect(t.readModel.get(good)?.version).toBe(1);
   const write = await request(t.app).patch(`/api/action-triggers/${bad}`).send({ active: false }).expect(503);
   expect(write.body.detail).toMatch(new RegExp(`stored event ${streamOf(bad)}@1 cannot be read`));
+  expect(write.headers['retry-after']).toBeUndefined();
   expect(await t.store.read(streamOf(bad))).toHaveLength(2);
   await t.close();
 }, 20_000);
