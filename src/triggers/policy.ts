@@ -2,7 +2,7 @@
 export interface TriggerPolicy {
   /** undefined means any name (used to read back stored events whatever today's config says). */
   readonly brokerNames: ReadonlySet<string> | undefined;
-  /** Lower-case `app_label.model_name`; undefined means every content type is allowed. */
+  /** contentTypeKey of each allowed content type; undefined means every one is allowed. */
   readonly allowedContentTypes: ReadonlySet<string> | undefined;
   /** Empty means every http(s) URL is allowed. */
   readonly webhookUrlPatterns: readonly RegExp[];
@@ -15,6 +15,6 @@ export interface TriggerPolicy {
 /** One part of a content type as compared everywhere: case and outer spaces do not count. */
 export const contentTypePart = (part: string): string => part.trim().toLowerCase();
 
-/** For messages and the config's allow list only; never split again (parts may hold dots). */
+/** A content type as one set key. Not `a.b`: parts may hold dots, so that would be ambiguous. */
 export const contentTypeKey = (appLabel: string, modelName: string): string =>
-  `${contentTypePart(appLabel)}.${contentTypePart(modelName)}`;
+  JSON.stringify([contentTypePart(appLabel), contentTypePart(modelName)]);

@@ -80,3 +80,16 @@ test('several wrong fields are reported at once', () => {
 test('a body that is not an object is one error at (body)', () => {
   for (const body of [null, 3, 'x', [aTrigger()]]) expect(pathsOf(body)).toEqual(['(body)']);
 });
+
+test('allowed_content_types takes parts that hold dots as objects, and matches on both parts', () => {
+  const dotted = buildTriggerInputCodec(policyOf(configFrom({
+    allowed_content_types: ['shop.order', { app_label: 'My.App', model_name: 'order.line' }],
+  })));
+  const accepts = (app_label: string, model_name: string) =>
+    dotted.decode(aTrigger({ content_types: [{ app_label, model_name }], msg_broker_queues: [] }))._tag === 'Right';
+  expect(accepts('my.app', 'Order.Line')).toBe(true);
+  expect(accepts('SHOP', 'order')).toBe(true);
+  expect(accepts('my', 'app.order.line')).toBe(false);
+  expect(accepts('my.app.order', 'line')).toBe(false);
+  expect(() => configFrom({ allowed_content_types: ['my.app.order.line'] })).toThrow(/allowed_content_types\[0\].*object \{app_label, model_name\}/);
+});
