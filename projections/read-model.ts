@@ -1,8 +1,12 @@
 import Database from 'better-sqlite3';
 import { StoredEvent } from '../src/event-store/port';
-import { contentTypeKey } from '../src/triggers/policy';
-import { decodeTriggerEvent, EventMetadata } from '../src/triggers/events';
+import { contentTypePart } from '../src/triggers/policy';
+import { occurredAt } from '../src/triggers/events';
+import { readStoredEvent } from '../src/triggers/stored-events';
+import { MAX_LIST_PAGE_BYTES } from '../src/limits';
+import { Logger, silentLogger } from '../src/logger';
 import { evolveView, toResource, TriggerView } from './trigger-view';
+import { inodeOf, isCorruption, moveAside, openCheckedFile } from './read-model-file';
 
 export interface ListFilter {
   readonly active?: boolean;
@@ -26,10 +30,31 @@ export interface ReadModel {
   /** Active triggers for one signal of one content type (the dispatch index). */
   matching(signal: string, appLabel: string, modelName: string): TriggerView[];
   checkpoint(): bigint | 'start';
-  /** Applies a batch in one transaction; events at or before the stored checkpoint are skipped. */
+  /**
+   * Applies a batch in one transaction; events at or before the stored checkpoint are skipped.
+   * An event that cannot be applied throws, after the events before it were committed.
+   */
   apply(events: readonly StoredEvent[]): bigint | 'start';
   reset(): void;
+  /** Why the model cannot be used (its file is damaged or was replaced), or undefined. */
+  fault(): string | undefined;
+  /** Moves a damaged file aside (if no other process did yet) and opens a fresh one. */
+  rebuild(): void;
   close(): void;
+}
+
+/** The read model cannot answer now (its file is damaged; a rebuild is under way). */
+export class ReadModelUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`the read model is unavailable (${reason}); it is being rebuilt from the event store`);
+    this.name = 'ReadModelUnavailable';
+  }
+}
+
+export interface ReadModelOptions {
+  readonly log?: Logger;
+  /** A list page stops before this many bytes (tests pass a small one). */
+  readonly maxPageBytes?: number;
 }
 
 interface Row { id: string; definition: string; version: number; created_at: string; updated_at: string; json: string }
@@ -39,7 +64,7 @@ const rowToView = (r: Row): TriggerView => ({
 });
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
@@ -50,12 +75,10 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS trigger_keys_for_dispatch ON trigger_keys (signal, app_label, model_name, trigger_id);
   CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);`;
 
-/** The trigger read model in its own SQLite file; safe to share between processes. */
-export const openReadModel = (file: string): ReadModel => {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 10000');
+type Queries = Omit<ReadModel, 'fault' | 'rebuild'>;
+
+/** The statements over one open file. */
+const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
     // A new layout: drop the old tables; the runner rebuilds them from the events.
     db.exec('DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS checkpoint;');
@@ -89,18 +112,14 @@ export const openReadModel = (file: string): ReadModel => {
       updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)) });
     q.removeKeys.run(view.id);
     for (const { signal } of d.config_signals) {
-      for (const ct of d.content_types) {
-        const [app, model] = contentTypeKey(ct.app_label, ct.model_name).split('.') as [string, string];
-        q.addKey.run(view.id, signal, app, model);
-      }
+      for (const ct of d.content_types) q.addKey.run(view.id, signal, contentTypePart(ct.app_label), contentTypePart(ct.model_name));
     }
   };
 
-  const applyOne = (stored: StoredEvent) => {
-    const event = decodeTriggerEvent(stored.type, stored.data);
-    if (!event) return;
-    const meta = EventMetadata.decode(stored.metadata);
-    const occurred_at = meta._tag === 'Right' ? meta.right.occurred_at : new Date(0).toISOString();
+  // A savepoint per event: one that fails leaves no half-applied rows behind.
+  const applyOne = db.transaction((stored: StoredEvent) => {
+    const event = readStoredEvent(stored);
+    const occurred_at = occurredAt(stored.metadata);
     const current = q.getRow.get(event.data.trigger_id);
     const next = evolveView(current && rowToView(current), event, { revision: Number(stored.revision), occurred_at });
     if (next === null) {
@@ -109,19 +128,25 @@ export const openReadModel = (file: string): ReadModel => {
     } else if (next !== undefined && next.version !== current?.version) {
       save(next);
     }
-  };
+  });
 
-  const apply = db.transaction((events: readonly StoredEvent[]) => {
+  const applyBatch = db.transaction((events: readonly StoredEvent[]) => {
     const from = checkpoint();
     let last = from;
+    let failed: unknown;
     for (const e of events) {
       if (last !== 'start' && e.position <= last) continue;
-      applyOne(e);
+      try { applyOne(e); } catch (err) { failed = err; break; }
       last = e.position;
     }
     if (last !== from) q.writeCheckpoint.run(String(last));
-    return last;
+    return { last, failed };
   });
+  const apply = (events: readonly StoredEvent[]) => {
+    const { last, failed } = applyBatch.immediate(events);
+    if (failed !== undefined) throw failed;
+    return last;
+  };
 
   const listStatements = new Map<string, Database.Statement<Record<string, unknown>, { id: string; json: string }>>();
   const list = (filter: ListFilter, limit: number, after: string | undefined): ListPage => {
@@ -134,13 +159,26 @@ export const openReadModel = (file: string): ReadModel => {
     const sql = `SELECT t.id, t.json FROM triggers t WHERE ${where.join(' AND ')} ORDER BY t.id LIMIT @limit`;
     let statement = listStatements.get(sql);
     if (!statement) { statement = db.prepare(sql); listStatements.set(sql, statement); }
-    const rows = statement.all({
+    const rows = statement.iterate({
       after: after ?? '', limit: limit + 1,
       active: filter.active ? 1 : 0,
-      signal: filter.signal, app_label: filter.app_label?.toLowerCase(), model_name: filter.model_name?.toLowerCase(),
+      signal: filter.signal,
+      app_label: filter.app_label === undefined ? undefined : contentTypePart(filter.app_label),
+      model_name: filter.model_name === undefined ? undefined : contentTypePart(filter.model_name),
     });
-    const page = rows.slice(0, limit);
-    return { items: page.map((r) => r.json), nextAfter: rows.length > limit ? page[page.length - 1]?.id : undefined };
+    // One row at a time: a page stops at `limit` items or `maxPageBytes`, whichever comes
+    // first, and always holds one item so paging moves on.
+    const items: string[] = [];
+    let bytes = 2;
+    let lastId: string | undefined;
+    for (const r of rows) {
+      const size = Buffer.byteLength(r.json) + 1;
+      if (items.length === limit || (items.length > 0 && bytes + size > maxPageBytes)) return { items, nextAfter: lastId };
+      items.push(r.json);
+      bytes += size;
+      lastId = r.id;
+    }
+    return { items, nextAfter: undefined };
   };
 
   return {
@@ -148,10 +186,54 @@ export const openReadModel = (file: string): ReadModel => {
     get: (id) => { const r = q.getRow.get(id); return r && rowToView(r); },
     list,
     matching: (signal, appLabel, modelName) =>
-      q.matching.all(signal, appLabel.toLowerCase(), modelName.toLowerCase()).map(rowToView),
+      q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView),
     checkpoint,
-    apply: (events) => apply.immediate(events),
+    apply,
     reset: () => db.exec('DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint;'),
     close: () => db.close(),
+  };
+};
+
+/**
+ * The trigger read model in its own SQLite file; safe to share between processes. Checked at
+ * open; a damaged file found then or later is moved aside and rebuilt (see read-model-file.ts).
+ */
+export const openReadModel = (file: string, options: ReadModelOptions = {}): ReadModel => {
+  const log = options.log ?? silentLogger;
+  const maxPageBytes = options.maxPageBytes ?? MAX_LIST_PAGE_BYTES;
+  let opened = openCheckedFile(file, log);
+  let queries = bind(opened.db, maxPageBytes);
+  let fault: string | undefined;
+
+  // Every use goes through here: SQLite's "damaged" answers become ReadModelUnavailable (503).
+  const guard = <A extends unknown[], R>(f: (q: Queries) => (...a: A) => R) => (...a: A): R => {
+    if (fault !== undefined) throw new ReadModelUnavailable(fault);
+    try {
+      return f(queries)(...a);
+    } catch (e) {
+      if (!isCorruption(e)) throw e;
+      fault = String((e as Error).message ?? e);
+      log.error('read model file is damaged', { file, error: fault });
+      throw new ReadModelUnavailable(fault);
+    }
+  };
+
+  return {
+    getJson: guard((q) => q.getJson),
+    get: guard((q) => q.get),
+    list: guard((q) => q.list),
+    matching: guard((q) => q.matching),
+    checkpoint: guard((q) => q.checkpoint),
+    apply: guard((q) => q.apply),
+    reset: guard((q) => q.reset),
+    fault: () => fault ?? (inodeOf(file) === opened.ino ? undefined : 'the read model file was replaced by another process'),
+    rebuild: () => {
+      if (fault !== undefined) moveAside(file, opened.ino, log);
+      try { queries.close(); } catch { /* a damaged file may refuse even this */ }
+      opened = openCheckedFile(file, log);
+      queries = bind(opened.db, maxPageBytes);
+      fault = undefined;
+    },
+    close: () => queries.close(),
   };
 };

@@ -1,22 +1,35 @@
 import { EventStore, Subscription } from '../src/event-store/port';
 import { Logger } from '../src/logger';
-import { ReadModel } from './read-model';
+import { ReadModel, ReadModelUnavailable } from './read-model';
 
 export interface ProjectionRunner {
-  /** Resolves once the read model holds every event up to `position`. */
-  waitFor(position: bigint): Promise<void>;
+  /**
+   * Resolves true once the read model holds every event up to `position`, or false after
+   * `timeoutMs` (a write never hangs on its read model).
+   */
+  waitFor(position: bigint, timeoutMs?: number): Promise<boolean>;
   /** True when the read model has applied the store's newest event. */
   caughtUp(): Promise<boolean>;
-  /** Resolves when the read model has caught up with the store as it was at start. */
+  /** Why the projection is stuck (an unreadable event, a damaged read model), or undefined. */
+  failure(): string | undefined;
+  /**
+   * Resolves when the read model has caught up with the store as it was at start, or is stuck
+   * (then `failure()` says why: the service starts, and /readyz reports it).
+   */
   ready: Promise<void>;
   stop(): Promise<void>;
 }
 
 const reached = (checkpoint: bigint | 'start', position: bigint) => checkpoint !== 'start' && checkpoint >= position;
 
+/** How often the runner checks that its read-model file is sound and still the one at its path. */
+const HEALTH_INTERVAL_MS = 1000;
+
 /**
  * Keeps the read model in step with the store: catches up from the stored checkpoint at
  * start, then follows live. Several processes may run one on the same read-model file.
+ * An event that cannot be applied stops it there (logged, retried, `failure()` says why);
+ * a damaged read model is moved aside and rebuilt from the first event.
  */
 export const startProjection = async (store: EventStore, model: ReadModel, log: Logger): Promise<ProjectionRunner> => {
   const head = await store.headPosition();
@@ -26,28 +39,74 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
     model.reset();
   }
   let checkpoint = model.checkpoint();
-  const waiters = new Set<{ position: bigint; resolve: () => void }>();
+  let failure: string | undefined;
+  let stopped = false;
+  const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
   const settle = () => {
-    for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); w.resolve(); }
+    for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); w.resolve(true); }
   };
-  const subscription: Subscription = store.subscribe(checkpoint, async (events) => {
-    checkpoint = model.apply(events);
-    settle();
-  }, (e) => log.error('projection batch failed; retrying', { error: String(e) }));
+  let stuck: () => void = () => undefined;
+  const stuckOnce = new Promise<void>((resolve) => { stuck = resolve; });
+  const fail = (e: unknown) => {
+    const reason = e instanceof Error ? e.message : String(e);
+    if (reason !== failure) log.error('projection stopped; retrying', { error: reason });
+    failure = reason;
+    stuck();
+  };
 
-  const waitFor = (position: bigint) => new Promise<void>((resolve) => {
-    if (reached(checkpoint, position)) return resolve();
-    waiters.add({ position, resolve });
+  const follow = (from: bigint | 'start'): Subscription => store.subscribe(from, async (events) => {
+    try {
+      checkpoint = model.apply(events);
+      failure = undefined;
+    } catch (e) {
+      if (!(e instanceof ReadModelUnavailable)) checkpoint = model.checkpoint();
+      throw e;
+    } finally {
+      settle();
+    }
+  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); });
+  let subscription = follow(checkpoint);
+
+  // Close the subscription, move the damaged file aside, start again from the first event.
+  let rebuilding: Promise<void> | undefined;
+  const rebuild = () => (rebuilding ??= (async () => {
+    await subscription.close();
+    if (stopped) return;
+    try {
+      model.rebuild();
+      checkpoint = model.checkpoint();
+      failure = undefined; // now simply behind: caughtUp() says when it has caught up again
+      log.warn('read model reopened; catching up from its checkpoint', { checkpoint: String(checkpoint) });
+    } catch (e) {
+      fail(e);
+    }
+    subscription = follow(checkpoint);
+  })().finally(() => { rebuilding = undefined; }));
+  const health = setInterval(() => { if (model.fault() !== undefined) void rebuild(); }, HEALTH_INTERVAL_MS);
+  health.unref();
+
+  const waitFor = (position: bigint, timeoutMs = Infinity) => new Promise<boolean>((resolve) => {
+    if (reached(checkpoint, position)) return resolve(true);
+    const w = { position, resolve };
+    waiters.add(w);
+    if (timeoutMs !== Infinity) setTimeout(() => { if (waiters.delete(w)) resolve(false); }, timeoutMs).unref();
   });
-  const ready = head === 'start' ? Promise.resolve() : waitFor(head);
+  const ready = head === 'start' ? Promise.resolve() : Promise.race([waitFor(head).then(() => undefined), stuckOnce]);
 
   return {
     waitFor,
     ready,
+    failure: () => failure ?? model.fault(),
     caughtUp: async () => {
+      if (failure ?? model.fault()) return false;
       const now = await store.headPosition();
       return now === 'start' || reached(checkpoint, now);
     },
-    stop: async () => { await subscription.close(); },
+    stop: async () => {
+      stopped = true;
+      clearInterval(health);
+      await rebuilding;
+      await subscription.close();
+    },
   };
 };

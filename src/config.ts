@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from './validation/closed';
 import { FieldError, toFieldErrors } from './validation/field-errors';
-import { BrokerOverrides, TriggerPolicy } from './triggers/policy';
+import { BrokerOverrides, contentTypeKey, TriggerPolicy } from './triggers/policy';
+import type { ContentType } from './triggers/codecs';
 import type { RetrySettings } from './dispatch/types';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
@@ -39,11 +40,24 @@ const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(on
     (s) => (/^[0-9a-fA-F]{64}$/.test(s) ? undefined : 'must be 64 hex characters')) }), 'ApiKey',
   (k) => (k.key === undefined && k.key_sha256 === undefined ? 'needs key_sha256 (or key, for local use)' : undefined));
 
+const ContentTypeObject = closed('ContentType', { app_label: NonEmptyString, model_name: NonEmptyString }, {});
+/**
+ * `"app_label.model_name"`, or `{ "app_label", "model_name" }` when a part holds a dot (Django
+ * allows `my.app`): a dotted string could be split in more than one place.
+ */
+const AllowedContentType = new t.Type<ContentType, ContentType, unknown>('AllowedContentType',
+  (u): u is ContentType => ContentTypeObject.is(u),
+  (u, c) => {
+    if (typeof u !== 'string') return ContentTypeObject.validate(u, c);
+    const m = /^([^.\s]+)\.([^.\s]+)$/.exec(u);
+    return m ? t.success({ app_label: m[1]!, model_name: m[2]! })
+      : t.failure(u, c, 'must be app_label.model_name, or an object {app_label, model_name} when a part holds a dot');
+  }, t.identity);
+
 export const ConfigFile = closed('Config', {}, {
   brokers: t.record(t.string, Broker),
   dynamic_values: closed('DynamicValues', {}, { module: NonEmptyString, allowed_paths: arrayOf(NonEmptyString) }),
-  allowed_content_types: arrayOf(checked(NonEmptyString, 'ContentType',
-    (s) => (/^[^.\s]+\.[^.\s]+$/.test(s) ? undefined : 'must be app_label.model_name'))),
+  allowed_content_types: arrayOf(AllowedContentType),
   webhook_url_patterns: arrayOf(regex),
   allow_private_targets: described(t.boolean, 'must be true or false'),
   limits: closed('Limits', {}, {
@@ -169,11 +183,10 @@ export const policyOf = (config: Config): TriggerPolicy => ({
   brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
   brokerOverrides: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, brokerOverridesOf(b)])),
   allowedContentTypes: config.file.allowed_content_types
-    && new Set(config.file.allowed_content_types.map((s) => s.toLowerCase())),
+    && new Set(config.file.allowed_content_types.map((ct) => contentTypeKey(ct.app_label, ct.model_name))),
   // Sticky: anchored at the start of the URL (Python's re.match), whatever alternations the pattern holds.
   webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
   allowPrivateTargets: config.file.allow_private_targets ?? false,
-  strictWebhooks: true,
   allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
   maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
   maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,

@@ -49,9 +49,11 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   }
   mkdirSync(config.dataDir, { recursive: true });
   const store = openEventStore(config);
-  const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'));
+  const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
+  const stuck = projection.failure();
+  if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
   // One native connection for the client and the worker: with both in this process, a signal's
   // workflow starts eagerly on this worker, saving a round trip through the server.

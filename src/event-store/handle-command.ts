@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/Either';
 import { EventStore, WrongExpectedRevision } from './port';
 import { DomainError } from '../domain-error';
-import { decodeTriggerEvent, EventMetadata, TriggerEvent } from '../triggers/events';
+import { EventMetadata, occurredAt, TriggerEvent } from '../triggers/events';
+import { readStoredEvent } from '../triggers/stored-events';
 import { evolve, initialState, TriggerState } from '../triggers/trigger';
 
 export interface CommandResult {
@@ -11,6 +12,9 @@ export interface CommandResult {
   /** Global position of the last appended event; undefined when the command changed nothing. */
   readonly position: bigint | undefined;
   readonly events: TriggerEvent[];
+  /** When the stream's first event and its newest event happened (the resource's timestamps). */
+  readonly createdAt: string;
+  readonly updatedAt: string;
 }
 
 export interface CommandOptions {
@@ -26,15 +30,16 @@ export interface CommandOptions {
 const MAX_ATTEMPTS = 10;
 const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
 
-/** A trigger's state from its events: all of them, or the first `upToVersion`. */
+/**
+ * A trigger's state from its events: all of them, or the first `upToVersion`. An event that
+ * cannot be read throws UnreadableEvent: skipping it would act on a wrong state.
+ */
 export const loadTrigger = async (store: EventStore, streamId: string, upToVersion = Infinity) => {
-  const stored = await store.read(streamId);
-  let state = initialState;
-  for (const e of stored.slice(0, upToVersion)) {
-    const event = decodeTriggerEvent(e.type, e.data);
-    if (event) state = evolve(state, event);
-  }
-  return { state, version: stored.length };
+  const stored = (await store.read(streamId)).slice(0, upToVersion);
+  const state = stored.reduce((s: TriggerState, e) => evolve(s, readStoredEvent(e)), initialState);
+  const first = stored[0];
+  const last = stored[stored.length - 1];
+  return { state, version: stored.length, createdAt: first && occurredAt(first.metadata), updatedAt: last && occurredAt(last.metadata) };
 };
 
 /** Reads the stream, folds `evolve`, calls `decide`, appends with the expected revision. */
@@ -45,7 +50,7 @@ export const handleCommand = async (
   options: CommandOptions,
 ): Promise<E.Either<DomainError, CommandResult>> => {
   for (let attempt = 1; ; attempt++) {
-    const { state, version } = await loadTrigger(store, streamId);
+    const { state, version, createdAt, updatedAt } = await loadTrigger(store, streamId);
     const expected = options.expectedVersion;
     if (expected !== undefined && expected !== version) {
       return E.left({ _tag: 'VersionMismatch', expected, actual: version });
@@ -53,7 +58,8 @@ export const handleCommand = async (
     const decided = decide(state);
     if (E.isLeft(decided)) return decided;
     const events = decided.right;
-    if (events.length === 0) return E.right({ state, version, position: undefined, events });
+    const now = options.metadata.occurred_at;
+    if (events.length === 0) return E.right({ state, version, position: undefined, events, createdAt: createdAt ?? now, updatedAt: updatedAt ?? now });
     try {
       const appended = await store.append(
         streamId,
@@ -61,7 +67,8 @@ export const handleCommand = async (
         version === 0 ? 'no_stream' : BigInt(version - 1),
       );
       const next = events.reduce(evolve, state);
-      return E.right({ state: next, version: Number(appended.nextRevision) + 1, position: appended.position, events });
+      return E.right({ state: next, version: Number(appended.nextRevision) + 1, position: appended.position, events,
+        createdAt: createdAt ?? now, updatedAt: now });
     } catch (e) {
       if (!(e instanceof WrongExpectedRevision)) throw e;
       if (expected !== undefined) return E.left({ _tag: 'VersionMismatch', expected, actual: -1 });

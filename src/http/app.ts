@@ -9,6 +9,8 @@ import { mountSignalRoutes, SignalDeps } from '../signals/routes';
 import { openApiDocument } from './openapi';
 import { DOCS_PAGE } from './docs-page';
 import { refuseUnsafeJson } from './json-body';
+import { UnreadableEvent } from '../triggers/stored-events';
+import { ReadModelUnavailable } from '../../projections/read-model';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -37,7 +39,11 @@ const requireJson = (req: Request, res: Response, next: NextFunction) => {
   next();
 };
 
-/** Maps body-parser and router errors to problems; anything else is a bug, logged, 500. */
+/**
+ * Maps body-parser and router errors to problems. Infrastructure faults the service recovers
+ * from or an operator must fix (a damaged read model, a stored event this build cannot read)
+ * are 503 with the reason; anything else is a bug, logged, 500.
+ */
 const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
   const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
   const status = e.status ?? e.statusCode;
@@ -46,6 +52,12 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendProblem(res, problem(415, e.message));
   if (e.type === 'entity.parse.failed') return sendProblem(res, problem(400, 'the request body is not valid JSON'));
   if (typeof status === 'number' && status >= 400 && status < 500) return sendProblem(res, problem(status, e.message));
+  if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent) {
+    log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
+    // A damaged read model is rebuilt within seconds; an unreadable event needs an operator.
+    if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
+    return sendProblem(res, problem(503, err.message));
+  }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
   sendProblem(res, problem(500, 'internal error; it has been logged'));
 };
@@ -67,9 +79,10 @@ export const buildApp = (deps: AppDeps) => {
   app.get('/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     checks.projection = await deps.projection.caughtUp().catch(() => false);
+    const failure = deps.projection.failure();
     for (const [name, check] of Object.entries(deps.readiness ?? {})) checks[name] = await check().catch(() => false);
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}) });
   });
   app.get('/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
   app.get('/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });

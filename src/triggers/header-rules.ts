@@ -37,12 +37,12 @@ export const renderedHeadersProblem = (headers: Record<string, string>): string 
   return undefined;
 };
 
-/** A webhook's `headers`: strings whose templates `checkValue` accepts and, strictly, that HTTP can carry. */
+/** A webhook's `headers`: strings whose templates `checkValue` accepts and that HTTP can carry. */
 export const headerMap = (policy: TriggerPolicy, checkValue: (v: string) => string | undefined) => {
   const base = stringMap(checkValue);
   return new t.Type<Record<string, string>, Record<string, string>, unknown>('Headers', base.is, (u, c) => {
     const result = base.validate(u, c);
-    if (result._tag === 'Left' || !policy.strictWebhooks) return result;
+    if (result._tag === 'Left') return result;
     const errors: t.ValidationError[] = [];
     const seen = new Set<string>();
     for (const [name, value] of Object.entries(result.right)) {

@@ -11,7 +11,7 @@ export interface TriggerPolicy {
   readonly brokerNames: ReadonlySet<string> | undefined;
   /** By broker name; undefined means any key on any broker (reading back stored events). */
   readonly brokerOverrides: ReadonlyMap<string, BrokerOverrides> | undefined;
-  /** Lower-case `app_label.model_name`; undefined means every content type is allowed. */
+  /** contentTypeKey of each allowed content type; undefined means every one is allowed. */
   readonly allowedContentTypes: ReadonlySet<string> | undefined;
   /**
    * Empty means every http(s) URL is allowed. Sticky (flag `y`): a pattern must match from the
@@ -20,23 +20,15 @@ export interface TriggerPolicy {
   readonly webhookUrlPatterns: readonly RegExp[];
   /** False refuses webhook URLs whose host is a loopback/private address or `localhost`. */
   readonly allowPrivateTargets: boolean;
-  /**
-   * Header names and values, URL credentials and host syntax are checked. False when reading
-   * back stored events written before these rules: delivery checks them again.
-   */
-  readonly strictWebhooks: boolean;
   /** undefined means any path (reading back stored events). */
   readonly allowedDynamicPaths: ReadonlySet<string> | undefined;
   readonly maxWebhookTimeoutSecs: number;
   readonly maxBrokerTimeoutSecs: number;
 }
 
-export const contentTypeKey = (appLabel: string, modelName: string): string =>
-  `${appLabel.trim().toLowerCase()}.${modelName.trim().toLowerCase()}`;
+/** One part of a content type as compared everywhere: case and outer spaces do not count. */
+export const contentTypePart = (part: string): string => part.trim().toLowerCase();
 
-/** Accepts any structurally valid trigger: stored events stay readable when the config changes. */
-export const LENIENT_POLICY: TriggerPolicy = {
-  brokerNames: undefined, brokerOverrides: undefined, allowedContentTypes: undefined, webhookUrlPatterns: [],
-  allowPrivateTargets: true, strictWebhooks: false,
-  allowedDynamicPaths: undefined, maxWebhookTimeoutSecs: Infinity, maxBrokerTimeoutSecs: Infinity,
-};
+/** A content type as one set key. Not `a.b`: parts may hold dots, so that would be ambiguous. */
+export const contentTypeKey = (appLabel: string, modelName: string): string =>
+  JSON.stringify([contentTypePart(appLabel), contentTypePart(modelName)]);

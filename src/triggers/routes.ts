@@ -14,15 +14,27 @@ import { toFieldErrors } from '../validation/field-errors';
 import { parseListQuery, linkToNext } from './list-query';
 import { parseIdsToDelete } from './delete-query';
 import { historyOf } from './history';
+import { READ_MODEL_WAIT_MS } from '../limits';
+import { toResource } from '../../projections/trigger-view';
 
 type Outcome = E.Either<DomainError, CommandResult>;
 
-/** Sends the read model's view of a trigger once it has caught up with the write. */
+/**
+ * Waits, at most READ_MODEL_WAIT_MS, for the read model to hold a write, so the client's next
+ * read sees it. The answer never depends on it: a write is stored once it is appended.
+ */
+const settle = async (deps: TriggerDeps, position: bigint | undefined) => {
+  // A projection known to be stuck will not catch up within the bound: do not wait for it.
+  if (position !== undefined && deps.projection.failure() === undefined) await deps.projection.waitFor(position, READ_MODEL_WAIT_MS);
+};
+
+/** Sends the trigger as the command left it: the same resource the read model will show. */
 const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result: CommandResult, status: number) => {
-  if (result.position !== undefined) await deps.projection.waitFor(result.position);
-  const found = deps.readModel.getJson(id);
-  if (found === undefined) return sendProblem(res, problem(404, `no trigger with id ${id}`));
-  sendJson(res, status, found.json, { ETag: etagOf(found.version) });
+  await settle(deps, result.position);
+  const { state, version, createdAt, updatedAt } = result;
+  if (state.status !== 'live') return sendProblem(res, problem(404, `no trigger with id ${id}`));
+  const view = { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt };
+  sendJson(res, status, JSON.stringify(toResource(view)), { ETag: etagOf(version) });
 };
 
 const run = (deps: TriggerDeps, req: Request, res: Response, id: string, command: (state: Parameters<typeof decide>[1]) => E.Either<DomainError, TriggerCommand>): Promise<Outcome> | Outcome => {
@@ -104,7 +116,7 @@ export const deleteTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
   if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
   const outcome = await run(deps, req, res, id, () => E.right({ type: 'DeleteTrigger', data: { trigger_id: id } }));
   if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
-  if (outcome.right.position !== undefined) await deps.projection.waitFor(outcome.right.position);
+  await settle(deps, outcome.right.position);
   res.status(204).end();
 };
 
@@ -120,7 +132,7 @@ export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: R
       (state) => decide({ type: 'DeleteTrigger', data: { trigger_id: id } }, state), { metadata: metadataOf(res, deps.now()) });
     if (E.isRight(outcome)) last = outcome.right.position ?? last;
   }
-  if (last !== undefined) await deps.projection.waitFor(last);
+  await settle(deps, last);
   res.status(204).end();
 };
 

@@ -14,7 +14,7 @@ const matchesFromStart = (pattern: RegExp, url: string) => {
 
 const hostProblem = (url: URL, policy: TriggerPolicy): string | undefined => {
   const host = bareHost(url.hostname);
-  if (policy.strictWebhooks && !isIP(host) && !isDnsName(host)) return 'must name a valid host';
+  if (!isIP(host) && !isDnsName(host)) return 'must name a valid host';
   if (policy.allowPrivateTargets) return undefined;
   // The URL parser has already turned `2130706433`, `0x7f.1` and `[::ffff:127.0.0.1]` into addresses.
   const local = isIP(host) ? isPrivateAddress(host) : isLocalhostName(host);
@@ -27,7 +27,7 @@ export const webhookUrlProblem = (policy: TriggerPolicy) => (s: string): string 
   try { url = new URL(s); } catch { return 'must be an absolute http(s) URL'; }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http(s) URL';
   // Credentials would sit in every stored version, and `https://allowed.example@evil.org/` fools a pattern.
-  if (policy.strictWebhooks && (url.username !== '' || url.password !== '')) return 'must not contain credentials (send them in a header)';
+  if ((url.username !== '' || url.password !== '')) return 'must not contain credentials (send them in a header)';
   const host = hostProblem(url, policy);
   if (host) return host;
   const patterns = policy.webhookUrlPatterns;

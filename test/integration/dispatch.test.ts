@@ -112,6 +112,19 @@ test('one signal: two webhook requests with the rendered body, resolved header a
   expect(found).toEqual([signal.workflow_id]);
 });
 
+test('a trigger for a content type whose parts hold dots (my.app / order.line) fires', async () => {
+  const trigger = await createTrigger({
+    content_types: [{ app_label: 'my.app', model_name: 'order.line' }],
+    webhooks: [{ url: rx.url('/dotted'), http_method: 'POST' }],
+  });
+  const signal = await emit({ signal: 'post_save', app_label: 'My.App', model_name: 'order.line', instance: { id: 7 } });
+  await rx.waitFor(() => rx.on('/dotted').length >= 1);
+  expect(rx.on('/dotted')[0]!.headers['webhook-id']).toBe(`${signal.id}.${trigger.id}.w0`);
+  expect((await statusOf(signal.id)).triggers).toEqual([{ trigger_id: trigger.id, version: 1 }]);
+  const listed = await request(h.app).get('/api/action-triggers?app_label=my.app&model_name=order.line').expect(200);
+  expect(listed.body.map((x: { id: string }) => x.id)).toEqual([trigger.id]);
+});
+
 test('an inactive trigger, another signal or another model sends nothing', async () => {
   const inactive = await createTrigger({ active: false, content_types: [{ app_label: 'shop', model_name: 'cart' }], webhooks: [{ url: rx.url('/inactive'), http_method: 'POST' }] });
   await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'refund' }], config_signals: [{ signal: 'pre_delete' }], webhooks: [{ url: rx.url('/refund'), http_method: 'POST' }] });

@@ -60,3 +60,16 @@ test('two runners on one read-model file apply every event once', async () => {
   await store.close();
   await t.close();
 });
+
+test('content types whose parts hold dots are indexed by their two parts', async () => {
+  const t = await startTestApp(BROKERS_CONFIG);
+  const dotted = (await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'My.App', model_name: 'order.line' }] })).expect(201)).body.id;
+  const other = (await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'my', model_name: 'app.order.line' }] })).expect(201)).body.id;
+  const match = (a: string, m: string) => t.readModel.matching('post_save', a, m).map((v) => v.id);
+  expect(match('my.app', 'Order.Line')).toEqual([dotted]);
+  expect(match('my', 'app.order.line')).toEqual([other]);
+  expect(match('my.app.order', 'line')).toEqual([]);
+  const listed = await request(t.app).get('/api/action-triggers?app_label=MY.APP&model_name=order.line').expect(200);
+  expect(listed.body.map((x: { id: string }) => x.id)).toEqual([dotted]);
+  await t.close();
+});

@@ -52,3 +52,28 @@ test('bad query parameters are named', async () => {
   await request(t.app).get('/api/action-triggers?limit=0').expect(400);
   await request(t.app).get('/api/action-triggers?limit=1&limit=2').expect(400);
 });
+
+test('a page stops before its byte budget (at least one item), and the Link goes on from there', async () => {
+  const budget = 64 * 1024;
+  const small = await startTestApp(BROKERS_CONFIG, undefined, undefined, { maxPageBytes: budget });
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    // Each about 20 KB: 3 fit a page; one of 100 KB is alone on its page.
+    const size = i === 5 ? 100_000 : 20_000;
+    ids.push((await request(small.app).post('/api/action-triggers').send(aTrigger({ payload: { pad: 'x'.repeat(size) } })).expect(201)).body.id);
+  }
+  const seen: string[] = [];
+  const sizes: number[] = [];
+  let url: string | undefined = '/api/action-triggers?limit=1000';
+  while (url) {
+    const res = await request(small.app).get(url).expect(200);
+    expect(res.body.length).toBeGreaterThanOrEqual(1);
+    if (res.body.length > 1) expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(budget);
+    sizes.push(res.body.length);
+    seen.push(...res.body.map((x: { id: string }) => x.id));
+    url = nextLink(res.headers.link);
+  }
+  expect(seen).toEqual(ids);
+  expect(sizes).toEqual([3, 2, 1, 3, 3]);
+  await small.close();
+});

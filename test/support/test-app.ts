@@ -7,17 +7,18 @@ import { buildApp } from '../../src/http/app';
 import { ApiKeyEntry } from '../../src/http/auth';
 import { silentLogger } from '../../src/logger';
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
-import { openReadModel } from '../../projections/read-model';
+import { openReadModel, ReadModelOptions } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
 /** The HTTP app on a real SQLite event store and read model in a fresh temp dir. */
-export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient) => {
+export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient,
+  readModelOptions: ReadModelOptions = {}) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
   const store = openSqliteStore(join(dir, 'events.sqlite'));
-  const readModel = openReadModel(join(dir, 'read-model.sqlite'));
+  const readModel = openReadModel(join(dir, 'read-model.sqlite'), readModelOptions);
   const projection = await startProjection(store, readModel, silentLogger);
   await projection.ready;
   const app = buildApp({

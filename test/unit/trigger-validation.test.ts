@@ -1,6 +1,6 @@
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
-import { decodeTriggerEvent } from '../../src/triggers/events';
+import { readStoredEvent } from '../../src/triggers/stored-events';
 import { configFrom, policyOf } from '../../src/config';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 
@@ -143,14 +143,14 @@ test('stored events stay readable: rules added later do not apply when decoding 
     webhooks: [{ url: 'http://user:pw@127.0.0.1/', http_method: 'POST', headers: { Host: 'x', 'x-a': 'a\r\nb', 'webhook-id': 'x' } }],
     msg_broker_queues: [{ name: 'gone', conn_details: { url: 'amqp://elsewhere' } }],
   });
-  const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
+  const event = readStoredEvent({ type: 'TriggerCreated', data: { schema_version: 1, trigger_id: 't1', definition }, streamId: 'action_trigger-t1', revision: 0n });
   expect(event?.type).toBe('TriggerCreated');
 });
 
 test('write-time template rules do not apply to stored events: one written before them is still read back', () => {
   const definition = { ...aTrigger(), payload: { x: '{{ instance.constructor }}', y: '{{ anything.goes }}' } };
   expect(errorsOf(definition).map((e) => e.path)).toEqual(['payload.x', 'payload.y']);
-  const event = decodeTriggerEvent('TriggerCreated', { schema_version: 1, trigger_id: 't1', definition });
+  const event = readStoredEvent({ type: 'TriggerCreated', data: { schema_version: 1, trigger_id: 't1', definition }, streamId: 'action_trigger-t1', revision: 0n });
   expect(event?.type).toBe('TriggerCreated');
 });
 
@@ -158,4 +158,17 @@ test('an error message quotes a long expression in a few dozen characters', () =
   const messages = errorsOf(aTrigger({ payload: [`{{${' '.repeat(6000)}}}`, `{{ ${'a.'.repeat(5000)}b }}`] })).map((e) => e.message);
   expect(messages).toHaveLength(2);
   for (const m of messages) expect(m.length).toBeLessThan(160);
+});
+
+test('allowed_content_types takes parts that hold dots as objects, and matches on both parts', () => {
+  const dotted = buildTriggerInputCodec(policyOf(configFrom({
+    allowed_content_types: ['shop.order', { app_label: 'My.App', model_name: 'order.line' }],
+  })));
+  const accepts = (app_label: string, model_name: string) =>
+    dotted.decode(aTrigger({ content_types: [{ app_label, model_name }], msg_broker_queues: [] }))._tag === 'Right';
+  expect(accepts('my.app', 'Order.Line')).toBe(true);
+  expect(accepts('SHOP', 'order')).toBe(true);
+  expect(accepts('my', 'app.order.line')).toBe(false);
+  expect(accepts('my.app.order', 'line')).toBe(false);
+  expect(() => configFrom({ allowed_content_types: ['my.app.order.line'] })).toThrow(/allowed_content_types\[0\].*object \{app_label, model_name\}/);
 });
