@@ -8,6 +8,7 @@ import type { ContentType } from './triggers/codecs';
 import type { RetrySettings } from './dispatch/types';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
+import { brokerSettingsProblems, splitSettingsPath } from './triggers/broker-settings';
 
 export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write'] as const;
@@ -30,7 +31,16 @@ const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => 
  */
 const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
 
-const Broker = checked(closed('Broker', { broker_type: oneOf(BROKER_TYPES, 'BrokerType') },
+/** Matched case-insensitively (as the origin project does), kept in lower case. */
+const BrokerType = new t.Type<(typeof BROKER_TYPES)[number], string, unknown>('BrokerType',
+  (u): u is (typeof BROKER_TYPES)[number] => BROKER_TYPES.includes(u as (typeof BROKER_TYPES)[number]),
+  (u, c) => {
+    const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
+    return BROKER_TYPES.includes(lower as (typeof BROKER_TYPES)[number]) ? t.success(lower as (typeof BROKER_TYPES)[number])
+      : t.failure(u, c, `must be one of ${BROKER_TYPES.join(', ')}`);
+  }, String);
+
+const Broker = checked(closed('Broker', { broker_type: BrokerType },
   { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides }), 'Broker',
   (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
     : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
@@ -151,6 +161,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   if (defaultTimeout > Math.min(maxWebhook, maxBroker)) {
     errors.push({ path: 'limits.default_timeout_secs', message: 'must not exceed the maximum time-outs' });
   }
+  errors.push(...brokerConfigProblems(file.brokers ?? {}));
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }
@@ -172,6 +183,19 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   };
 };
 
+/**
+ * Each broker's settings as far as triggers cannot complete them: a missing key a trigger may
+ * not set (see `trigger_overrides`) is a config error at start, named by its key.
+ */
+const brokerConfigProblems = (brokers: NonNullable<ConfigFile['brokers']>): FieldError[] =>
+  Object.entries(brokers).flatMap(([name, broker]) => {
+    const overrides = brokerOverridesOf(broker);
+    return brokerSettingsProblems(broker, undefined, undefined).filter((e) => {
+      const { field, key } = splitSettingsPath(e.path);
+      return field === 'conn_details' ? !overrides.connDetails.has(key) : overrides.parameters !== undefined && !overrides.parameters.has(key);
+    }).map((e) => ({ path: `brokers.${name}.${e.path}`, message: e.message }));
+  });
+
 /** The keys a trigger may set on one broker (see TriggerOverrides for the defaults). */
 export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
   connDetails: new Set(broker.trigger_overrides?.conn_details ?? []),
@@ -182,6 +206,10 @@ export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
 export const policyOf = (config: Config): TriggerPolicy => ({
   brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
   brokerOverrides: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, brokerOverridesOf(b)])),
+  brokerSettings: (name, conn, params) => {
+    const broker = Object.prototype.hasOwnProperty.call(config.file.brokers ?? {}, name) ? config.file.brokers![name] : undefined;
+    return broker ? brokerSettingsProblems(broker, conn, params) : [];
+  },
   allowedContentTypes: config.file.allowed_content_types
     && new Set(config.file.allowed_content_types.map((ct) => contentTypeKey(ct.app_label, ct.model_name))),
   // Sticky: anchored at the start of the URL (Python's re.match), whatever alternations the pattern holds.

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../src/validation/field-errors';
+import type { SettingsResult } from './settings';
 
 /**
  * The publisher port: one module per `broker_type`, registered in `registry.ts`. A module
@@ -34,7 +34,7 @@ export interface Publisher<S> {
    * `params.queue`). Used on the config at start, on a trigger when it is written, and on
    * the rendered values at each attempt.
    */
-  settings(connDetails: Readonly<Record<string, string>>, params: Readonly<Record<string, string>>): { ok: true; value: S } | { ok: false; errors: FieldError[] };
+  settings(connDetails: Readonly<Record<string, string>>, params: Readonly<Record<string, string>>): SettingsResult<S>;
   /** Targets with the same key share one connection (e.g. the AMQP URL). */
   connectionKey(settings: S): string;
   connect(settings: S): Promise<BrokerConnection<S>>;

@@ -1,8 +1,13 @@
 import type { Publisher } from './port';
+import { kafkaPublisher } from './kafka';
+import { pubsubPublisher } from './pubsub';
 import { rabbitmqPublisher } from './rabbitmq';
+import { redisPublisher } from './redis';
+import { snsPublisher } from './sns';
+import { sqsPublisher } from './sqs';
 
 /** Every broker type this build publishes to. A new type is one module and one line here. */
-const PUBLISHERS: ReadonlyArray<Publisher<unknown>> = [rabbitmqPublisher as Publisher<unknown>];
+const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<Publisher<unknown>>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));
 

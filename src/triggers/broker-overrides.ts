@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import type { BrokerQueue } from './codecs';
 import type { BrokerOverrides, TriggerPolicy } from './policy';
+import { splitSettingsPath } from './broker-settings';
 
 export interface RefusedOverride { field: 'conn_details' | 'parameters'; key: string; message: string }
 
@@ -18,16 +19,26 @@ export const refusedOverrides = (overrides: BrokerOverrides, queue: BrokerQueue)
   ];
 };
 
-/** A queue-entry codec that also refuses the keys the named broker keeps to itself. */
+/**
+ * A queue-entry codec that also refuses the keys the named broker keeps to itself, and then
+ * checks the broker's settings with the entry's keys merged over them (a missing key is named
+ * where the trigger would set it: `msg_broker_queues[0].parameters.topic`).
+ */
 export const withBrokerOverrides = <Q extends BrokerQueue>(policy: TriggerPolicy, item: t.Type<Q, Q, unknown>) =>
   new t.Type<Q, Q, unknown>(item.name, item.is, (u, c) => {
     const result = item.validate(u, c);
-    const overrides = result._tag === 'Right' ? policy.brokerOverrides?.get(result.right.name) : undefined;
-    if (result._tag === 'Left' || overrides === undefined) return result;
-    const errors = refusedOverrides(overrides, result.right).map(({ field, key, message }) => {
-      const map = result.right[field];
-      const ctx = t.appendContext(t.appendContext(c, field, t.unknown, map), key, t.string, map?.[key]);
-      return { value: map?.[key], context: ctx, message };
+    if (result._tag === 'Left') return result;
+    const q = result.right;
+    const at = (field: string, key: string, value: unknown) =>
+      t.appendContext(t.appendContext(c, field, t.unknown, value), key, t.string, value);
+    const overrides = policy.brokerOverrides?.get(q.name);
+    const refused = overrides === undefined ? [] : refusedOverrides(overrides, q).map(({ field, key, message }) =>
+      ({ value: q[field]?.[key], context: at(field, key, q[field]?.[key]), message }));
+    if (refused.length > 0) return t.failures(refused);
+    const problems = (policy.brokerSettings?.(q.name, q.conn_details, q.parameters) ?? []).map((e) => {
+      const { field, key } = splitSettingsPath(e.path);
+      const name = field === 'params' ? 'parameters' : 'conn_details';
+      return { value: q[name]?.[key], context: at(name, key, q[name]?.[key]), message: e.message };
     });
-    return errors.length > 0 ? t.failures(errors) : result;
+    return problems.length > 0 ? t.failures(problems) : result;
   }, t.identity);

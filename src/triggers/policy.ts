@@ -1,3 +1,5 @@
+import type { FieldError } from '../validation/field-errors';
+
 /** Which `conn_details` and `parameters` keys a trigger may set on one broker. */
 export interface BrokerOverrides {
   readonly connDetails: ReadonlySet<string>;
@@ -11,6 +13,8 @@ export interface TriggerPolicy {
   readonly brokerNames: ReadonlySet<string> | undefined;
   /** By broker name; undefined means any key on any broker (reading back stored events). */
   readonly brokerOverrides: ReadonlyMap<string, BrokerOverrides> | undefined;
+  /** The missing or bad keys of a broker's settings with a queue entry's keys merged over them. */
+  readonly brokerSettings?: (name: string, conn: Record<string, string> | undefined, params: Record<string, string> | undefined) => FieldError[];
   /** contentTypeKey of each allowed content type; undefined means every one is allowed. */
   readonly allowedContentTypes: ReadonlySet<string> | undefined;
   /**

@@ -99,7 +99,7 @@ test.each(SAFETY_CASES)('%s → 400 at %s', (_name, over, path, message) => {
 test('allowed dynamic values and instance paths are accepted anywhere templates are', () => {
   expect(errorsOf(aTrigger({
     webhooks: [{ url: 'https://hooks.example.com/', http_method: 'POST', headers: { Authorization: 'Bearer {{ env.WEBHOOK_TOKEN }}' } }],
-    msg_broker_queues: [{ name: 'shared', conn_details: { password: '{{ secrets.token }}' } }],
+    msg_broker_queues: [{ name: 'shared', conn_details: { password: '{{ secrets.token }}' }, parameters: { queue: '{{ instance.queue }}' } }],
     payload: { id: '{{ instance.id }}', nested: { who: '{{instance.customer.name}}' } },
   }))).toEqual([]);
 });

@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import { reader } from './settings';
+
+/**
+ * Where an AWS client connects, from `conn_details` in boto3's names. Region and keys are
+ * required: with them the SDK never looks elsewhere, so the service never asks a cloud
+ * metadata endpoint for credentials on its own. Keys may come from dynamic values.
+ */
+export interface AwsConnection {
+  endpoint: string | undefined;
+  region: string;
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+export const readAwsConnection = (r: ReturnType<typeof reader>): AwsConnection => {
+  const why = 'is required (the service never reads credentials from the environment or a metadata endpoint)';
+  const endpoint = r.conn.optional('endpoint_url');
+  const region = r.conn.required('region_name', why);
+  const accessKeyId = r.conn.required('aws_access_key_id', why);
+  const secretAccessKey = r.conn.required('aws_secret_access_key', why);
+  const sessionToken = r.conn.optional('aws_session_token');
+  return { endpoint, region, credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } };
+};
+
+/** Clients are shared per endpoint, region and key (the secret only as a hash, even in memory). */
+export const awsConnectionKey = (c: AwsConnection) =>
+  [c.endpoint ?? '', c.region, c.credentials.accessKeyId, createHash('sha256').update(c.credentials.secretAccessKey).digest('hex')].join(' ');
+
+/** The client options: explicit endpoint, region and static credentials, nothing discovered. */
+export const awsClientOptions = (c: AwsConnection) => ({
+  region: c.region, credentials: c.credentials, maxAttempts: 1, ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+});
+
+/** SQS and SNS FIFO ids: at most 128 characters; a longer delivery id is sent as its SHA-256. */
+export const fifoId = (id: string) => (id.length <= 128 ? id : createHash('sha256').update(id).digest('hex'));
+
+/** `delivery-id` and `content-type` as message attributes (SQS and SNS use the same shape). */
+export const messageAttributes = (deliveryId: string, contentType: string) => ({
+  'delivery-id': { DataType: 'String', StringValue: deliveryId },
+  'content-type': { DataType: 'String', StringValue: contentType },
+});

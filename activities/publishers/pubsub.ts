@@ -1,0 +1,73 @@
+import type { PubSub, Topic } from '@google-cloud/pubsub';
+import type { BrokerConnection, Publisher } from './port';
+import { reader } from './settings';
+
+/**
+ * A project and topic. Credentials: `conn_details.credentials_json` (a service account key,
+ * usually from a dynamic value), or an emulator (`conn_details.emulator_host`, else the
+ * `PUBSUB_EMULATOR_HOST` environment variable). Without either the settings are refused: the
+ * client would otherwise look for credentials on the GCE metadata server.
+ */
+export interface PubSubSettings {
+  project: string;
+  topic: string;
+  auth: { emulatorHost: string } | { credentials: Record<string, unknown> };
+  orderingKey: string | undefined;
+}
+
+const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) => {
+  const r = reader(connDetails, params);
+  const project = r.conn.required('project');
+  const topic = r.conn.required('topic');
+  const emulatorHost = r.conn.optional('emulator_host') ?? process.env.PUBSUB_EMULATOR_HOST;
+  const json = emulatorHost === undefined
+    ? r.conn.required('credentials_json', 'is required (or emulator_host): the service never asks a metadata server for credentials') : undefined;
+  let credentials: Record<string, unknown> = {};
+  if (json && r.literal(json)) {
+    try { credentials = JSON.parse(json) as Record<string, unknown>; } catch { r.problem('conn_details.credentials_json', 'must be a service account key (JSON)'); }
+  }
+  const auth = emulatorHost !== undefined ? { emulatorHost } : { credentials };
+  return r.result({ project, topic, auth, orderingKey: r.params.optional('ordering_key') });
+};
+
+/** Publishes with the attributes `delivery-id` and `content-type`, and the ordering key if any. */
+const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>> => {
+  // Never probe the GCE metadata server (the auth library does unless told not to).
+  process.env.METADATA_SERVER_DETECTION ??= 'none';
+  const { PubSub: Client } = await import('@google-cloud/pubsub');
+  const client: PubSub = 'emulatorHost' in s.auth
+    ? new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true })
+    : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
+  const topics = new Map<string, Topic>();
+  const topicOf = (name: string) => {
+    let topic = topics.get(name);
+    if (!topic) {
+      topic = client.topic(name, { messageOrdering: true, batching: { maxMessages: 1, maxMilliseconds: 0 } });
+      topics.set(name, topic);
+    }
+    return topic;
+  };
+  return {
+    broken: () => false,
+    publish: async (target, message) => {
+      const topic = topicOf(target.topic);
+      const attributes = { 'delivery-id': message.deliveryId, 'content-type': message.contentType };
+      try {
+        const id = await topic.publishMessage({ data: Buffer.from(message.body), attributes, ...(target.orderingKey ? { orderingKey: target.orderingKey } : {}) });
+        return { brokerMessageId: id };
+      } catch (e) {
+        // A failed publish pauses its ordering key; the retry must be able to publish again.
+        if (target.orderingKey) topic.resumePublishing(target.orderingKey);
+        throw e;
+      }
+    },
+    close: () => client.close(),
+  };
+};
+
+export const pubsubPublisher: Publisher<PubSubSettings> = {
+  brokerType: 'gcp_pubsub',
+  settings,
+  connectionKey: (s) => `${s.project} ${'emulatorHost' in s.auth ? s.auth.emulatorHost : String(s.auth.credentials.client_email ?? '')}`,
+  connect: open,
+};

@@ -1,0 +1,58 @@
+import type { BrokerConnection, Publisher } from './port';
+import { reader } from './settings';
+
+/** `channel`: PUBLISH, as the origin project does. `stream`: XADD, a durable alternative. */
+export interface RedisSettings {
+  connection: { url: string } | { host: string; port: number; db: number; username?: string; password?: string };
+  target: { channel: string } | { stream: string };
+}
+
+const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => {
+  const r = reader(connDetails, params);
+  const url = r.conn.optional('url');
+  const host = url === undefined ? r.conn.required('host', 'is required (or url)') : undefined;
+  const [portText, dbText] = [r.conn.optional('port') ?? '6379', r.conn.optional('db') ?? '0'];
+  const [port, db] = [Number(portText), Number(dbText)];
+  if (r.literal(portText) && !(Number.isInteger(port) && port >= 1 && port <= 65535)) r.problem('conn_details.port', 'must be a port number');
+  if (r.literal(dbText) && !(Number.isInteger(db) && db >= 0)) r.problem('conn_details.db', 'must be a whole number');
+  const channel = r.params.optional('channel');
+  const stream = r.params.optional('stream');
+  if ((channel === undefined) === (stream === undefined)) r.problem('params.channel', 'give exactly one of channel or stream');
+  const username = r.conn.optional('username');
+  const password = r.conn.optional('password');
+  return r.result({
+    connection: url !== undefined ? { url } : { host: host ?? '', port, db, ...(username ? { username } : {}), ...(password ? { password } : {}) },
+    target: channel !== undefined ? { channel } : { stream: stream ?? '' },
+  });
+};
+
+/**
+ * One ioredis client per server. No offline queue: while the server is away a command fails at
+ * once, and Temporal's retry brings it back later, instead of the client holding it in memory.
+ */
+const open = async (s: RedisSettings): Promise<BrokerConnection<RedisSettings>> => {
+  const { default: Redis } = await import('ioredis');
+  const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 };
+  const client = 'url' in s.connection ? new Redis(s.connection.url, options) : new Redis({ ...s.connection, ...options });
+  client.on('error', () => undefined); // reported through the failing command
+  await client.connect();
+  return {
+    broken: () => client.status === 'end',
+    publish: async (target, message) => {
+      if ('channel' in target.target) {
+        const receivers = await client.publish(target.target.channel, message.body);
+        return { brokerMessageId: `receivers:${receivers}` };
+      }
+      const id = await client.xadd(target.target.stream, '*', 'body', message.body, 'delivery-id', message.deliveryId, 'content-type', message.contentType);
+      return id ? { brokerMessageId: id } : {};
+    },
+    close: async () => { client.disconnect(); },
+  };
+};
+
+export const redisPublisher: Publisher<RedisSettings> = {
+  brokerType: 'redis',
+  settings,
+  connectionKey: (s) => JSON.stringify(s.connection),
+  connect: open,
+};

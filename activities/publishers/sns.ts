@@ -1,0 +1,40 @@
+import type { BrokerConnection, Publisher } from './port';
+import { reader } from './settings';
+import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
+
+/** A topic by ARN; FIFO topics take a message group (a template is fine). */
+export interface SnsSettings { aws: AwsConnection; topicArn: string; messageGroupId: string | undefined }
+
+const settings: Publisher<SnsSettings>['settings'] = (connDetails, params) => {
+  const r = reader(connDetails, params);
+  const aws = readAwsConnection(r);
+  const topicArn = r.params.required('topic_arn');
+  const messageGroupId = r.params.optional('message_group_id');
+  if (topicArn.endsWith('.fifo') && messageGroupId === undefined) r.problem('params.message_group_id', 'is required for a FIFO topic');
+  return r.result({ aws, topicArn, messageGroupId });
+};
+
+/** Publish with the body and the attributes `delivery-id` and `content-type`; on FIFO topics the delivery id deduplicates. */
+const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
+  const { SNSClient, PublishCommand } = await import('@aws-sdk/client-sns');
+  const client = new SNSClient(awsClientOptions(s.aws));
+  return {
+    broken: () => false,
+    publish: async (target, message) => {
+      const fifo = target.topicArn.endsWith('.fifo');
+      const sent = await client.send(new PublishCommand({
+        TopicArn: target.topicArn, Message: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType),
+        ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
+      }));
+      return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};
+    },
+    close: async () => { client.destroy(); },
+  };
+};
+
+export const snsPublisher: Publisher<SnsSettings> = {
+  brokerType: 'aws_sns',
+  settings,
+  connectionKey: (s) => awsConnectionKey(s.aws),
+  connect: open,
+};

@@ -1,0 +1,53 @@
+import type { BrokerConnection, Publisher } from './port';
+import { reader } from './settings';
+import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
+
+/** A queue by URL (preferred) or by name; FIFO queues take a message group (a template is fine). */
+export interface SqsSettings { aws: AwsConnection; queue: { url: string } | { name: string }; messageGroupId: string | undefined }
+
+const settings: Publisher<SqsSettings>['settings'] = (connDetails, params) => {
+  const r = reader(connDetails, params);
+  const aws = readAwsConnection(r);
+  const url = r.params.optional('queue_url');
+  const name = url === undefined ? r.params.required('queue_name', 'is required (or queue_url)') : undefined;
+  const messageGroupId = r.params.optional('message_group_id');
+  const fifo = (url ?? name ?? '').endsWith('.fifo');
+  if (fifo && messageGroupId === undefined) r.problem('params.message_group_id', 'is required for a FIFO queue');
+  return r.result({ aws, queue: url !== undefined ? { url } : { name: name ?? '' }, messageGroupId });
+};
+
+/** SendMessage with the body and the attributes `delivery-id` and `content-type`; on FIFO queues the delivery id deduplicates. */
+const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
+  const { SQSClient, SendMessageCommand, GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
+  const client = new SQSClient(awsClientOptions(s.aws));
+  const urls = new Map<string, string>();
+  const urlOf = async (queue: SqsSettings['queue']) => {
+    if ('url' in queue) return queue.url;
+    let url = urls.get(queue.name);
+    if (!url) {
+      url = (await client.send(new GetQueueUrlCommand({ QueueName: queue.name }))).QueueUrl ?? '';
+      urls.set(queue.name, url);
+    }
+    return url;
+  };
+  return {
+    broken: () => false,
+    publish: async (target, message) => {
+      const QueueUrl = await urlOf(target.queue);
+      const fifo = QueueUrl.endsWith('.fifo');
+      const sent = await client.send(new SendMessageCommand({
+        QueueUrl, MessageBody: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType),
+        ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
+      }));
+      return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};
+    },
+    close: async () => { client.destroy(); },
+  };
+};
+
+export const sqsPublisher: Publisher<SqsSettings> = {
+  brokerType: 'aws_sqs',
+  settings,
+  connectionKey: (s) => awsConnectionKey(s.aws),
+  connect: open,
+};
