@@ -19,9 +19,9 @@ const settings: Publisher<KafkaSettings>['settings'] = (connDetails, params) => 
  * record in the log. Records carry the body and the headers `delivery-id` and `content-type`.
  */
 const open = async (s: KafkaSettings): Promise<BrokerConnection<KafkaSettings>> => {
-  const { Kafka, logLevel } = await import('kafkajs');
+  const { Kafka, logLevel, Partitioners } = await import('kafkajs');
   const kafka = new Kafka({ clientId: s.clientId, brokers: s.brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
   let lost = false;
   producer.on(producer.events.DISCONNECT, () => { lost = true; });
   await producer.connect();

@@ -36,7 +36,8 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   const { PubSub: Client } = await import('@google-cloud/pubsub');
   const client: PubSub = 'emulatorHost' in s.auth
-    ? new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true })
+    // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.
+    ? new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true, universeDomain: 'googleapis.com' })
     : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
   const topics = new Map<string, Topic>();
   const topicOf = (name: string) => {

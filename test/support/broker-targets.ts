@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { connect as amqpConnect } from 'amqplib';
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PubSub, v1 } from '@google-cloud/pubsub';
+import { Redis } from 'ioredis';
+import { Kafka, logLevel } from 'kafkajs';
+import { testServers } from './servers';
+
+/** One message as a consumer of the broker saw it. */
+export interface Consumed { body: string; deliveryId: string | undefined; contentType: string | undefined }
+
+/**
+ * A fresh destination on one of the test's real brokers: the broker config that publishes to
+ * it (our config's names), and a real consumer that reads what arrived.
+ */
+export interface BrokerTarget {
+  readonly type: string;
+  readonly broker: { broker_type: string; conn_details: Record<string, string>; params: Record<string, string> };
+  /** Everything that arrived so far, after waiting until at least `count` did (or `timeoutMs`). */
+  read(count: number, timeoutMs?: number): Promise<Consumed[]>;
+  close(): Promise<void>;
+}
+
+const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const AWS_KEYS = { aws_access_key_id: 'test', aws_secret_access_key: 'test-secret' };
+
+/** Polls `pull` until `count` messages are in, or the time is up. */
+const collect = async (pull: () => Promise<Consumed[]>, count: number, timeoutMs: number, into: Consumed[]) => {
+  const deadline = Date.now() + timeoutMs;
+  while (into.length < count && Date.now() < deadline) {
+    into.push(...await pull());
+    if (into.length < count) await sleep(100);
+  }
+  return [...into];
+};
+
+const rabbitmq = async (): Promise<BrokerTarget> => {
+  const queue = unique('q');
+  const conn = await amqpConnect(testServers().rabbit.url);
+  const ch = await conn.createChannel();
+  await ch.assertQueue(queue, { durable: true });
+  const got: Consumed[] = [];
+  return {
+    type: 'rabbitmq', broker: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue } },
+    read: (count, timeoutMs = 15_000) => collect(async () => {
+      const m = await ch.get(queue, { noAck: true });
+      return m ? [{ body: m.content.toString('utf8'), deliveryId: m.properties.messageId as string, contentType: m.properties.contentType as string }] : [];
+    }, count, timeoutMs, got),
+    close: async () => { await conn.close(); },
+  };
+};
+
+const kafka = async (): Promise<BrokerTarget> => {
+  const { brokers } = testServers().brokers.kafka;
+  const topic = unique('t');
+  const client = new Kafka({ clientId: 'test-consumer', brokers, logLevel: logLevel.NOTHING });
+  const admin = client.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const consumer = client.consumer({ groupId: unique('g') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const arrived: Consumed[] = [];
+  const got: Consumed[] = [];
+  void consumer.run({ eachMessage: async ({ message: m }) => {
+    arrived.push({ body: m.value?.toString('utf8') ?? '', deliveryId: m.headers?.['delivery-id']?.toString(), contentType: m.headers?.['content-type']?.toString() });
+  } });
+  return {
+    type: 'kafka', broker: { broker_type: 'kafka', conn_details: { bootstrap_servers: brokers.join(',') }, params: { topic } },
+    read: (count, timeoutMs = 30_000) => collect(async () => arrived.splice(0), count, timeoutMs, got),
+    close: () => consumer.disconnect(),
+  };
+};
+
+const redis = async (): Promise<BrokerTarget> => {
+  const { url } = testServers().brokers.redis;
+  const stream = unique('s');
+  const client = new Redis(url);
+  return {
+    type: 'redis', broker: { broker_type: 'redis', conn_details: { url }, params: { stream } },
+    read: (count, timeoutMs = 15_000) => collect(async () => {
+      const entries = await client.xrange(stream, '-', '+');
+      const fields = entries.map(([, f]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 === 0 ? [[v, f[i + 1]!]] : []))));
+      return fields.length >= count ? fields.map((f) => ({ body: f.body ?? '', deliveryId: f['delivery-id'], contentType: f['content-type'] })) : [];
+    }, count, timeoutMs, []),
+    close: async () => { client.disconnect(); },
+  };
+};
+
+const awsConn = () => ({ endpoint_url: testServers().brokers.moto.endpoint, region_name: testServers().brokers.moto.region, ...AWS_KEYS });
+const awsClient = () => ({ endpoint: testServers().brokers.moto.endpoint, region: testServers().brokers.moto.region,
+  credentials: { accessKeyId: AWS_KEYS.aws_access_key_id, secretAccessKey: AWS_KEYS.aws_secret_access_key } });
+
+/** An SQS queue and a reader of it (SNS targets read through a subscribed queue). */
+const sqsQueue = async (sqs: SQSClient, fifo = false) => {
+  const url = (await sqs.send(new CreateQueueCommand({ QueueName: unique('q') + (fifo ? '.fifo' : ''), ...(fifo ? { Attributes: { FifoQueue: 'true' } } : {}) }))).QueueUrl!;
+  const got: Consumed[] = [];
+  const read = (count: number, timeoutMs = 15_000) => collect(async () => {
+    const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
+    return (r.Messages ?? []).map((m) => ({ body: m.Body ?? '', deliveryId: m.MessageAttributes?.['delivery-id']?.StringValue, contentType: m.MessageAttributes?.['content-type']?.StringValue }));
+  }, count, timeoutMs, got);
+  return { url, read };
+};
+
+const awsSqs = async (): Promise<BrokerTarget> => {
+  const sqs = new SQSClient(awsClient());
+  const q = await sqsQueue(sqs);
+  return { type: 'aws_sqs', broker: { broker_type: 'aws_sqs', conn_details: awsConn(), params: { queue_url: q.url } }, read: q.read, close: async () => { sqs.destroy(); } };
+};
+
+const awsSns = async (): Promise<BrokerTarget> => {
+  const [sns, sqs] = [new SNSClient(awsClient()), new SQSClient(awsClient())];
+  const topicArn = (await sns.send(new CreateTopicCommand({ Name: unique('t') }))).TopicArn!;
+  const q = await sqsQueue(sqs);
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
+  return {
+    type: 'aws_sns', broker: { broker_type: 'aws_sns', conn_details: awsConn(), params: { topic_arn: topicArn } }, read: q.read,
+    close: async () => { sns.destroy(); sqs.destroy(); },
+  };
+};
+
+const gcpPubsub = async (): Promise<BrokerTarget> => {
+  const { apiEndpoint, projectId } = testServers().brokers.pubsub;
+  const client = new PubSub({ projectId, apiEndpoint, emulatorMode: true, universeDomain: 'googleapis.com' });
+  const [topic] = await client.createTopic(unique('t'));
+  const [subscription] = await topic.createSubscription(unique('s'));
+  const subscriber = new v1.SubscriberClient(await client.getClientConfig() as ConstructorParameters<typeof v1.SubscriberClient>[0]);
+  const got: Consumed[] = [];
+  return {
+    type: 'gcp_pubsub',
+    broker: { broker_type: 'gcp_pubsub', conn_details: { project: projectId, topic: topic.name.split('/').pop()!, emulator_host: apiEndpoint }, params: {} },
+    read: (count, timeoutMs = 15_000) => collect(async () => {
+      const [r] = await subscriber.pull({ subscription: subscription.name, maxMessages: 10, returnImmediately: true });
+      const ackIds = (r.receivedMessages ?? []).map((m) => m.ackId!);
+      if (ackIds.length > 0) await subscriber.acknowledge({ subscription: subscription.name, ackIds });
+      return (r.receivedMessages ?? []).map(({ message: m }) => ({
+        body: Buffer.from(m!.data ?? '').toString('utf8'), deliveryId: m!.attributes?.['delivery-id'], contentType: m!.attributes?.['content-type'],
+      }));
+    }, count, timeoutMs, got),
+    close: async () => { await subscriber.close(); await client.close(); },
+  };
+};
+
+/** A fresh target on each of the six brokers' real servers. */
+export const BROKER_TARGETS: Record<string, () => Promise<BrokerTarget>> = {
+  rabbitmq, kafka, redis, aws_sqs: awsSqs, aws_sns: awsSns, gcp_pubsub: gcpPubsub,
+};
