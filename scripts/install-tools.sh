@@ -44,7 +44,8 @@ install_kafka() {
   echo "installing Apache Kafka's jars into $dir"
   { command -v java && command -v mvn; } >/dev/null 2>&1 || apt_install openjdk-17-jre-headless maven
   rm -rf "$dir" && mkdir -p "$dir"
-  mvn -B -q -Dstyle.color=never -f scripts/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory="$PWD/$dir/libs"
+  mvn -B -q -f scripts/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory="$PWD/$dir/libs" >"$dir/mvn.log" 2>&1 \
+    || { cat "$dir/mvn.log"; exit 1; }
   cp scripts/kafka/pom.xml "$dir/pom.xml"
 }
 

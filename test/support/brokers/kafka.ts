@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { freePort } from '../free-port';
+import { freePorts } from '../free-port';
 import { ROOT, runToEnd, spawnServer, waitUntil } from './process-group';
 
 /**
@@ -52,14 +52,32 @@ const answers = async (brokers: string[]) => {
   }
 };
 
+/**
+ * `kafka.tools.StorageTool format` costs a JVM start (~2 s). Its output (meta.properties and the
+ * bootstrap checkpoint: cluster id, node id, feature levels; no ports or paths, as the quorum
+ * voters are static) is made once into .tools/kafka/formatted and copied into each data dir.
+ * Made in a private dir and renamed into place, as several test runs may share .tools.
+ */
+const formatted = async (): Promise<string> => {
+  const template = join(ROOT, '.tools', 'kafka', 'formatted');
+  if (existsSync(template)) return template;
+  const work = mkdtempSync(`${template}-`);
+  const properties = join(work, 'server.properties');
+  writeFileSync(properties, propertiesOf(work, 0, 1));
+  await runToEnd('kafka-format', work, 'java', [...JVM, '-cp', CLASSPATH, 'kafka.tools.StorageTool', 'format',
+    '--cluster-id', randomBytes(16).toString('base64url'), '--config', properties]);
+  try { renameSync(join(work, 'data'), template); } catch { /* another run was first */ }
+  rmSync(work, { recursive: true, force: true });
+  return template;
+};
+
 export const startKafka = async (dir: string): Promise<KafkaServer> => {
-  const [port, controllerPort] = [await freePort(), await freePort()];
+  const [port, controllerPort] = await freePorts(2) as [number, number];
   const properties = join(dir, 'server.properties');
   const brokers = [`127.0.0.1:${port}`];
   mkdirSync(dir, { recursive: true });
   writeFileSync(properties, propertiesOf(dir, port, controllerPort));
-  await runToEnd('kafka-format', dir, 'java', [...JVM, '-cp', CLASSPATH, 'kafka.tools.StorageTool', 'format',
-    '--cluster-id', randomBytes(16).toString('base64url'), '--config', properties]);
+  cpSync(await formatted(), join(dir, 'data'), { recursive: true });
   const child = spawnServer('kafka', dir, 'java', [...JVM, '-cp', CLASSPATH, 'kafka.Kafka', properties]);
   await waitUntil('kafka', dir, child, () => answers(brokers), 60_000);
   return { brokers, pgid: child.pid! };

@@ -37,6 +37,7 @@ export const waitUntil = async (name: string, dir: string, child: ChildProcess, 
 /** Runs a command to its end (a setup step), failing with its log when it fails. */
 export const runToEnd = (name: string, dir: string, command: string, args: string[]) => new Promise<void>((resolve, reject) => {
   const child = spawnServer(name, dir, command, args);
+  child.ref(); // waited for: keeps Node running until it ends
   child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${name} exited with ${code} (log in ${join(dir, `${name}.log`)})`)));
   child.on('error', reject);
 });
