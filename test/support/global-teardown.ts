@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { stopBrokers } from './brokers';
 import { testServers } from './servers';
 
 export default async function globalTeardown() {
@@ -8,5 +9,6 @@ export default async function globalTeardown() {
     if (pid === undefined) continue;
     try { process.kill(pid === current ? -pid : pid, 'SIGKILL'); } catch { /* gone */ }
   }
+  stopBrokers(s.brokers);
   rmSync(s.dir, { recursive: true, force: true });
 }

@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { BrokerServers } from './brokers';
 import { RabbitNode } from './rabbitmq';
 
 /** What the global setup started, for the test files (path in AT_TEST_SERVERS). */
@@ -6,6 +7,7 @@ export interface TestServers {
   temporalAddress: string;
   temporalPid: number | undefined;
   rabbit: RabbitNode & { pgid: number; url: string };
+  brokers: BrokerServers;
   workflowBundlePath: string;
   dir: string;
 }
