@@ -12,47 +12,49 @@ export interface Connections {
   close(): Promise<void>;
 }
 
+/** A connection being opened, and once open, the connection itself. */
+interface Link { opening: Promise<BrokerConnection<unknown>>; open?: BrokerConnection<unknown> }
+
 /**
  * One long-lived connection per broker connection key in a worker, for every publisher type.
- * A connection that fails or times out is dropped (and closed); the next attempt reconnects.
+ * A connection that fails, times out or is seen broken is dropped (and closed); the next
+ * attempt reconnects. Every wait, connecting included, is within the attempt's time-out.
  */
 export const createConnections = (): Connections => {
-  const open = new Map<string, Promise<BrokerConnection<unknown>>>();
-  const drop = (key: string, link: Promise<BrokerConnection<unknown>>) => {
-    if (open.get(key) !== link) return;
-    open.delete(key);
-    void link.then((c) => c.close()).catch(() => undefined);
+  const links = new Map<string, Link>();
+  const closeLink = (link: Link) => { void link.opening.then((c) => c.close()).catch(() => undefined); };
+  const drop = (key: string, link: Link) => {
+    if (links.get(key) !== link) return;
+    links.delete(key);
+    closeLink(link);
   };
-  const connectionOf = <S>(publisher: Publisher<S>, settings: S) => {
+  const linkOf = <S>(publisher: Publisher<S>, settings: S) => {
     const key = `${publisher.brokerType} ${publisher.connectionKey(settings)}`;
-    let link = open.get(key) as Promise<BrokerConnection<S>> | undefined;
-    if (!link) {
-      link = publisher.connect(settings);
-      const stored = link as Promise<BrokerConnection<unknown>>;
-      open.set(key, stored);
-      stored.catch(() => { if (open.get(key) === stored) open.delete(key); });
-    }
+    const existing = links.get(key);
+    if (existing && !existing.open?.broken()) return { key, link: existing };
+    if (existing) drop(key, existing);
+    const link: Link = { opening: publisher.connect(settings) as Promise<BrokerConnection<unknown>> };
+    link.opening.then((c) => { link.open = c; }, () => { if (links.get(key) === link) links.delete(key); });
+    links.set(key, link);
     return { key, link };
   };
   return {
     publish: async (publisher, settings, message, timeoutMs) => {
-      let { key, link } = connectionOf(publisher, settings);
-      if (await link.then((c) => c.broken(), () => false)) {
-        drop(key, link as Promise<BrokerConnection<unknown>>);
-        ({ key, link } = connectionOf(publisher, settings));
-      }
+      const { key, link } = linkOf(publisher, settings);
       try {
-        const connection = await withTimeout(link, timeoutMs, 'connecting to the broker');
+        const connection = await withTimeout(link.opening, timeoutMs, 'connecting to the broker') as BrokerConnection<typeof settings>;
         return await withTimeout(connection.publish(settings, message), timeoutMs, 'waiting for the broker to confirm');
       } catch (e) {
-        drop(key, link as Promise<BrokerConnection<unknown>>);
+        drop(key, link);
         throw e;
       }
     },
     close: async () => {
-      const all = [...open.values()];
-      open.clear();
-      await Promise.all(all.map((l) => l.then((c) => c.close()).catch(() => undefined)));
+      const all = [...links.values()];
+      links.clear();
+      // Open ones are closed and awaited; one still connecting is closed whenever it opens.
+      all.filter((l) => !l.open).forEach(closeLink);
+      await Promise.all(all.flatMap((l) => (l.open ? [withTimeout(l.open.close(), 5000, 'closing').catch(() => undefined)] : [])));
     },
   };
 };

@@ -59,16 +59,16 @@ describe.each(Object.keys(BROKER_TARGETS))('%s publisher', (type) => {
   test('timeout_secs cuts an attempt against a broker that never answers', async () => {
     const started = Date.now();
     await expect(connections.publish(publisher, settingsOf(pointedAt(type, silentPort)), { body: '{}', contentType: 'application/json', deliveryId: 'x' }, 1000))
-      .rejects.toThrow(/no answer within 1s|timed? ?out/i);
+      .rejects.toMatchObject({ message: expect.stringMatching(/no answer within 1s|timed? ?out/i) });
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
   test('bad connection details fail with a clear error that names no secret', async () => {
     const closed = await freePort();
     const error = await connections.publish(publisher, settingsOf(pointedAt(type, closed)), { body: '{}', contentType: 'application/json', deliveryId: 'y' }, 3000)
-      .then(() => undefined, (e: Error) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect(error!.message.length).toBeGreaterThan(5);
-    expect(error!.message).not.toContain('test-secret');
+      .then(() => undefined, (e: { message: string }) => e);
+    expect(error).toBeDefined(); // an Error, possibly of another realm (a client's own)
+    expect(String(error!.message).length).toBeGreaterThan(5);
+    expect(String(error!.message)).not.toContain('test-secret');
   });
 });
