@@ -61,6 +61,7 @@ const answers = async (brokers: string[]) => {
 const formatted = async (): Promise<string> => {
   const template = join(ROOT, '.tools', 'kafka', 'formatted');
   if (existsSync(template)) return template;
+  if (!existsSync(join(ROOT, '.tools', 'kafka', 'libs'))) throw new Error('no Kafka jars: run bash scripts/install-tools.sh');
   const work = mkdtempSync(`${template}-`);
   const properties = join(work, 'server.properties');
   writeFileSync(properties, propertiesOf(work, 0, 1));
