@@ -1,8 +1,9 @@
-import express, { NextFunction, Request, Response } from 'express';
+import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '../logger';
 import { TriggerDeps } from '../triggers/deps';
 import { ApiKeyEntry, createAuth } from './auth';
+import { methodGuard, RouteGuards } from './mount';
 import { problem, sendProblem } from './problem';
 import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/routes';
@@ -18,7 +19,6 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 const requestId = (req: Request, res: Response, next: NextFunction) => {
@@ -49,6 +49,11 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   sendProblem(res, problem(500, 'internal error; it has been logged'));
 };
 
+/** A GET path that needs no key; other methods get 405 with `Allow`, as on the API paths. */
+const publicGet = (app: Express, path: string, handle: RequestHandler) => {
+  app.route(path).get(handle).all(methodGuard(['GET']));
+};
+
 /** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
 export const buildApp = (deps: AppDeps) => {
   const app = express();
@@ -56,24 +61,24 @@ export const buildApp = (deps: AppDeps) => {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
-  // Only methods that carry a body pay for body checks and parsing.
-  const parseJson = express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false });
-  app.use((req, res, next) => (BODY_METHODS.has(req.method) ? requireJson(req, res, (e?: unknown) => (e ? next(e) : parseJson(req, res, next))) : next()));
   const auth = createAuth(deps.apiKeys);
+  // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read.
+  const parseJsonBody = [requireJson, express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })];
+  const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
-  app.get('/readyz', async (_req, res) => {
+  publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  publicGet(app, '/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     checks.projection = await deps.projection.caughtUp().catch(() => false);
     for (const [name, check] of Object.entries(deps.readiness ?? {})) checks[name] = await check().catch(() => false);
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   });
-  app.get('/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
-  app.get('/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  publicGet(app, '/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
 
-  mountTriggerRoutes(app, deps, auth.requireScope);
-  mountSignalRoutes(app, deps, auth.requireScope);
+  mountTriggerRoutes(app, deps, guards);
+  mountSignalRoutes(app, deps, guards);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

@@ -25,7 +25,12 @@ export const problem = (status: number, detail?: string, errors?: FieldError[]):
   ...(errors === undefined ? {} : { errors }),
 });
 
+/**
+ * A problem sent before the request's body has arrived (401, 403, 404, 405, 413, 415) closes
+ * the connection: the body is never read, and nothing else may follow on that connection.
+ */
 export const sendProblem = (res: Response, p: Problem): void => {
+  if (!res.req.complete) res.set('Connection', 'close');
   res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
 };
 

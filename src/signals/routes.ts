@@ -1,9 +1,8 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
-import { Scope } from '../config';
 import type { SignalEnvelope } from '../dispatch/types';
 import { invalid, problem, sendProblem } from '../http/problem';
-import { mount } from '../http/mount';
+import { mount, RouteGuards } from '../http/mount';
 import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
@@ -56,7 +55,7 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   }
 };
 
-export const mountSignalRoutes = (app: Express, deps: SignalDeps, requireScope: (s: Scope) => RequestHandler) => {
-  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, requireScope);
-  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, requireScope);
+export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
+  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, guards);
+  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
 };
