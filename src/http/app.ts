@@ -7,12 +7,15 @@ import { methodGuard, RouteGuards } from './mount';
 import { problem, sendProblem } from './problem';
 import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/routes';
-import { openApiDocument } from './openapi';
+import { buildOpenApiDocument } from './openapi';
+import { TriggerPolicy } from '../triggers/policy';
 import { DOCS_PAGE } from './docs-page';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly maxBodyBytes: number;
+  /** What the config allows; the OpenAPI document describes it (triggerInput checks it). */
+  readonly policy: TriggerPolicy;
   readonly log: Logger;
   /** Extra readiness checks (e.g. Temporal reachable); each resolves true when ready. */
   readonly readiness?: Readonly<Record<string, () => Promise<boolean>>>;
@@ -74,7 +77,8 @@ export const buildApp = (deps: AppDeps) => {
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
   });
-  publicGet(app, '/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
+  publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
 
   mountTriggerRoutes(app, deps, guards);

@@ -15,6 +15,21 @@ export interface SignalDeps {
 }
 
 /**
+ * Workflow starts one request has in flight at once: 500 at a time (a full batch) made the
+ * Temporal dev server fail starts under load, and the request then 503s.
+ */
+const START_CONCURRENCY = 16;
+
+/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results keep the order of `items`. */
+const mapBounded = async <A, B>(items: readonly A[], limit: number, fn: (a: A) => Promise<B>): Promise<B[]> => {
+  const results: B[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => { while (next < items.length) { const i = next++; results[i] = await fn(items[i]!); } };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+};
+
+/**
  * POST /api/signals: one signal or an array. Each is matched against the active triggers and
  * accepted once its workflow has started with that plan (202); the same id again starts
  * nothing new. If Temporal cannot be reached, nothing is accepted (503) and the caller
@@ -30,10 +45,10 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
     instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
   }));
   try {
-    const started = await Promise.all(envelopes.map(async (e) => {
+    const started = await mapBounded(envelopes, START_CONCURRENCY, async (e) => {
       const { workflowId, duplicate } = await dispatch.start(e);
       return { id: e.id, workflow_id: workflowId, duplicate };
-    }));
+    });
     res.status(202).json(Array.isArray(req.body) ? started : started[0]);
   } catch (e) {
     deps.log.error('could not start dispatch', { error: String(e) });
