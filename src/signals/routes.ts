@@ -1,9 +1,8 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
-import { Scope } from '../config';
 import type { SignalEnvelope } from '../dispatch/types';
 import { invalid, problem, sendProblem } from '../http/problem';
-import { mount } from '../http/mount';
+import { mount, RouteGuards } from '../http/mount';
 import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
@@ -15,6 +14,21 @@ export interface SignalDeps {
   readonly now: () => Date;
   readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
 }
+
+/**
+ * Workflow starts one request has in flight at once: 500 at a time (a full batch) made the
+ * Temporal dev server fail starts under load, and the request then 503s.
+ */
+const START_CONCURRENCY = 16;
+
+/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results keep the order of `items`. */
+const mapBounded = async <A, B>(items: readonly A[], limit: number, fn: (a: A) => Promise<B>): Promise<B[]> => {
+  const results: B[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => { while (next < items.length) { const i = next++; results[i] = await fn(items[i]!); } };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+};
 
 /**
  * POST /api/signals: one signal or an array. The whole request is checked first (fields, sizes,
@@ -38,19 +52,17 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const plans = envelopes.map((e) => dispatch.plan(e));
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
-  const outcomes = await Promise.allSettled(envelopes.map((e, i) => dispatch.start(e, plans[i]!)));
-  const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [{ i, reason: o.reason as unknown }] : []));
+  const outcomes = await mapBounded(envelopes.map((_e, i) => i), START_CONCURRENCY, (i) => dispatch.start(envelopes[i]!, plans[i]!)
+    .then((value) => ({ ok: true as const, value }), (reason: unknown) => ({ ok: false as const, reason })));
+  const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
   if (failed.length > 0) {
-    deps.log.error('could not start dispatch', { failed: failed.length, of: envelopes.length, error: String(failed[0]!.reason) });
+    deps.log.error('could not start dispatch', { failed: failed.length, of: envelopes.length, error: String(failed[0]) });
     return sendProblem(res, {
       ...problem(503, `the dispatch service is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
-      signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.status === 'fulfilled' })),
+      signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })),
     });
   }
-  const started = outcomes.map((o, i) => {
-    const { workflowId, duplicate } = (o as PromiseFulfilledResult<{ workflowId: string; duplicate: boolean }>).value;
-    return { id: envelopes[i]!.id, workflow_id: workflowId, duplicate };
-  });
+  const started = outcomes.flatMap((o, i) => (o.ok ? [{ id: envelopes[i]!.id, workflow_id: o.value.workflowId, duplicate: o.value.duplicate }] : []));
   res.status(202).json(isBatch ? started : started[0]);
 };
 
@@ -68,7 +80,7 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   }
 };
 
-export const mountSignalRoutes = (app: Express, deps: SignalDeps, requireScope: (s: Scope) => RequestHandler) => {
-  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, requireScope);
-  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, requireScope);
+export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
+  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, guards);
+  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
 };

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../validation/closed';
+import { arrayOf, checked, closed, codePoints, described, NonEmptyString, stringMap } from '../validation/closed';
 import { checkExpressions } from '../templates/expressions';
 import { contentTypeKey, TriggerPolicy } from './policy';
 import { MAX_QUEUES_PER_TRIGGER, MAX_TRIGGER_BYTES, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
@@ -14,6 +14,11 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const MAX_URL_LENGTH = 2048;
 /** Django's limit for `ContentType.app_label` and `.model`; keeps dispatch search attributes small. */
 export const MAX_CONTENT_TYPE_PART = 100;
+/** A trigger id: a UUID, in any case. */
+export const TRIGGER_ID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
+/** An HTTP method name in any ASCII case, e.g. `[Pp][Oo][Ss][Tt]`: what `http_method` accepts. */
+export const HTTP_METHOD_ANY_CASE = `^(${HTTP_METHODS.map((m) => [...m].map((ch) => `[${ch}${ch.toLowerCase()}]`).join('')).join('|')})$`;
+const HTTP_METHOD_ANY_CASE_RE = new RegExp(HTTP_METHOD_ANY_CASE);
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -48,7 +53,7 @@ export const READ_ONLY_FIELDS = ['id', 'version', 'created_at', 'updated_at'] as
 
 /** An `app_label` or `model_name`, in triggers and in signals alike. */
 export const ContentTypePart = checked(NonEmptyString, 'ContentTypePart',
-  (s) => (s.length > MAX_CONTENT_TYPE_PART ? `must be at most ${MAX_CONTENT_TYPE_PART} characters` : undefined));
+  (s) => (codePoints(s) > MAX_CONTENT_TYPE_PART ? `must be at most ${MAX_CONTENT_TYPE_PART} characters` : undefined));
 
 export const SignalName = new t.Type<SignalName, SignalName, unknown>('SignalName',
   (u): u is SignalName => SIGNALS.includes(u as SignalName),
@@ -57,17 +62,17 @@ export const SignalName = new t.Type<SignalName, SignalName, unknown>('SignalNam
 
 const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>('HttpMethod',
   (u): u is HttpMethod => HTTP_METHODS.includes(u as HttpMethod),
-  (u, c) => {
-    const upper = typeof u === 'string' ? u.toUpperCase() : undefined;
-    return HTTP_METHODS.includes(upper as HttpMethod) ? t.success(upper as HttpMethod)
-      : t.failure(u, c, `must be one of ${HTTP_METHODS.join(', ')}`);
-  }, t.identity);
+  (u, c) => (typeof u === 'string' && HTTP_METHOD_ANY_CASE_RE.test(u) ? t.success(u.toUpperCase() as HttpMethod)
+    : t.failure(u, c, `must be one of ${HTTP_METHODS.join(', ')}`)), t.identity);
+
+export const TriggerId = checked(described(t.string, 'must be a string'), 'TriggerId',
+  (s) => (new RegExp(TRIGGER_ID).test(s) ? undefined : 'must be a trigger id (UUID)'));
 
 const timeoutSecs = (max: number) => checked(described(t.number, 'must be a number of seconds'), 'TimeoutSecs',
   (n) => (Number.isFinite(n) && n > 0 && n <= max ? undefined : `must be greater than 0 and at most ${max}`));
 
 const urlProblem = (policy: TriggerPolicy) => (s: string): string | undefined =>
-  (s.length > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s));
+  (codePoints(s) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s));
 
 /** Any JSON value whose strings hold only allowed template expressions. */
 const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonValue, JsonValue, unknown> => {
@@ -120,8 +125,8 @@ const sizeProblem = (d: TriggerDefinition) => {
   return { field, value: value as unknown, message: `makes the trigger ${total} bytes as JSON; at most ${MAX_TRIGGER_BYTES}` };
 };
 
-/** The codec of a trigger request body, checking everything the config constrains. */
-export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
+/** The field codecs of a trigger body, checking everything the config constrains. */
+const triggerFieldCodecs = (policy: TriggerPolicy) => {
   const templated = (v: string) => checkExpressions(v, policy.allowedDynamicPaths);
   const ConfigSignal = closed('ConfigSignal', { signal: SignalName }, {});
   const ContentTypeItem = checked(
@@ -143,12 +148,29 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
       timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
     { hints: { connection_details: 'is not a known field; did you mean conn_details?',
       params: 'is not a known field; did you mean parameters?' } }));
-  const Body = closed('Trigger',
-    { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
-      active: described(t.boolean, 'must be true or false') },
-    { webhooks: arrayOf(WebhookItem, 0, MAX_WEBHOOKS_PER_TRIGGER), msg_broker_queues: arrayOf(QueueItem, 0, MAX_QUEUES_PER_TRIGGER),
-      payload: templatedJson(policy.allowedDynamicPaths), id: described(t.string, 'must be a string') },
-    { ignored: READ_ONLY_FIELDS.filter((f) => f !== 'id') });
+  const required = { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
+    active: described(t.boolean, 'must be true or false') };
+  const optional = { webhooks: arrayOf(WebhookItem, 0, MAX_WEBHOOKS_PER_TRIGGER), msg_broker_queues: arrayOf(QueueItem, 0, MAX_QUEUES_PER_TRIGGER),
+    payload: templatedJson(policy.allowedDynamicPaths), id: TriggerId };
+  return { required, optional };
+};
+
+const IGNORED = READ_ONLY_FIELDS.filter((f) => f !== 'id');
+
+/**
+ * A JSON merge patch's own shape, checked before it is applied (and before If-Match): each
+ * field it sets must be valid; `null` may remove an optional field.
+ */
+export const buildTriggerPatchCodec = (policy: TriggerPolicy) => {
+  const { required, optional } = triggerFieldCodecs(policy);
+  return closed('TriggerPatch', {}, { ...required, ...optional },
+    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'id'] });
+};
+
+/** The codec of a trigger request body, checking everything the config constrains. */
+export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
+  const { required, optional } = triggerFieldCodecs(policy);
+  const Body = closed('Trigger', required, optional, { ignored: IGNORED, nullable: ['payload'] });
   return new t.Type<TriggerInput, TriggerInput, unknown>('TriggerInput', (_u): _u is TriggerInput => true,
     (u, c) => {
       const result = Body.validate(u, c);

@@ -10,5 +10,7 @@ export interface TriggerDeps {
   readonly readModel: ReadModel;
   readonly projection: ProjectionRunner;
   readonly triggerInput: t.Decoder<unknown, TriggerInput>;
+  /** A merge patch's own shape (buildTriggerPatchCodec); the patched result is checked by triggerInput. */
+  readonly triggerPatch: t.Decoder<unknown, unknown>;
   readonly now: () => Date;
 }

@@ -2,10 +2,16 @@ import * as E from 'fp-ts/Either';
 import type { Request } from 'express';
 import { ListFilter } from '../../projections/read-model';
 import { FieldError } from '../validation/field-errors';
-import { SIGNALS, SignalName } from './codecs';
+import { ContentTypePart, SIGNALS, SignalName } from './codecs';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
+/**
+ * A cursor is a position in the list (base64url of the last id seen); any well-formed one is
+ * a valid position, so a hand-made cursor just starts the page elsewhere.
+ */
+export const CURSOR = '^[A-Za-z0-9_-]{1,512}$';
+const CURSOR_RE = new RegExp(CURSOR);
 const KNOWN = new Set(['active', 'signal', 'app_label', 'model_name', 'limit', 'cursor']);
 
 export interface ListQuery { filter: ListFilter; limit: number; after: string | undefined }
@@ -38,7 +44,9 @@ export const parseListQuery = (query: Request['query']): E.Either<FieldError[], 
   }
   for (const name of ['app_label', 'model_name'] as const) {
     const v = one(name);
-    if (v !== undefined) filter[name] = v;
+    const decoded = v === undefined ? undefined : ContentTypePart.decode(v);
+    if (decoded?._tag === 'Right') filter[name] = decoded.right;
+    else if (decoded?._tag === 'Left') errors.push({ path: `query.${name}`, message: decoded.left[0]?.message ?? 'is not valid' });
   }
   const limitText = one('limit');
   const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
@@ -47,7 +55,7 @@ export const parseListQuery = (query: Request['query']): E.Either<FieldError[], 
   }
   const cursor = one('cursor');
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
-  if (cursor !== undefined && (cursor === '' || encodeCursor(after ?? '') !== cursor)) {
+  if (cursor !== undefined && !CURSOR_RE.test(cursor)) {
     errors.push({ path: 'query.cursor', message: 'is not a cursor this service gave out' });
   }
   return errors.length > 0 ? E.left(errors) : E.right({ filter, limit, after });

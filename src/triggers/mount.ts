@@ -1,12 +1,12 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express } from 'express';
 import { Scope } from '../config';
-import { mount } from '../http/mount';
+import { mount, RouteGuards } from '../http/mount';
 import { TriggerDeps } from './deps';
 import {
   createTrigger, deleteTrigger, deleteTriggers, getTrigger, listTriggers, patchTrigger, replaceTrigger, triggerHistory,
 } from './routes';
 
-export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, requireScope: (s: Scope) => RequestHandler) => {
+export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, guards: RouteGuards) => {
   const read: Scope = 'triggers:read';
   const write: Scope = 'triggers:write';
   mount(app, '/api/action-triggers', {
@@ -14,14 +14,14 @@ export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, requireScope
     POST: { scope: write, handle: createTrigger(deps) },
     PUT: { scope: write, handle: replaceTrigger(deps, 'body') },
     DELETE: { scope: write, handle: deleteTriggers(deps) },
-  }, requireScope);
+  }, guards);
   mount(app, '/api/action-triggers/:id', {
     GET: { scope: read, handle: getTrigger(deps) },
     PUT: { scope: write, handle: replaceTrigger(deps, 'path') },
     PATCH: { scope: write, handle: patchTrigger(deps) },
     DELETE: { scope: write, handle: deleteTrigger(deps) },
-  }, requireScope);
+  }, guards);
   mount(app, '/api/action-triggers/:id/history', {
     GET: { scope: read, handle: triggerHistory(deps) },
-  }, requireScope);
+  }, guards);
 };

@@ -98,6 +98,8 @@ export const patchTrigger = (deps: TriggerDeps) => async (req: Request, res: Res
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
     return sendProblem(res, invalid([{ path: '(body)', message: 'must be a JSON merge patch object' }]));
   }
+  const shape = deps.triggerPatch.decode(req.body);
+  if (E.isLeft(shape)) return sendProblem(res, invalid(toFieldErrors(shape.left)));
   const patch = req.body as Record<string, unknown>;
   if (patch.id !== undefined && patch.id !== null && patch.id !== id) {
     return sendProblem(res, invalid([{ path: 'id', message: 'contradicts the trigger id in the path' }]));

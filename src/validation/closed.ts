@@ -8,6 +8,8 @@ export interface ClosedOptions {
   readonly ignored?: readonly string[];
   /** A better message for a known mistake, by unknown field name. */
   readonly hints?: Readonly<Record<string, string>>;
+  /** Optional fields where `null` means "absent" (any JSON value, such as a payload); elsewhere null is refused. */
+  readonly nullable?: readonly string[];
 }
 
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
@@ -19,13 +21,14 @@ const own = (u: Record<string, unknown>, key: string): unknown =>
 
 /**
  * An object codec that reports every bad field at once and rejects unknown fields by name.
- * `null` for an optional field means "absent" (as in a JSON merge patch). Reads and writes
- * own properties only, so no input reaches or sets a prototype.
+ * `null` is not "absent": a client leaves a field out (a merge patch's nulls are applied before
+ * decoding). Reads and writes own properties only, so no input reaches or sets a prototype.
  */
 export const closed = <R extends t.Props, O extends t.Props>(
   name: string, required: R, optional: O, options: ClosedOptions = {},
 ): t.Type<Out<R, O>, Out<R, O>, unknown> => {
   const known = new Set([...Object.keys(required), ...Object.keys(optional), ...(options.ignored ?? [])]);
+  const nullable = new Set(options.nullable ?? []);
   return new t.Type<Out<R, O>, Out<R, O>, unknown>(
     name,
     (u): u is Out<R, O> => isPlainObject(u),
@@ -42,7 +45,9 @@ export const closed = <R extends t.Props, O extends t.Props>(
       for (const [key, codec] of Object.entries(required)) field(key, codec);
       for (const [key, codec] of Object.entries(optional)) {
         const value = own(u, key);
-        if (value !== undefined && value !== null) field(key, codec);
+        if (value === null && !nullable.has(key)) {
+          errors.push({ value: null, context: t.appendContext(c, key, codec, null), message: 'must not be null (leave the field out instead)' });
+        } else if (value !== undefined && value !== null) field(key, codec);
       }
       for (const key of Object.keys(u)) {
         if (known.has(key)) continue;
@@ -72,8 +77,19 @@ export const described = <A>(base: t.Type<A, A, unknown>, message: string) =>
     return result._tag === 'Right' ? result : t.failure(u, c, u === undefined ? 'is required' : message);
   }, t.identity);
 
+/**
+ * One character that `String.prototype.trim` keeps (anything but JavaScript's white space and
+ * line terminators), spelled out so that the OpenAPI document's `pattern` means the same in
+ * every regex engine.
+ */
+export const NON_BLANK = '[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]';
+const NON_BLANK_RE = new RegExp(NON_BLANK);
+
+/** Length in Unicode code points, as JSON Schema's minLength and maxLength count. */
+export const codePoints = (s: string): number => [...s].length;
+
 export const NonEmptyString = checked(described(t.string, 'must be a string'), 'NonEmptyString',
-  (s) => (s.trim() === '' ? 'must not be empty' : undefined));
+  (s) => (NON_BLANK_RE.test(s) ? undefined : 'must not be empty'));
 
 /** An array codec whose item errors keep their index; `minItems` gives "must not be empty". */
 export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0, maxItems = Infinity) =>

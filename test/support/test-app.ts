@@ -6,7 +6,7 @@ import { openSqliteStore } from '../../src/event-store/sqlite';
 import { buildApp } from '../../src/http/app';
 import { ApiKeyEntry } from '../../src/http/auth';
 import { silentLogger } from '../../src/logger';
-import { buildTriggerInputCodec } from '../../src/triggers/codecs';
+import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../../src/triggers/codecs';
 import { openReadModel, ReadModelOptions } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
@@ -24,7 +24,9 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
   const app = buildApp({
     store, readModel, projection, log: silentLogger, dispatch,
     apiKeys: (config.file.api_keys ?? []) as ApiKeyEntry[],
+    policy: policyOf(config),
     triggerInput: buildTriggerInputCodec(policyOf(config)),
+    triggerPatch: buildTriggerPatchCodec(policyOf(config)),
     now: () => new Date(),
     maxBodyBytes: config.limits.maxBodyBytes,
   });

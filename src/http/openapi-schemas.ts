@@ -1,0 +1,114 @@
+/**
+ * The OpenAPI schemas of request and response bodies, built from the same constants, patterns
+ * and config policy the io-ts codecs check with, so that the document and the behaviour
+ * cannot drift apart. Patterns use explicit ASCII classes: they mean the same in every engine.
+ */
+import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENGTH, SIGNALS, TRIGGER_ID } from '../triggers/codecs';
+import { TriggerPolicy } from '../triggers/policy';
+import { MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/codecs';
+import { NON_BLANK } from '../validation/closed';
+import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
+
+type Schema = Record<string, unknown>;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const CONTENT_TYPE_PART: Schema = { type: 'string', minLength: 1, maxLength: MAX_CONTENT_TYPE_PART, pattern: NON_BLANK,
+  description: 'Not blank; matched case-insensitively' };
+export const TRIGGER_ID_SCHEMA: Schema = { type: 'string', format: 'uuid', pattern: TRIGGER_ID };
+export const SIGNAL_ID_SCHEMA: Schema = { type: 'string', pattern: SIGNAL_ID.source };
+const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
+const templatedMap: Schema = { ...stringMap, description: 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery' };
+const timeout = (max: number): Schema => ({ type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(max) ? { maximum: max } : {}),
+  description: 'Seconds; absent means limits.default_timeout_secs' });
+const anyJson: Schema = {};
+
+const webhookUrl = (policy: TriggerPolicy): Schema => {
+  const base = { type: 'string', maxLength: MAX_URL_LENGTH, description: 'An absolute http(s) URL (as WHATWG URL parses it)' };
+  // Anchored at the start, as the API matches them (sticky: Python's re.match).
+  const patterns = policy.webhookUrlPatterns.map((p) => `^(?:${p.source})`);
+  if (patterns.length === 0) return { ...base, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' };
+  if (patterns.length === 1) return { ...base, pattern: patterns[0], description: `${base.description}, allowed by webhook_url_patterns` };
+  return { ...base, anyOf: patterns.map((pattern) => ({ pattern })), description: `${base.description}, allowed by webhook_url_patterns` };
+};
+
+const brokerQueues = (policy: TriggerPolicy): Schema => {
+  const names = policy.brokerNames === undefined ? undefined : [...policy.brokerNames];
+  if (names?.length === 0) return { type: 'array', maxItems: 0, description: 'No brokers are configured' };
+  return { type: 'array', maxItems: MAX_QUEUES_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['name'], properties: {
+    name: names === undefined ? { type: 'string' } : { enum: names, description: 'A broker named in the config (brokers)' },
+    conn_details: templatedMap, parameters: templatedMap, timeout_secs: timeout(policy.maxBrokerTimeoutSecs) } } };
+};
+
+/** The fields a client defines; `null` is refused for every one but `payload` (where it means "no payload"). */
+const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
+  config_signals: { type: 'array', minItems: 1, uniqueItems: true, description: 'No signal twice',
+    items: { type: 'object', additionalProperties: false, required: ['signal'], properties: { signal: { enum: [...SIGNALS] } } } },
+  content_types: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['app_label', 'model_name'],
+    properties: { app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART } },
+    ...(policy.allowedContentTypes ? { description: `Each one of allowed_content_types: ${[...policy.allowedContentTypes].join(', ')}` } : {}) },
+  webhooks: { type: 'array', maxItems: MAX_WEBHOOKS_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
+    url: webhookUrl(policy),
+    http_method: { type: 'string', pattern: HTTP_METHOD_ANY_CASE, description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case` },
+    headers: templatedMap, timeout_secs: timeout(policy.maxWebhookTimeoutSecs) } } },
+  msg_broker_queues: brokerQueues(policy),
+  active: { type: 'boolean' },
+  payload: { ...anyJson, description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions' },
+});
+
+/** Server fields: in responses; in requests accepted (GET, edit, PUT) and ignored. */
+const serverFields = (idReadOnly: boolean): Record<string, Schema> => ({
+  id: { ...TRIGGER_ID_SCHEMA, ...(idReadOnly ? { readOnly: true } : {}) },
+  version: { type: 'integer', readOnly: true },
+  created_at: { type: 'string', format: 'date-time', readOnly: true },
+  updated_at: { type: 'string', format: 'date-time', readOnly: true },
+});
+
+const PROBLEM: Schema = { type: 'object', required: ['type', 'title', 'status'], properties: {
+  type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' },
+  errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+  signals: { type: 'array', description: 'For a signal batch Temporal refused part-way: which ids were accepted',
+    items: { type: 'object', required: ['id', 'accepted'], properties: { id: { type: 'string' }, accepted: { type: 'boolean' } } } } } };
+
+const SIGNAL: Schema = { type: 'object', additionalProperties: false, required: ['signal', 'app_label', 'model_name', 'instance'], properties: {
+  id: { ...SIGNAL_ID_SCHEMA, description: 'Client-chosen; makes emission idempotent. Default: a new UUIDv7' },
+  signal: { enum: [...SIGNALS] },
+  app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART,
+  instance: { type: 'object', description: 'The instance\'s attributes, read by {{ instance.… }}' },
+  occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP } } };
+
+const DISPATCH: Schema = { type: 'object', required: ['id', 'workflow_id', 'state', 'triggers', 'actions'], properties: {
+  id: { type: 'string' }, workflow_id: { type: 'string' },
+  state: { type: 'string', description: 'matching, running, completed (or Temporal\'s terminated, timed_out, …)' },
+  triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' } } } },
+  actions: { type: 'array', items: { type: 'object', required: ['delivery_id', 'trigger_id', 'kind', 'state', 'attempts'], properties: {
+    delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },
+    trigger_id: { type: 'string' }, version: { type: 'integer' }, kind: { enum: ['webhook', 'broker'] }, index: { type: 'integer' },
+    state: { enum: ['pending', 'retrying', 'delivered', 'failed'] }, attempts: { type: 'integer' },
+    status_code: { type: 'integer' }, last_error: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } } } } };
+
+/** `components.schemas` for a server running with `policy`. */
+export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> => {
+  const fields = definitionFields(policy);
+  const required = ['config_signals', 'content_types', 'active'];
+  const input = (idReadOnly: boolean, extraRequired: string[] = []): Schema => ({ type: 'object', additionalProperties: false,
+    required: [...required, ...extraRequired], properties: { ...fields, ...serverFields(idReadOnly) } });
+  return {
+    TriggerInput: { ...input(true), description: 'A trigger definition; server fields sent back are ignored (an `id` contradicting the path is refused)' },
+    TriggerReplacement: { ...input(false, ['id']), description: 'A full trigger with the `id` of the one it replaces' },
+    TriggerPatch: { type: 'object', additionalProperties: false, description: 'A JSON merge patch: `null` removes webhooks, msg_broker_queues or payload',
+      properties: { ...fields, webhooks: { anyOf: [fields.webhooks, { type: 'null' }] },
+        msg_broker_queues: { anyOf: [fields.msg_broker_queues, { type: 'null' }] }, ...serverFields(true) } },
+    Trigger: { type: 'object', required: ['id', ...required, 'webhooks', 'msg_broker_queues', 'version', 'created_at', 'updated_at'],
+      properties: { ...serverFields(false), ...fields } },
+    TriggerEvent: { type: 'object', required: ['type', 'version', 'data', 'metadata'], properties: {
+      type: { enum: ['TriggerCreated', 'TriggerUpdated', 'TriggerActivated', 'TriggerDeactivated', 'TriggerDeleted'] },
+      version: { type: 'integer' }, data: { type: 'object' },
+      metadata: { type: 'object', properties: { actor: { type: 'string' }, request_id: { type: 'string' }, occurred_at: { type: 'string', format: 'date-time' } } } } },
+    Signal: SIGNAL,
+    SignalBatch: { oneOf: [ref('Signal'), { type: 'array', minItems: 1, maxItems: MAX_SIGNALS_PER_REQUEST, items: ref('Signal') }] },
+    SignalAccepted: { type: 'object', required: ['id', 'workflow_id', 'duplicate'], properties: {
+      id: { type: 'string' }, workflow_id: { type: 'string' }, duplicate: { type: 'boolean', description: 'This id was accepted before; nothing new started' } } },
+    Dispatch: DISPATCH,
+    Problem: PROBLEM,
+  };
+};
