@@ -7,6 +7,7 @@ import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENG
 import { TriggerPolicy } from '../triggers/policy';
 import { MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/codecs';
 import { NON_BLANK } from '../validation/closed';
+import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/header-rules';
 import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
 
 type Schema = Record<string, unknown>;
@@ -18,6 +19,18 @@ export const TRIGGER_ID_SCHEMA: Schema = { type: 'string', format: 'uuid', patte
 export const SIGNAL_ID_SCHEMA: Schema = { type: 'string', pattern: SIGNAL_ID.source };
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 const templatedMap: Schema = { ...stringMap, description: 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery' };
+
+/** A word in any case: JSON Schema patterns take no flags. */
+const anyCase = (word: string) => [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');
+
+/** Header names are HTTP tokens the client does not own; values are what HTTP can carry (no CR, LF, NUL). */
+const webhookHeaders: Schema = {
+  type: 'object',
+  propertyNames: { pattern: TOKEN.source,
+    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` } },
+  additionalProperties: { type: 'string', pattern: HEADER_VALUE },
+  description: `${templatedMap.description}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,
+};
 const timeout = (max: number): Schema => ({ type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(max) ? { maximum: max } : {}),
   description: 'Seconds; absent means limits.default_timeout_secs' });
 const anyJson: Schema = {};
@@ -49,7 +62,7 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   webhooks: { type: 'array', maxItems: MAX_WEBHOOKS_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
     url: webhookUrl(policy),
     http_method: { type: 'string', pattern: HTTP_METHOD_ANY_CASE, description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case` },
-    headers: templatedMap, timeout_secs: timeout(policy.maxWebhookTimeoutSecs) } } },
+    headers: webhookHeaders, timeout_secs: timeout(policy.maxWebhookTimeoutSecs) } } },
   msg_broker_queues: brokerQueues(policy),
   active: { type: 'boolean' },
   payload: { ...anyJson, description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions' },

@@ -3,12 +3,14 @@ import { stringMap } from '../validation/closed';
 import type { TriggerPolicy } from './policy';
 
 /** RFC 9110 `token`: what HTTP allows as a field name. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What HTTP clients (undici, Node) allow in a field value: tab, visible ASCII, Latin-1; no CR, LF, NUL. */
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+/** The same rule as a whole-value pattern (the OpenAPI document states it). */
+export const HEADER_VALUE = '^[\\t\\x20-\\x7e\\x80-\\xff]*$';
 
 /** Hop-by-hop and framing fields: the HTTP client owns them; a user's value would corrupt the request. */
-const CLIENT_OWNED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'expect', 'te',
+export const CLIENT_OWNED = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'expect', 'te',
   'keep-alive', 'trailer', 'http2-settings']);
 /** Standard Webhooks fields the service sets for every delivery; a user's would be dropped silently. */
 export const SERVICE_OWNED = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
