@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { configFrom, ConfigError, policyOf } from '../../src/config';
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
@@ -68,4 +70,10 @@ test('a trigger completing a broker is checked after merging, with field paths w
     { path: 'msg_broker_queues[1].parameters.channel', message: 'give exactly one of channel or stream' },
   ]);
   expect(errorsOf([{ name: 'events', parameters: { topic: 'orders', key: '{{ instance.id }}' } }, { name: 'cache', parameters: { stream: 's' } }])).toEqual([]);
+});
+
+test('the example config loads, with a broker of every type', () => {
+  const file = JSON.parse(readFileSync(join(__dirname, '../../action-triggers.config.example.json'), 'utf8'));
+  const types = Object.values(configFrom(file).file.brokers ?? {}).map((b) => b.broker_type);
+  expect([...new Set(types)].sort()).toEqual([...SUPPORTED_BROKER_TYPES].sort());
 });
