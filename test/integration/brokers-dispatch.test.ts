@@ -50,7 +50,7 @@ test('bad connection details: the action retries and records a clear error, nami
       msg_broker_queues: [{ name: 'sqs', timeout_secs: 1 }],
     }).expect(201);
     const s = (await request(h2.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }).expect(202)).body as { id: string };
-    const status = await waitForDispatch(h2.app, s.id, (x) => x.state === 'completed' || (x as { actions?: Array<{ attempts: number }> }).actions?.[0]?.attempts! >= 2, 60_000);
+    const status = await waitForDispatch(h2.app, s.id, (x) => x.state === 'completed' || ((x as { actions?: Array<{ attempts: number }> }).actions?.[0]?.attempts ?? 0) >= 2, 60_000);
     const action = status.actions[0] as { state: string; last_error: string };
     expect(['retrying', 'failed']).toContain(action.state);
     expect(action.last_error).toMatch(/^publish to sqs failed: /);

@@ -29,11 +29,11 @@ const AWS_KEYS = { aws_access_key_id: 'test', aws_secret_access_key: 'test-secre
 /** Polls `pull` until `count` messages are in, or the time is up. */
 const collect = async (pull: () => Promise<Consumed[]>, count: number, timeoutMs: number, into: Consumed[]) => {
   const deadline = Date.now() + timeoutMs;
-  while (into.length < count && Date.now() < deadline) {
+  for (;;) {
     into.push(...await pull());
-    if (into.length < count) await sleep(100);
+    if (into.length >= count || Date.now() >= deadline) return [...into];
+    await sleep(100);
   }
-  return [...into];
 };
 
 const rabbitmq = async (): Promise<BrokerTarget> => {
