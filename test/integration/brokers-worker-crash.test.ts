@@ -1,9 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
+import { startHarnessForWorkerProcess } from '../support/dispatch-harness';
 import { BROKER_TARGETS } from '../support/broker-targets';
-import { testServers } from '../support/servers';
 import { killProcess, startWorkerProcess } from '../support/worker-process';
 
 const SIGNALS = 200;
@@ -11,13 +8,7 @@ const SIGNALS = 200;
 test('the worker killed with SIGKILL while 200 signals with a Kafka and an SQS action each are in flight: every message arrives', async () => {
   const [kafka, sqs] = [await BROKER_TARGETS.kafka!(), await BROKER_TARGETS.aws_sqs!()];
   const brokers = { kafka: kafka.broker, sqs: sqs.broker };
-  const h = await startDispatchHarness({ brokers }, { worker: false });
-  const configFile = join(h.dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true, brokers }));
-  const workerEnv = {
-    DATA_DIR: h.dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: testServers().temporalAddress,
-    TEMPORAL_TASK_QUEUE: h.taskQueue, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
-  };
+  const { h, workerEnv } = await startHarnessForWorkerProcess({ brokers });
   let worker = await startWorkerProcess(workerEnv);
   try {
     await request(h.app).post('/api/action-triggers').send({

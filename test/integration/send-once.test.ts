@@ -1,9 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
+import { startHarnessForWorkerProcess } from '../support/dispatch-harness';
 import { startReceiver } from '../support/receiver';
-import { testServers } from '../support/servers';
 import { killProcess, startWorkerProcess } from '../support/worker-process';
 
 /**
@@ -15,14 +12,8 @@ const SIGNALS = 60;
 const WEBHOOKS = 50;
 
 const harnessWithWorkerProcess = async () => {
-  const h = await startDispatchHarness({}, { worker: false });
-  const configFile = join(h.dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true }));
-  const env = {
-    DATA_DIR: h.dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: testServers().temporalAddress,
-    TEMPORAL_TASK_QUEUE: h.taskQueue, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
-  };
-  return { h, env };
+  const { h, workerEnv } = await startHarnessForWorkerProcess();
+  return { h, env: workerEnv };
 };
 
 test(`${SIGNALS} signals × a trigger with ${WEBHOOKS} webhooks: every delivery sent exactly once`, async () => {

@@ -1,22 +1,13 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
-import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
+import { startHarnessForWorkerProcess } from '../support/dispatch-harness';
 import { startReceiver } from '../support/receiver';
-import { testServers } from '../support/servers';
 import { killProcess, startWorkerProcess } from '../support/worker-process';
 
 const SIGNALS = 200;
 
 test('the worker killed with SIGKILL while 200 signals are in flight, then restarted: every delivery arrives', async () => {
   const rx = await startReceiver({ delayMs: 40 });
-  const h = await startDispatchHarness({}, { worker: false });
-  const configFile = join(h.dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true }));
-  const workerEnv = {
-    DATA_DIR: h.dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: testServers().temporalAddress,
-    TEMPORAL_TASK_QUEUE: h.taskQueue, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
-  };
+  const { h, workerEnv } = await startHarnessForWorkerProcess();
   let worker = await startWorkerProcess(workerEnv);
   try {
     await request(h.app).post('/api/action-triggers').send({

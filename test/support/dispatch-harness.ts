@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
@@ -59,4 +60,20 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
       await t.close();
     },
   };
+};
+
+/**
+ * The API on the shared Temporal dev server with no worker in this process, and the environment
+ * for a worker process of its own (`startWorkerProcess`), which tests can kill: same data dir,
+ * task queue and config (test retries, private targets allowed, plus `configFile`).
+ */
+export const startHarnessForWorkerProcess = async (configFile: Record<string, unknown> = {}) => {
+  const h = await startDispatchHarness(configFile, { worker: false });
+  const path = join(h.dir, 'worker-config.json');
+  writeFileSync(path, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true, ...configFile }));
+  const workerEnv: Record<string, string> = {
+    DATA_DIR: h.dir, ACTION_TRIGGERS_CONFIG: path, TEMPORAL_ADDRESS: testServers().temporalAddress,
+    TEMPORAL_TASK_QUEUE: h.taskQueue, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+  };
+  return { h, workerEnv };
 };
