@@ -6,6 +6,7 @@ import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { testServers } from './servers';
+import type { BrokerServers } from './brokers';
 
 /** One message as a consumer of the broker saw it. */
 export interface Consumed { body: string; deliveryId: string | undefined; contentType: string | undefined }
@@ -52,8 +53,8 @@ const rabbitmq = async (): Promise<BrokerTarget> => {
   };
 };
 
-const kafka = async (): Promise<BrokerTarget> => {
-  const { brokers } = testServers().brokers.kafka;
+const kafka = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const { brokers } = servers.kafka;
   const topic = unique('t');
   const client = new Kafka({ clientId: 'test-consumer', brokers, logLevel: logLevel.NOTHING });
   const admin = client.admin();
@@ -75,8 +76,8 @@ const kafka = async (): Promise<BrokerTarget> => {
   };
 };
 
-const redis = async (): Promise<BrokerTarget> => {
-  const { url } = testServers().brokers.redis;
+const redis = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const { url } = servers.redis;
   const stream = unique('s');
   const client = new Redis(url);
   return {
@@ -90,8 +91,8 @@ const redis = async (): Promise<BrokerTarget> => {
   };
 };
 
-const awsConn = () => ({ endpoint_url: testServers().brokers.moto.endpoint, region_name: testServers().brokers.moto.region, ...AWS_KEYS });
-const awsClient = () => ({ endpoint: testServers().brokers.moto.endpoint, region: testServers().brokers.moto.region,
+const awsConn = (s: BrokerServers) => ({ endpoint_url: s.moto.endpoint, region_name: s.moto.region, ...AWS_KEYS });
+const awsClient = (s: BrokerServers) => ({ endpoint: s.moto.endpoint, region: s.moto.region,
   credentials: { accessKeyId: AWS_KEYS.aws_access_key_id, secretAccessKey: AWS_KEYS.aws_secret_access_key } });
 
 /** An SQS queue and a reader of it (SNS targets read through a subscribed queue). */
@@ -105,26 +106,26 @@ const sqsQueue = async (sqs: SQSClient, fifo = false) => {
   return { url, read };
 };
 
-const awsSqs = async (): Promise<BrokerTarget> => {
-  const sqs = new SQSClient(awsClient());
+const awsSqs = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const sqs = new SQSClient(awsClient(servers));
   const q = await sqsQueue(sqs);
-  return { type: 'aws_sqs', broker: { broker_type: 'aws_sqs', conn_details: awsConn(), params: { queue_url: q.url } }, read: q.read, close: async () => { sqs.destroy(); } };
+  return { type: 'aws_sqs', broker: { broker_type: 'aws_sqs', conn_details: awsConn(servers), params: { queue_url: q.url } }, read: q.read, close: async () => { sqs.destroy(); } };
 };
 
-const awsSns = async (): Promise<BrokerTarget> => {
-  const [sns, sqs] = [new SNSClient(awsClient()), new SQSClient(awsClient())];
+const awsSns = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const [sns, sqs] = [new SNSClient(awsClient(servers)), new SQSClient(awsClient(servers))];
   const topicArn = (await sns.send(new CreateTopicCommand({ Name: unique('t') }))).TopicArn!;
   const q = await sqsQueue(sqs);
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
   return {
-    type: 'aws_sns', broker: { broker_type: 'aws_sns', conn_details: awsConn(), params: { topic_arn: topicArn } }, read: q.read,
+    type: 'aws_sns', broker: { broker_type: 'aws_sns', conn_details: awsConn(servers), params: { topic_arn: topicArn } }, read: q.read,
     close: async () => { sns.destroy(); sqs.destroy(); },
   };
 };
 
-const gcpPubsub = async (): Promise<BrokerTarget> => {
-  const { apiEndpoint, projectId } = testServers().brokers.pubsub;
+const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const { apiEndpoint, projectId } = servers.pubsub;
   const client = new PubSub({ projectId, apiEndpoint, emulatorMode: true, universeDomain: 'googleapis.com' });
   const [topic] = await client.createTopic(unique('t'));
   const [subscription] = await topic.createSubscription(unique('s'));
@@ -145,7 +146,7 @@ const gcpPubsub = async (): Promise<BrokerTarget> => {
   };
 };
 
-/** A fresh target on each of the six brokers' real servers. */
-export const BROKER_TARGETS: Record<string, () => Promise<BrokerTarget>> = {
+/** A fresh target on each of the six brokers' real servers (the shared ones, or `servers`). */
+export const BROKER_TARGETS: Record<string, (servers?: BrokerServers) => Promise<BrokerTarget>> = {
   rabbitmq, kafka, redis, aws_sqs: awsSqs, aws_sns: awsSns, gcp_pubsub: gcpPubsub,
 };
