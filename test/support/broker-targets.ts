@@ -37,14 +37,18 @@ const collect = async (pull: () => Promise<Consumed[]>, count: number, timeoutMs
   }
 };
 
-const rabbitmq = async (): Promise<BrokerTarget> => {
+/** Where the targets live: the shared test servers, or private ones (a bench, an outage test). */
+export type TargetServers = BrokerServers & { rabbitUrl?: string };
+
+const rabbitmq = async (servers?: TargetServers): Promise<BrokerTarget> => {
+  const url = servers?.rabbitUrl ?? testServers().rabbit.url;
   const queue = unique('q');
-  const conn = await amqpConnect(testServers().rabbit.url);
+  const conn = await amqpConnect(url);
   const ch = await conn.createChannel();
   await ch.assertQueue(queue, { durable: true });
   const got: Consumed[] = [];
   return {
-    type: 'rabbitmq', broker: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue } },
+    type: 'rabbitmq', broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } },
     read: (count, timeoutMs = 15_000) => collect(async () => {
       const m = await ch.get(queue, { noAck: true });
       return m ? [{ body: m.content.toString('utf8'), deliveryId: m.properties.messageId as string, contentType: m.properties.contentType as string }] : [];
@@ -147,6 +151,6 @@ const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promis
 };
 
 /** A fresh target on each of the six brokers' real servers (the shared ones, or `servers`). */
-export const BROKER_TARGETS: Record<string, (servers?: BrokerServers) => Promise<BrokerTarget>> = {
+export const BROKER_TARGETS: Record<string, (servers?: TargetServers) => Promise<BrokerTarget>> = {
   rabbitmq, kafka, redis, aws_sqs: awsSqs, aws_sns: awsSns, gcp_pubsub: gcpPubsub,
 };
