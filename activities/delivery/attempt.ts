@@ -89,12 +89,11 @@ const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionA
     if (e instanceof DynamicValueError) throw retry('DynamicValue', e.message);
     throw e;
   }
-  const warnings: string[] = [];
   const rendered = rendering(() => renderBody(definition.payload, signal, plan.triggerId, dynamic));
   return {
-    plan, definition, action, attempt,
-    rendered: { ...rendered, warnings: rendered.warnings.concat(warnings) },
-    renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, warnings)),
+    plan, definition, action, attempt, rendered,
+    // The string maps' warnings join the body's: one list per attempt, read once it is sent.
+    renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, rendered.warnings)),
   };
 };
 

@@ -84,6 +84,15 @@ test('without a payload the body is the envelope; GET carries no body; a string 
   expect(status.actions[0].warnings).toEqual(['instance.who.name is missing']);
 });
 
+test('a missing attribute in a header is a warning of the action, like one in the body', async () => {
+  await trigger('header-warn', { webhooks: [{ url: rx.url('/header-warn'), http_method: 'POST', headers: { 'X-Ref': 'ref-{{ instance.ref }}' } }],
+    payload: { id: '{{ instance.id }}', who: '{{ instance.who }}' } });
+  const s = await emit('header-warn', { id: 3 });
+  const status = await waitForDispatch(h.app, s.id);
+  expect(rx.on('/header-warn')[0]!.headers['x-ref']).toBe('ref-');
+  expect(status.actions[0].warnings).toEqual(['instance.who is missing', 'instance.ref is missing']);
+});
+
 test('Retry-After is honoured', async () => {
   rx.script('/busy', [{ status: 429, headers: { 'Retry-After': '2' } }]);
   await trigger('busy', { webhooks: [{ url: rx.url('/busy'), http_method: 'POST' }] });
