@@ -4,9 +4,11 @@ import {
 } from '@kurrent/kurrentdb-client';
 import type { AllStreamSubscription, ResolvedEvent } from '@kurrent/kurrentdb-client';
 import {
-  BatchHandler, Checkpoint, EventStore, ExpectedRevision, StoredEvent, Subscription,
-  TRIGGER_STREAM_PREFIX, WrongExpectedRevision,
+  BatchHandler, Category, Checkpoint, EventStore, ExpectedRevision, StoredEvent, Subscription, WrongExpectedRevision,
 } from './port';
+
+const categoryFilter = (category: Category) => streamNameFilter({ prefixes: [`${category}-`] });
+const fromPositionOf = (from: Checkpoint) => (from === 'start' ? START : { commit: from, prepare: from });
 
 const toStored = (resolved: ResolvedEvent): StoredEvent | undefined => {
   const e = resolved.event;
@@ -31,7 +33,7 @@ const streamState = (expected: ExpectedRevision) =>
 export const openKurrentStore = (connectionString: string): EventStore => {
   const client = KurrentDBClient.connectionString(connectionString);
 
-  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription => {
+  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, options: { category?: Category } = {}): Subscription => {
     let closed = false;
     let current: AllStreamSubscription | undefined;
     let checkpoint = from;
@@ -39,8 +41,8 @@ export const openKurrentStore = (connectionString: string): EventStore => {
       while (!closed) {
         try {
           current = client.subscribeToAll({
-            fromPosition: checkpoint === 'start' ? START : { commit: checkpoint, prepare: checkpoint },
-            filter: streamNameFilter({ prefixes: [TRIGGER_STREAM_PREFIX] }),
+            fromPosition: fromPositionOf(checkpoint),
+            filter: categoryFilter(options.category ?? 'action_trigger'),
           });
           for await (const resolved of current) {
             const stored = toStored(resolved);
@@ -94,17 +96,35 @@ export const openKurrentStore = (connectionString: string): EventStore => {
       }
       return out;
     },
-    headPosition: async () => {
-      for await (const resolved of client.readAll({
-        direction: BACKWARDS, fromPosition: END, maxCount: 1,
-        filter: streamNameFilter({ prefixes: [TRIGGER_STREAM_PREFIX] }),
-      })) {
+    headPosition: async (category = 'action_trigger') => {
+      for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: categoryFilter(category) })) {
         const stored = toStored(resolved);
         if (stored) return stored.position;
       }
       return 'start';
     },
     subscribe,
+    countAfter: async (category, from, cap) => {
+      let n = 0;
+      for await (const resolved of client.readAll({ fromPosition: fromPositionOf(from), maxCount: cap + 1, filter: categoryFilter(category) })) {
+        const stored = toStored(resolved);
+        if (stored && stored.position !== from && ++n >= cap) break;
+      }
+      return n;
+    },
+    // Oldest first; each whole stream recorded before `before` is deleted (soft: the id may start again).
+    removeRecordedBefore: async (category, before, max) => {
+      const old = new Set<string>();
+      for await (const resolved of client.readAll({ maxCount: max, filter: categoryFilter(category) })) {
+        if (!resolved.event || resolved.event.created >= before) break;
+        old.add(resolved.event.streamId);
+      }
+      for (const stream of old) await client.deleteStream(stream);
+      return old.size;
+    },
+    truncateBefore: async (streamId, revision) => {
+      await client.setStreamMetadata(streamId, { truncateBefore: Number(revision) });
+    },
     close: async () => { await client.dispose(); },
   };
 };

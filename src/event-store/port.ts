@@ -30,6 +30,20 @@ export type Checkpoint = bigint | 'start';
 
 export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
 
+/**
+ * Streams fall into categories by the part of their id before the first `-` (as KurrentDB's
+ * `$ce-` streams do): `action_trigger-<id>` (never removed) and `signal-<id>` (kept for the
+ * retention window). Subscriptions and head positions are per category.
+ */
+export type Category = 'action_trigger' | 'signal';
+
+export interface SubscribeOptions {
+  /** Default `action_trigger`. */
+  readonly category?: Category;
+  /** How soon appends by other processes are seen (adapters that poll); the adapter's default otherwise. */
+  readonly pollMs?: number;
+}
+
 export interface Subscription {
   close(): Promise<void>;
 }
@@ -39,13 +53,22 @@ export interface EventStore {
   append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream, oldest first; [] for an unknown stream. */
   read(streamId: string): Promise<StoredEvent[]>;
-  /** Position of the newest trigger event, or 'start' when there is none. */
-  headPosition(): Promise<Checkpoint>;
+  /** Position of the newest event of the category (default `action_trigger`), or 'start' when there is none. */
+  headPosition(category?: Category): Promise<Checkpoint>;
   /**
-   * Delivers every trigger event after `from`, in position order, in batches; waits for each
-   * batch's handler before delivering the next, then follows new events live.
+   * Delivers every event of the category after `from`, in position order, in batches; waits for
+   * each batch's handler before delivering the next, then follows new events live.
    */
-  subscribe(from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription;
+  subscribe(from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, options?: SubscribeOptions): Subscription;
+  /** How many events of the category lie after `from` (a backlog), counting at most `cap`. */
+  countAfter(category: Category, from: Checkpoint, cap: number): Promise<number>;
+  /**
+   * Removes the category's events recorded before `before`, oldest first, at most `max` of them;
+   * resolves to how many went. A stream whose events all went may be started again (`no_stream`).
+   */
+  removeRecordedBefore(category: 'signal', before: Date, max: number): Promise<number>;
+  /** Removes one stream's events before `revision`; the stream goes on from its last revision. */
+  truncateBefore(streamId: string, revision: bigint): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,5 +83,8 @@ export class WrongExpectedRevision extends Error {
   }
 }
 
-/** Streams this service owns; subscriptions only see these. */
+/** The category of a stream id: its part before the first `-`. */
+export const categoryOf = (streamId: string) => streamId.slice(0, Math.max(0, streamId.indexOf('-')));
+
+/** Trigger streams: `action_trigger-<id>`. */
 export const TRIGGER_STREAM_PREFIX = 'action_trigger-';

@@ -1,13 +1,10 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import {
-  AppendResult, BatchHandler, Checkpoint, EventStore, ExpectedRevision, NewEvent, StoredEvent,
-  Subscription, TRIGGER_STREAM_PREFIX, WrongExpectedRevision,
-} from './port';
+import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, WrongExpectedRevision } from './port';
+import { followSqlite } from './sqlite-subscription';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
-const BATCH_SIZE = 1000;
 
 interface EventRow {
   position: number | bigint; stream_id: string; revision: number | bigint;
@@ -23,6 +20,31 @@ const toStored = (r: EventRow): StoredEvent => ({
   metadata: JSON.parse(r.metadata) as Record<string, unknown>,
 });
 
+const COLUMNS = 'position, stream_id, revision, type, data, metadata';
+
+/**
+ * The table, and the columns later versions added: `category` (the stream id before its first
+ * `-`, computed, indexed with the position so that a category is read without scanning the
+ * others) and `recorded_at` (ms since the epoch; retention removes by it). Several processes
+ * may open one file at once: the change runs in one write transaction and checks again inside.
+ */
+const migrate = (db: Database.Database) => db.transaction(() => {
+  db.exec(`CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    UNIQUE (stream_id, revision))`);
+  const columns = new Set(db.prepare<[], { name: string }>('SELECT name FROM pragma_table_xinfo(\'events\')').all().map((c) => c.name));
+  if (!columns.has('category')) {
+    db.exec("ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (substr(stream_id, 1, instr(stream_id, '-') - 1)) VIRTUAL");
+  }
+  if (!columns.has('recorded_at')) db.exec('ALTER TABLE events ADD COLUMN recorded_at INTEGER');
+  db.exec('CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)');
+}).immediate();
+
 /**
  * Embedded event store in one SQLite file. WAL mode and BEGIN IMMEDIATE appends make it safe
  * for several processes (API and worker) on the same file: SQLite serialises the writers and
@@ -33,25 +55,22 @@ export const openSqliteStore = (file: string): EventStore => {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
-  db.exec(`CREATE TABLE IF NOT EXISTS events (
-    position INTEGER PRIMARY KEY AUTOINCREMENT,
-    stream_id TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    data TEXT NOT NULL,
-    metadata TEXT NOT NULL,
-    UNIQUE (stream_id, revision))`);
+  migrate(db);
   const lastRevision = db.prepare<[string], { r: number | null }>(
     'SELECT MAX(revision) AS r FROM events WHERE stream_id = ?');
   const insert = db.prepare(
-    'INSERT INTO events (stream_id, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?)');
-  const readStream = db.prepare<[string], EventRow>(
-    'SELECT * FROM events WHERE stream_id = ? ORDER BY revision');
-  const readAfter = db.prepare<[number | bigint, string, number], EventRow>(
-    `SELECT * FROM events WHERE position > ? AND substr(stream_id, 1, ${TRIGGER_STREAM_PREFIX.length}) = ?
-   ORDER BY position LIMIT ?`);
-  const head = db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events');
+    'INSERT INTO events (stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const readStream = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`);
+  const readAfter = db.prepare<[string, bigint, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
   readAfter.safeIntegers(true);
+  const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = ?');
+  const countAfter = db.prepare<[string, bigint, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = ? AND position > ? LIMIT ?)');
+  const oldest = db.prepare<[string, number], { position: number; recorded_at: number | null }>(
+    'SELECT position, recorded_at FROM events WHERE category = ? ORDER BY position LIMIT ?');
+  const removeThrough = db.prepare('DELETE FROM events WHERE category = ? AND position <= ?');
+  const truncate = db.prepare('DELETE FROM events WHERE stream_id = ? AND revision < ?');
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
 
@@ -62,59 +81,14 @@ export const openSqliteStore = (file: string): EventStore => {
     if (!matches) throw new WrongExpectedRevision(streamId, expected, actual);
     let revision = actual === 'no_stream' ? -1n : actual;
     let position = 0n;
+    const now = Date.now();
     for (const e of events) {
       revision += 1n;
-      const info = insert.run(streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
+      const info = insert.run(streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), now);
       position = BigInt(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
   });
-
-  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void): Subscription => {
-    let checkpoint = from === 'start' ? 0n : from;
-    let closed = false;
-    // Set by every local append; checked before sleeping so an append made while the handler
-    // ran is never missed (it would otherwise wait a whole poll interval).
-    let appendedSinceRead = false;
-    let wake: (() => void) | undefined;
-    const onAppend = () => { appendedSinceRead = true; wake?.(); };
-    appended.on('append', onAppend);
-    const sleep = () => new Promise<void>((resolve) => {
-      if (appendedSinceRead || closed) return resolve();
-      const timer = setTimeout(resolve, POLL_INTERVAL_MS);
-      wake = () => { clearTimeout(timer); resolve(); };
-    });
-    const loop = async () => {
-      while (!closed) {
-        // One turn of the event loop lets appends made by concurrent requests join this batch.
-        await new Promise((r) => setImmediate(r));
-        appendedSinceRead = false;
-        try {
-          const rows = readAfter.all(checkpoint, TRIGGER_STREAM_PREFIX, BATCH_SIZE);
-          if (rows.length > 0) {
-            const batch = rows.map(toStored);
-            await handler(batch);
-            checkpoint = batch[batch.length - 1]!.position;
-            if (rows.length === BATCH_SIZE) continue;
-          }
-        } catch (e) {
-          onError(e);
-          await new Promise((r) => setTimeout(r, POLL_INTERVAL_MS));
-          continue;
-        }
-        if (!closed) await sleep();
-      }
-    };
-    const running = loop();
-    return {
-      close: async () => {
-        closed = true;
-        appended.off('append', onAppend);
-        wake?.();
-        await running;
-      },
-    };
-  };
 
   /**
    * Group commit: appends made in the same turn of the event loop share one transaction and so
@@ -140,16 +114,31 @@ export const openSqliteStore = (file: string): EventStore => {
     appended.emit('append');
   };
 
+  // Oldest first, stopping at the first event recorded since `before`: work in proportion to what goes.
+  const removeBefore = db.transaction((category: string, before: number, max: number) => {
+    let last: number | undefined;
+    for (const row of oldest.all(category, max)) {
+      if (row.recorded_at !== null && row.recorded_at >= before) break;
+      last = row.position;
+    }
+    return last === undefined ? 0 : removeThrough.run(category, last).changes;
+  });
+
   return {
     append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
       if (queue.push({ streamId, events, expected, resolve, reject }) === 1) setImmediate(flush);
     }),
     read: async (streamId) => readStream.all(streamId).map(toStored),
-    headPosition: async () => {
-      const p = head.get()?.p;
+    headPosition: async (category = 'action_trigger') => {
+      const p = head.get(category)?.p;
       return p == null ? 'start' : BigInt(p);
     },
-    subscribe,
+    subscribe: (from, handler, onError, options = {}) => followSqlite(
+      (position, limit) => readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored),
+      appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
+    countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
+    removeRecordedBefore: async (category, before, max) => removeBefore.immediate(category, before.getTime(), max),
+    truncateBefore: async (streamId, revision) => { truncate.run(streamId, revision); },
     close: async () => { db.close(); },
   };
 };

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, NewEvent, StoredEvent, TRIGGER_STREAM_PREFIX, WrongExpectedRevision } from '../../src/event-store/port';
+import { EventStore, NewEvent, StoredEvent, SubscribeOptions, TRIGGER_STREAM_PREFIX, WrongExpectedRevision } from '../../src/event-store/port';
 
 const event = (n: number): NewEvent => ({ type: 'TriggerActivated', data: { n }, metadata: { actor: 'test', request_id: `r${n}`, occurred_at: new Date(0).toISOString() } });
 const freshStream = () => `${TRIGGER_STREAM_PREFIX}${randomUUID()}`;
 
-const collect = (store: EventStore, from: bigint | 'start', until: (seen: StoredEvent[]) => boolean) =>
+const freshSignal = () => `signal-${randomUUID()}`;
+
+const collect = (store: EventStore, from: bigint | 'start', until: (seen: StoredEvent[]) => boolean, options?: SubscribeOptions) =>
   new Promise<StoredEvent[]>((resolve, reject) => {
     const seen: StoredEvent[] = [];
     const sub = store.subscribe(from, async (batch) => {
       seen.push(...batch);
       if (until(seen)) void sub.close().then(() => resolve(seen));
-    }, reject);
+    }, reject, options);
   });
 
 /** The behaviour every event store adapter must have. Isolation by fresh stream ids. */
@@ -90,6 +92,59 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       const stream = freshStream();
       const result = await store.append(stream, [event(1)], 'no_stream');
       expect(await store.headPosition()).toBe(result.position);
+    });
+
+    test('categories: a subscription and a head position see only their own streams', async () => {
+      const triggerHead = await store.headPosition();
+      const signalHead = await store.headPosition('signal');
+      const signal = freshSignal();
+      const appended = await store.append(signal, [event(1)], 'no_stream');
+      expect(await store.headPosition()).toEqual(triggerHead);
+      expect(await store.headPosition('signal')).toBe(appended.position);
+      const trigger = freshStream();
+      await store.append(trigger, [event(2)], 'no_stream');
+      const seen = await collect(store, signalHead, (all) => all.some((e) => e.streamId === signal), { category: 'signal', pollMs: 10 });
+      expect(seen.every((e) => e.streamId.startsWith('signal-'))).toBe(true);
+      const triggers = await collect(store, triggerHead, (all) => all.some((e) => e.streamId === trigger));
+      expect(triggers.some((e) => e.streamId === signal)).toBe(false);
+    });
+
+    test('countAfter counts the category after a position, up to its cap', async () => {
+      const from = await store.headPosition('signal');
+      for (let i = 0; i < 3; i++) await store.append(freshSignal(), [event(i)], 'no_stream');
+      await store.append(freshStream(), [event(9)], 'no_stream');
+      expect(await store.countAfter('signal', from, 100)).toBe(3);
+      expect(await store.countAfter('signal', from, 2)).toBe(2);
+    });
+
+    test('removeRecordedBefore removes old signal streams only, and their ids may start again', async () => {
+      const old = freshSignal();
+      const trigger = freshStream();
+      await store.append(old, [event(1)], 'no_stream');
+      await store.append(trigger, [event(1)], 'no_stream');
+      await new Promise((r) => setTimeout(r, 50));
+      const cutoff = new Date();
+      await new Promise((r) => setTimeout(r, 50));
+      const recent = freshSignal();
+      await store.append(recent, [event(2)], 'no_stream');
+      let removed = 0;
+      for (let n; (n = await store.removeRecordedBefore('signal', cutoff, 1000)) > 0;) removed += n;
+      expect(removed).toBeGreaterThanOrEqual(1);
+      expect(await store.read(old)).toEqual([]);
+      expect(await store.read(recent)).toHaveLength(1);
+      expect(await store.read(trigger)).toHaveLength(1);
+      await store.append(old, [event(3)], 'no_stream');
+      expect((await store.read(old)).map((e) => e.data)).toEqual([{ n: 3 }]);
+    });
+
+    test('truncateBefore drops a stream\'s older events; the stream goes on from its last revision', async () => {
+      const stream = `relay-${randomUUID()}`;
+      await store.append(stream, [event(0), event(1), event(2)], 'no_stream');
+      await store.truncateBefore(stream, 2n);
+      expect((await store.read(stream)).map((e) => e.revision)).toEqual([2n]);
+      await expect(store.append(stream, [event(3)], 1n)).rejects.toBeInstanceOf(WrongExpectedRevision);
+      await store.append(stream, [event(3)], 2n);
+      expect((await store.read(stream)).map((e) => e.revision)).toEqual([2n, 3n]);
     });
   });
 };

@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+import { BatchHandler, Checkpoint, StoredEvent, Subscription } from './port';
+
+/** Reads up to `limit` events of the subscription's category after `position`. */
+export type ReadAfter = (position: bigint, limit: number) => StoredEvent[];
+
+const BATCH_SIZE = 1000;
+
+/**
+ * Follows one category of a SQLite store: reads what is there, hands it over batch by batch,
+ * then sleeps until this process appends (`appended` fires) or `pollMs` passes, which is how
+ * appends by other processes on the same file are seen.
+ */
+export const followSqlite = (
+  readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
+  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void,
+): Subscription => {
+  let checkpoint = from === 'start' ? 0n : from;
+  let closed = false;
+  // Set by every local append; checked before sleeping so an append made while the handler
+  // ran is never missed (it would otherwise wait a whole poll interval).
+  let appendedSinceRead = false;
+  let wake: (() => void) | undefined;
+  const onAppend = () => { appendedSinceRead = true; wake?.(); };
+  appended.on('append', onAppend);
+  const sleep = () => new Promise<void>((resolve) => {
+    if (appendedSinceRead || closed) return resolve();
+    const timer = setTimeout(resolve, pollMs);
+    wake = () => { clearTimeout(timer); resolve(); };
+  });
+  const loop = async () => {
+    while (!closed) {
+      // One turn of the event loop lets appends made by concurrent requests join this batch.
+      await new Promise((r) => setImmediate(r));
+      appendedSinceRead = false;
+      try {
+        const batch = readAfter(checkpoint, BATCH_SIZE);
+        if (batch.length > 0) {
+          await handler(batch);
+          checkpoint = batch[batch.length - 1]!.position;
+          if (batch.length === BATCH_SIZE) continue;
+        }
+      } catch (e) {
+        onError(e);
+        await new Promise((r) => setTimeout(r, pollMs));
+        continue;
+      }
+      if (!closed) await sleep();
+    }
+  };
+  const running = loop();
+  return {
+    close: async () => {
+      closed = true;
+      appended.off('append', onAppend);
+      wake?.();
+      await running;
+    },
+  };
+};
