@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { StoredEvent } from '../src/event-store/port';
 import { contentTypePart } from '../src/triggers/policy';
+import { SIGNALS } from '../src/triggers/codecs';
 import { occurredAt } from '../src/triggers/events';
 import { readStoredEvent } from '../src/triggers/stored-events';
 import { MAX_LIST_PAGE_BYTES } from '../src/limits';
@@ -29,6 +30,8 @@ export interface ReadModel {
   list(filter: ListFilter, limit: number, after: string | undefined): ListPage;
   /** Active triggers for one signal of one content type (the dispatch index). */
   matching(signal: string, appLabel: string, modelName: string): TriggerView[];
+  /** Up to `limit` triggers (active or not) with any signal for one content type, by id: why a signal did not match them. */
+  watching(appLabel: string, modelName: string, limit: number): WatchingTrigger[];
   checkpoint(): bigint | 'start';
   /**
    * Applies a batch in one transaction; events at or before the stored checkpoint are skipped.
@@ -42,6 +45,8 @@ export interface ReadModel {
   rebuild(): void;
   close(): void;
 }
+
+export interface WatchingTrigger { id: string; version: number; active: boolean; signals: string[] }
 
 /** The read model cannot answer now (its file is damaged; a rebuild is under way). */
 export class ReadModelUnavailable extends Error {
@@ -99,6 +104,11 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     writeCheckpoint: db.prepare("INSERT OR REPLACE INTO checkpoint VALUES ('triggers', ?)"),
     matching: db.prepare<[string, string, string], Row>(`SELECT t.* FROM trigger_keys k JOIN triggers t ON t.id = k.trigger_id
       WHERE k.signal = ? AND k.app_label = ? AND k.model_name = ? AND t.active = 1 ORDER BY t.id`),
+    // `signal IN (…)` lets the dispatch index serve a query by content type alone.
+    watching: db.prepare<[string, string, number], { id: string; version: number; active: number; signals: string }>(
+      `SELECT t.id, t.version, t.active, group_concat(k.signal) AS signals FROM trigger_keys k JOIN triggers t ON t.id = k.trigger_id
+      WHERE k.signal IN (${SIGNALS.map((x) => `'${x}'`).join(', ')}) AND k.app_label = ? AND k.model_name = ?
+      GROUP BY t.id ORDER BY t.id LIMIT ?`),
   };
 
   const checkpoint = (): bigint | 'start' => {
@@ -187,6 +197,8 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     list,
     matching: (signal, appLabel, modelName) =>
       q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView),
+    watching: (appLabel, modelName, limit) => q.watching.all(contentTypePart(appLabel), contentTypePart(modelName), limit)
+      .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
     checkpoint,
     apply,
     reset: () => db.exec('DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint;'),
@@ -223,6 +235,7 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
     get: guard((q) => q.get),
     list: guard((q) => q.list),
     matching: guard((q) => q.matching),
+    watching: guard((q) => q.watching),
     checkpoint: guard((q) => q.checkpoint),
     apply: guard((q) => q.apply),
     reset: guard((q) => q.reset),

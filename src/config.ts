@@ -79,6 +79,7 @@ export const ConfigFile = closed('Config', {}, {
     max_interval_secs: positive('Secs'), max_attempts: positive('Count') }),
   api_keys: arrayOf(ApiKey),
   signing_secret: NonEmptyString,
+  signals: closed('Signals', {}, { retention_days: positive('Days') }),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 export type Broker = t.TypeOf<typeof Broker>;
@@ -99,6 +100,8 @@ export interface Config {
   /** Processes serving the API role (`--role=api`), sharing one port and the DATA_DIR files. */
   readonly apiProcesses: number;
   readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
+  /** How long accepted signals are kept (and their ids deduplicated); `signals.retention_days`, default 30. */
+  readonly signalRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -180,6 +183,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     apiProcesses: Number(env.API_PROCESSES ?? '1'),
     limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
       maxBodyBytes: limits.max_body_bytes ?? 1048576 },
+    signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
   };
 };
 

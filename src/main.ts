@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from 'node:http';
-import { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
@@ -19,6 +19,9 @@ import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
 import { startProjection } from '../projections/runner';
+import { startRelay } from './intake/relay';
+import { dispatchInfo } from './intake/backlog';
+import { startRetention } from './intake/retention';
 
 export type Role = 'all' | 'api' | 'worker';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -51,15 +54,27 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
-  // One native connection for the client and the worker: with both in this process, a signal's
-  // workflow starts eagerly on this worker, saving a round trip through the server.
-  const connection = await NativeConnection.connect({ address: temporal.address });
-  await ensureSearchAttributes(connection, config.temporal.namespace);
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const namespace = config.temporal.namespace;
+  // With a worker here: one native connection for the client and the worker, so a signal's
+  // workflow starts eagerly on this worker, saving a round trip through the server. The API
+  // alone connects lazily: it starts, and accepts signals, while Temporal is away.
+  const native = role === 'api' ? undefined : await NativeConnection.connect({ address: temporal.address });
+  if (native) await ensureSearchAttributes(native, namespace);
+  const connection = native ?? Connection.lazy({ address: temporal.address });
+  const client = new Client({ connection, namespace });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
     eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
   });
-  const worker = role === 'api' ? undefined : await startWorker({ config, connection, store, readModel, log, env: process.env });
+  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env }) : undefined;
+  let searchAttributesReady = native !== undefined;
+  const relay = role === 'worker' ? undefined : startRelay({
+    store, log,
+    start: async (signal, plan) => {
+      if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
+      return dispatch.start(signal, plan);
+    },
+  });
+  const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log);
   let server: Server | undefined;
   let port = config.port;
   if (role !== 'worker') {
@@ -70,7 +85,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       triggerPatch: buildTriggerPatchCodec(policyOf(config)),
       now: () => new Date(),
       maxBodyBytes: config.limits.maxBodyBytes,
-      readiness: { temporal: dispatch.reachable },
+      dispatchInfo: () => dispatchInfo(store, dispatch, relay),
     });
     server = await listen(createHttpServer(app), host, config.port);
     const address = server.address();
@@ -82,6 +97,8 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   }
   const stop = async () => {
     if (server) await new Promise((r) => server!.close(r));
+    await relay?.stop();
+    await retention?.stop();
     await worker?.stop();
     await projection.stop();
     await connection.close();

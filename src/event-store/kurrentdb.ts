@@ -113,10 +113,11 @@ export const openKurrentStore = (connectionString: string): EventStore => {
       return n;
     },
     // Oldest first; each whole stream recorded before `before` is deleted (soft: the id may start again).
-    removeRecordedBefore: async (category, before, max) => {
+    removeRecordedBefore: async (category, before, through, max) => {
       const old = new Set<string>();
       for await (const resolved of client.readAll({ maxCount: max, filter: categoryFilter(category) })) {
-        if (!resolved.event || resolved.event.created >= before) break;
+        const position = resolved.event?.position?.commit ?? resolved.commitPosition ?? 0n;
+        if (!resolved.event || resolved.event.created >= before || position > through) break;
         old.add(resolved.event.streamId);
       }
       for (const stream of old) await client.deleteStream(stream);

@@ -63,10 +63,11 @@ export interface EventStore {
   /** How many events of the category lie after `from` (a backlog), counting at most `cap`. */
   countAfter(category: Category, from: Checkpoint, cap: number): Promise<number>;
   /**
-   * Removes the category's events recorded before `before`, oldest first, at most `max` of them;
-   * resolves to how many went. A stream whose events all went may be started again (`no_stream`).
+   * Removes the category's events recorded before `before` and at or before position `through`,
+   * oldest first, at most `max` of them; resolves to how many went. A stream whose events all
+   * went may be started again (`no_stream`).
    */
-  removeRecordedBefore(category: 'signal', before: Date, max: number): Promise<number>;
+  removeRecordedBefore(category: 'signal', before: Date, through: bigint, max: number): Promise<number>;
   /** Removes one stream's events before `revision`; the stream goes on from its last revision. */
   truncateBefore(streamId: string, revision: bigint): Promise<void>;
   close(): Promise<void>;

@@ -115,10 +115,10 @@ export const openSqliteStore = (file: string): EventStore => {
   };
 
   // Oldest first, stopping at the first event recorded since `before`: work in proportion to what goes.
-  const removeBefore = db.transaction((category: string, before: number, max: number) => {
+  const removeBefore = db.transaction((category: string, before: number, through: bigint, max: number) => {
     let last: number | undefined;
     for (const row of oldest.all(category, max)) {
-      if (row.recorded_at !== null && row.recorded_at >= before) break;
+      if ((row.recorded_at !== null && row.recorded_at >= before) || BigInt(row.position) > through) break;
       last = row.position;
     }
     return last === undefined ? 0 : removeThrough.run(category, last).changes;
@@ -137,7 +137,7 @@ export const openSqliteStore = (file: string): EventStore => {
       (position, limit) => readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
-    removeRecordedBefore: async (category, before, max) => removeBefore.immediate(category, before.getTime(), max),
+    removeRecordedBefore: async (category, before, through, max) => removeBefore.immediate(category, before.getTime(), through, max),
     truncateBefore: async (streamId, revision) => { truncate.run(streamId, revision); },
     close: async () => { db.close(); },
   };

@@ -20,8 +20,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   /** What the config allows; the OpenAPI document describes it (triggerInput checks it). */
   readonly policy: TriggerPolicy;
   readonly log: Logger;
-  /** Extra readiness checks (e.g. Temporal reachable); each resolves true when ready. */
-  readonly readiness?: Readonly<Record<string, () => Promise<boolean>>>;
+  /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
+  readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -88,9 +88,11 @@ export const buildApp = (deps: AppDeps) => {
     const checks: Record<string, boolean> = {};
     checks.projection = await deps.projection.caughtUp().catch(() => false);
     const failure = deps.projection.failure();
-    for (const [name, check] of Object.entries(deps.readiness ?? {})) checks[name] = await check().catch(() => false);
+    const dispatch = await deps.dispatchInfo?.().catch((e: unknown) => ({ error: String(e) }));
     const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}) });
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}), ...(dispatch ? { dispatch } : {}),
+    });
   });
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });

@@ -6,6 +6,7 @@
 import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENGTH, SIGNALS, TRIGGER_ID } from '../triggers/codecs';
 import { TriggerPolicy } from '../triggers/policy';
 import { MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/codecs';
+import { MAX_NOT_MATCHED } from '../intake/not-matched';
 import { NON_BLANK } from '../validation/closed';
 import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/header-rules';
 import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
@@ -89,9 +90,19 @@ const SIGNAL: Schema = { type: 'object', additionalProperties: false, required: 
   instance: { type: 'object', description: 'The instance\'s attributes, read by {{ instance.… }}' },
   occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP } } };
 
+const NOT_MATCHED: Schema = { type: 'object', required: ['trigger_id', 'version', 'reason'], properties: {
+  trigger_id: { type: 'string' }, version: { type: 'integer' },
+  reason: { enum: ['inactive', 'another_signal'], description: '`another_signal`: the trigger watches this content type for other signals (`watches`)' },
+  watches: { type: 'array', items: { enum: [...SIGNALS] } } } };
+
 const DISPATCH: Schema = { type: 'object', required: ['id', 'workflow_id', 'state', 'triggers', 'actions'], properties: {
-  id: { type: 'string' }, workflow_id: { type: 'string' },
-  state: { type: 'string', description: 'matching, running, completed (or Temporal\'s terminated, timed_out, …)' },
+  id: { type: 'string' }, workflow_id: { type: 'string', description: 'The workflow that dispatches (or would dispatch) the signal' },
+  state: { type: 'string', description: '`unmatched` (no trigger matched: never dispatched; `reason` says why), `queued` (stored; its workflow is not started yet), '
+    + '`running`, `completed`, `refused` (Temporal refused to start it; `reason`), `expired` (Temporal no longer keeps its workflow), or Temporal\'s terminated, timed_out, …' },
+  accepted_at: { type: 'string', format: 'date-time' },
+  reason: { type: 'string', description: 'Why an unmatched, refused or expired signal is so' },
+  not_matched: { type: 'array', items: NOT_MATCHED, description: `Triggers watching the signal's content type that did not match it (at most ${MAX_NOT_MATCHED})` },
+  not_matched_truncated: { type: 'boolean', description: 'More triggers did not match than `not_matched` lists' },
   triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' } } } },
   actions: { type: 'array', items: { type: 'object', required: ['delivery_id', 'trigger_id', 'kind', 'state', 'attempts'], properties: {
     delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },
@@ -119,8 +130,10 @@ export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> 
       metadata: { type: 'object', properties: { actor: { type: 'string' }, request_id: { type: 'string' }, occurred_at: { type: 'string', format: 'date-time' } } } } },
     Signal: SIGNAL,
     SignalBatch: { oneOf: [ref('Signal'), { type: 'array', minItems: 1, maxItems: MAX_SIGNALS_PER_REQUEST, items: ref('Signal') }] },
-    SignalAccepted: { type: 'object', required: ['id', 'workflow_id', 'duplicate'], properties: {
-      id: { type: 'string' }, workflow_id: { type: 'string' }, duplicate: { type: 'boolean', description: 'This id was accepted before; nothing new started' } } },
+    SignalAccepted: { type: 'object', required: ['id', 'workflow_id', 'duplicate', 'state'], properties: {
+      id: { type: 'string' }, workflow_id: { type: 'string' },
+      duplicate: { type: 'boolean', description: 'This id was accepted before (within the retention window); nothing new was stored or started' },
+      state: { enum: ['queued', 'unmatched'], description: '`queued`: stored, its dispatch starts as soon as Temporal takes it; `unmatched`: no trigger matched (never dispatched)' } } },
     Dispatch: DISPATCH,
     Problem: PROBLEM,
   };

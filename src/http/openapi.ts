@@ -74,28 +74,33 @@ const triggerPaths = {
 
 const signalPaths = {
   '/api/signals': {
-    post: { summary: 'Emit one signal or an array; each starts one durable dispatch (the same id never starts two)', operationId: 'emitSignals',
+    post: { summary: 'Emit one signal or an array; each is stored (202 once durable), then dispatched by a workflow (the same id never twice); Temporal need not be up', operationId: 'emitSignals',
       requestBody: body('SignalBatch'),
       responses: { 202: { description: 'Accepted: one object, or an array for an array', content: json({ oneOf: [ref('SignalAccepted'), { type: 'array', items: ref('SignalAccepted') }] }) },
         ...writeErrors,
         422: problemResponse('A signal would start more than 500 actions (`errors` names it); nothing was accepted'),
-        503: problemResponse('Temporal unreachable: `signals` lists which ids were accepted; retry with the same ids') } },
+        503: problemResponse('The signal store failed: `signals` lists which ids were accepted; retry with the same ids') } },
   },
   '/api/signals/{id}': {
     parameters: [{ name: 'id', in: 'path', required: true, schema: SIGNAL_ID_SCHEMA }],
     get: { summary: 'Dispatch state and per-action outcomes', operationId: 'signalStatus',
       responses: { 200: { description: 'The dispatch', content: json(ref('Dispatch')) }, ...errors,
-        404: problemResponse('Unknown signal'), 503: problemResponse('Temporal unreachable') } },
+        404: problemResponse('Unknown signal (or past the retention window)'), 503: problemResponse('Temporal unreachable (for a signal already dispatched)') } },
   },
 };
 
 const publicPaths = {
   '/healthz': { get: { summary: 'Liveness', operationId: 'healthz', security: [], responses: { 200: { description: 'Alive',
     content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
-  '/readyz': { get: { summary: 'Readiness: read model caught up, dependencies reachable', operationId: 'readyz', security: [],
+  '/readyz': { get: { summary: 'Readiness: the read model caught up. Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog',
+    operationId: 'readyz', security: [],
     responses: Object.fromEntries([[200, 'Ready'], [503, 'Not ready']].map(([status, description]) => [status, { description,
       content: json({ type: 'object', required: ['status', 'checks'], properties: { status: { enum: ['ready', 'not ready'] },
-        checks: { type: 'object', additionalProperties: { type: 'boolean' } } } }) }])) } },
+        checks: { type: 'object', additionalProperties: { type: 'boolean' } },
+        reasons: { type: 'object', additionalProperties: { type: 'string' } },
+        dispatch: { type: 'object', properties: { temporal: { enum: ['reachable', 'unreachable'] },
+          backlog: { type: 'integer', description: 'Signals stored whose dispatch the relay has not started yet' },
+          relay: { type: 'string', description: 'Present when this process holds the relay lease' }, relay_waiting_on: { type: 'string' } } } } }) }])) } },
   '/api/openapi.json': { get: { summary: 'This document', operationId: 'openapi', security: [],
     responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } } },
   '/docs': { get: { summary: 'A page that renders this document', operationId: 'docs', security: [],

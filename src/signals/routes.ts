@@ -1,14 +1,22 @@
 import type { Express, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
+import type { ReadModel } from '../../projections/read-model';
 import type { SignalEnvelope } from '../dispatch/types';
+import { EventStore } from '../event-store/port';
 import { invalid, problem, sendProblem } from '../http/problem';
 import { mount, RouteGuards } from '../http/mount';
+import { recordSignals } from '../intake/record';
+import { relayCheckpoint } from '../intake/relay-lease';
+import { signalStreamOf, storedSignalOf } from '../intake/signal-record';
+import { dispatchedView, storedView } from '../intake/signal-view';
 import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
 import { overfullPlans, oversizeSignals } from './accept';
 
 export interface SignalDeps {
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
   /** Absent when this process runs without Temporal: signal endpoints answer 503. */
   readonly dispatch: DispatchClient | undefined;
   readonly now: () => Date;
@@ -16,26 +24,12 @@ export interface SignalDeps {
 }
 
 /**
- * Workflow starts one request has in flight at once: 500 at a time (a full batch) made the
- * Temporal dev server fail starts under load, and the request then 503s.
- */
-const START_CONCURRENCY = 16;
-
-/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results keep the order of `items`. */
-const mapBounded = async <A, B>(items: readonly A[], limit: number, fn: (a: A) => Promise<B>): Promise<B[]> => {
-  const results: B[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => { while (next < items.length) { const i = next++; results[i] = await fn(items[i]!); } };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-};
-
-/**
  * POST /api/signals: one signal or an array. The whole request is checked first (fields, sizes,
- * how many actions each signal matches): any bad item and nothing starts, and the answer names
- * each bad item. Then each signal's workflow starts with its plan (202); the same id again
- * starts nothing new. If Temporal fails part-way, the answer (503) lists which ids started:
- * retrying the same request with the same ids completes it without a second dispatch.
+ * how many actions each signal matches): any bad item and nothing is accepted, and the answer
+ * names each bad item. Then each signal is stored with its plan (202 once that is durable); the
+ * relay starts its dispatch, also while Temporal is away. The same id again stores nothing new
+ * for as long as the signal is retained. If the store fails part-way, the answer (503) lists
+ * which ids were accepted: retrying the same request with the same ids completes it.
  */
 const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const decoded = SignalBatch.decode(req.body);
@@ -52,26 +46,30 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const plans = envelopes.map((e) => dispatch.plan(e));
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
-  const outcomes = await mapBounded(envelopes.map((_e, i) => i), START_CONCURRENCY, (i) => dispatch.start(envelopes[i]!, plans[i]!)
-    .then((value) => ({ ok: true as const, value }), (reason: unknown) => ({ ok: false as const, reason })));
+  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now());
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
   if (failed.length > 0) {
-    deps.log.error('could not start dispatch', { failed: failed.length, of: envelopes.length, error: String(failed[0]) });
+    deps.log.error('could not store signals', { failed: failed.length, of: envelopes.length, error: String(failed[0]) });
     return sendProblem(res, {
-      ...problem(503, `the dispatch service is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
+      ...problem(503, `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
       signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })),
     });
   }
-  const started = outcomes.flatMap((o, i) => (o.ok ? [{ id: envelopes[i]!.id, workflow_id: o.value.workflowId, duplicate: o.value.duplicate }] : []));
-  res.status(202).json(isBatch ? started : started[0]);
+  const accepted = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+  res.status(202).json(isBatch ? accepted : accepted[0]);
 };
 
 const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
   if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendProblem(res, problem(404, `no signal with id ${String(id)}`));
   if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  const stored = storedSignalOf(await deps.store.read(signalStreamOf(id)));
+  const known = stored && storedView(stored, await relayCheckpoint(deps.store));
+  if (known) return res.status(200).json(known);
   try {
+    // Dispatched (or accepted before signals were stored): the workflow knows.
     const view = await deps.dispatch.status(id);
+    if (stored) return res.status(200).json(dispatchedView(stored, view));
     if (!view) return sendProblem(res, problem(404, `no signal with id ${id}`));
     res.status(200).json(view);
   } catch (e) {

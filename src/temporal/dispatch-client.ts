@@ -4,12 +4,17 @@ import type { ActionOutcome, DispatchPlan, DispatchStatus, RetrySettings, Signal
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
+import type { NotMatched } from '../intake/signal-record';
 
-/** The dispatch of one signal as `GET /api/signals/<id>` shows it. */
+/** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/intake/signal-view.ts adds what the store knows). */
 export interface DispatchView {
   id: string;
   workflow_id: string;
   state: string;
+  accepted_at?: string;
+  reason?: string;
+  not_matched?: NotMatched[];
+  not_matched_truncated?: boolean;
   triggers: Array<{ trigger_id: string; version: number }>;
   actions: Array<{
     delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
@@ -26,6 +31,8 @@ export interface DispatchClient {
   reachable(): Promise<boolean>;
 }
 
+const REACHABLE_DEADLINE_MS = 2000;
+
 interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
 const SCHEDULED = 1;
 
@@ -34,7 +41,7 @@ const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.
   ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
   : undefined);
 
-const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = []): DispatchView => ({
+export const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = []): DispatchView => ({
   id: signalId,
   workflow_id: workflowIdOf(signalId),
   state,
@@ -94,6 +101,10 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[]);
   },
   reachable: async () => {
-    try { await client.connection.workflowService.getSystemInfo({}); return true; } catch { return false; }
+    // Bounded: a connection retrying an unreachable server would otherwise hold /readyz for seconds.
+    try {
+      await client.connection.withDeadline(Date.now() + REACHABLE_DEADLINE_MS, () => client.connection.workflowService.getSystemInfo({}));
+      return true;
+    } catch { return false; }
   },
 });

@@ -96,7 +96,7 @@ test('thousands of missing attributes on 100 webhooks: the dispatch completes, e
   expect(new Set(sent.map((r) => r.headers['webhook-id'])).size).toBe(MAX_WEBHOOKS_PER_TRIGGER);
 }, 120_000);
 
-test('Temporal unreachable: 503 says which signals of the batch were accepted (none), so a retry with the same ids is safe', async () => {
+test('Temporal unreachable: a batch is still accepted whole (stored, queued), and /readyz stays ready and says so', async () => {
   // A real client to a port where nothing listens.
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
   const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})), {
@@ -104,8 +104,15 @@ test('Temporal unreachable: 503 says which signals of the batch were accepted (n
   });
   const t = await startTestApp({}, undefined, dispatch);
   try {
-    const res = await request(t.app).post('/api/signals').send([signal('x', { id: 1 }, 'down-1'), signal('x', { id: 2 }, 'down-2')]).expect(503);
-    expect(res.body.signals).toEqual([{ id: 'down-1', accepted: false }, { id: 'down-2', accepted: false }]);
+    await request(t.app).post('/api/action-triggers').send(trigger('down', { webhooks: webhooks(1, '/down') })).expect(201);
+    const res = await request(t.app).post('/api/signals').send([signal('down', { id: 1 }, 'down-1'), signal('x', { id: 2 }, 'down-2')]).expect(202);
+    expect(res.body).toEqual([
+      { id: 'down-1', workflow_id: 'signal-down-1', duplicate: false, state: 'queued' },
+      { id: 'down-2', workflow_id: 'signal-down-2', duplicate: false, state: 'unmatched' },
+    ]);
+    expect((await request(t.app).get('/api/signals/down-1').expect(200)).body).toMatchObject({ state: 'queued' });
+    const ready = await request(t.app).get('/readyz').expect(200);
+    expect(ready.body).toMatchObject({ status: 'ready', dispatch: { temporal: 'unreachable', backlog: 2 } });
   } finally {
     await t.close();
     await connection.close();

@@ -133,7 +133,12 @@ test('an inactive trigger, another signal or another model sends nothing', async
     await emit({ signal: 'post_save', app_label: 'shop', model_name: 'refund', instance: { id: 2 } }),
     await emit({ signal: 'pre_delete', app_label: 'shop', model_name: 'invoice', instance: { id: 3 } }),
   ];
-  for (const s of signals) expect((await statusOf(s.id)).actions).toEqual([]);
+  const [cart, refund, invoice] = await Promise.all(signals.map((s) => statusOf(s.id)));
+  for (const s of [cart, refund, invoice]) expect(s).toMatchObject({ state: 'unmatched', actions: [] });
+  // Each says why: the triggers that watch its content type and why they did not match, or none.
+  expect(cart.not_matched).toEqual([{ trigger_id: inactive.id, version: 1, reason: 'inactive' }]);
+  expect(refund.not_matched).toEqual([expect.objectContaining({ reason: 'another_signal', watches: ['pre_delete'] })]);
+  expect(invoice).toMatchObject({ not_matched: [], reason: 'no trigger watches shop.invoice' });
   expect(rx.on('/inactive')).toHaveLength(0);
   expect(rx.on('/refund')).toHaveLength(0);
   expect(inactive.id).toBeDefined();

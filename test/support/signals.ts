@@ -1,8 +1,11 @@
 import request from 'supertest';
 import type { Express } from 'express';
 
-/** Polls `GET /api/signals/<id>` until the dispatch completes (or `until` holds). */
-export const waitForDispatch = async (app: Express, id: string, until: (s: { state: string }) => boolean = (s) => s.state === 'completed', timeoutMs = 30_000) => {
+/** A dispatch that will not change any more: its workflow completed, or it matched nothing. */
+export const isFinal = (s: { state: string }) => s.state === 'completed' || s.state === 'unmatched';
+
+/** Polls `GET /api/signals/<id>` until the dispatch is final (or `until` holds). */
+export const waitForDispatch = async (app: Express, id: string, until: (s: { state: string }) => boolean = isFinal, timeoutMs = 30_000) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await request(app).get(`/api/signals/${id}`);

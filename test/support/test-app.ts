@@ -10,6 +10,8 @@ import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../../src/trigge
 import { openReadModel, ReadModelOptions } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
+import { startRelay } from '../../src/intake/relay';
+import { dispatchInfo } from '../../src/intake/backlog';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
@@ -29,14 +31,18 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
     triggerPatch: buildTriggerPatchCodec(policyOf(config)),
     now: () => new Date(),
     maxBodyBytes: config.limits.maxBodyBytes,
+    ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
   });
+  // As in main.ts: stored signals reach Temporal through the relay.
+  const relay = dispatch && startRelay({ store, log: silentLogger, start: dispatch.start });
   const close = async (removeDir = true) => {
+    await relay?.stop();
     await projection.stop();
     readModel.close();
     await store.close();
     if (removeDir) rmSync(dir, { recursive: true, force: true });
   };
-  return { app, store, readModel, projection, dir, close };
+  return { app, store, readModel, projection, relay, dir, close };
 };
 
 /** A valid trigger body; override fields per test. */

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { DispatchPlan, SignalEnvelope } from '../dispatch/types';
+import { Checkpoint, EventStore, StoredEvent } from '../event-store/port';
+import { Logger } from '../logger';
+import { acquireLease, Lease, renewLease } from './relay-lease';
+import { refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from './signal-record';
+import { isTransient } from './transient';
+
+export interface RelayOptions {
+  readonly store: EventStore;
+  /** Starts one signal's dispatch; the same signal again must start nothing new (workflow id). */
+  readonly start: (signal: SignalEnvelope, plan: DispatchPlan) => Promise<unknown>;
+  readonly log: Logger;
+  /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
+  readonly leaseMs?: number;
+  /** How soon signals stored by other processes are seen. */
+  readonly pollMs?: number;
+  /** Starts in flight at once while draining. */
+  readonly concurrency?: number;
+}
+
+export interface Relay {
+  /** Whether this process holds the lease, and how far it got. */
+  status(): { holding: boolean; checkpoint: Checkpoint; waiting?: string };
+  stop(): Promise<void>;
+}
+
+/** A start that failed for good is tried this many times, then recorded on the signal as refused. */
+const PERMANENT_TRIES = 5;
+const MAX_BACKOFF_MS = 5000;
+
+class LeaseLost extends Error {}
+
+/**
+ * Starts the dispatch of every stored signal that matched something, in the order stored, from
+ * the checkpoint kept with the lease (relay-lease.ts): one relay at a time among all processes
+ * on the store. Woken by each local append; others' appends are seen within `pollMs`. While
+ * Temporal is unreachable it retries with backoff and the backlog stays in the store.
+ */
+export const startRelay = (o: RelayOptions): Relay => {
+  const holder = `${process.pid}-${randomUUID()}`;
+  const leaseMs = o.leaseMs ?? 5000;
+  const pollMs = o.pollMs ?? 10;
+  const concurrency = o.concurrency ?? 16;
+  let stopped = false;
+  let lease: Lease | undefined;
+  let checkpoint: Checkpoint = 'start';
+  let waiting: string | undefined;
+  const sleepers = new Set<() => void>();
+  const wake = () => { for (const w of sleepers) w(); };
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const done = () => { clearTimeout(timer); sleepers.delete(done); resolve(); };
+    const timer = setTimeout(done, ms);
+    sleepers.add(done);
+  });
+
+  /** One signal: retried while Temporal is away; a refusal for good is recorded on the signal. */
+  const startOne = async (event: StoredEvent) => {
+    const record = event.data as unknown as SignalRecord;
+    for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      if (stopped || !lease) throw new LeaseLost();
+      try {
+        await o.start(record.signal, record.plan);
+        waiting = undefined;
+        return;
+      } catch (e) {
+        waiting = e instanceof Error ? e.message : String(e);
+        if (!isTransient(e) && tries >= PERMANENT_TRIES) {
+          o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
+          await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300))], 'any');
+          return;
+        }
+        if (tries === 1) o.log.warn('could not start a dispatch; retrying', { signal_id: record.signal.id, error: waiting });
+        await pause(delay);
+      }
+    }
+  };
+
+  const relayBatch = async (events: readonly StoredEvent[]) => {
+    const toStart = events.filter((e) => e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
+    let next = 0;
+    const lane = async () => { while (next < toStart.length) await startOne(toStart[next++]!); };
+    await Promise.all(Array.from({ length: Math.min(concurrency, toStart.length) }, lane));
+    checkpoint = events[events.length - 1]!.position;
+  };
+
+  /** While holding: follow the signals, renewing the lease (and saving the checkpoint) every third of its time. */
+  const relayWhileHolding = async () => {
+    checkpoint = lease!.checkpoint;
+    let renewing = Promise.resolve();
+    const renew = () => (renewing = renewing.then(async () => {
+      if (!lease) return;
+      try {
+        lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
+      } catch (e) {
+        o.log.warn('could not renew the relay lease', { error: String(e) });
+      }
+      if (!lease) wake();
+    }));
+    const timer = setInterval(() => void renew(), leaseMs / 3);
+    const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
+      if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
+    }, { category: 'signal', pollMs });
+    while (lease && !stopped) await pause(leaseMs);
+    clearInterval(timer);
+    await subscription.close();
+    // Saves the checkpoint; on stop, also lets another relay take over at once.
+    await renew();
+  };
+
+  const running = (async () => {
+    while (!stopped) {
+      try {
+        lease = await acquireLease(o.store, holder, leaseMs);
+      } catch (e) {
+        o.log.warn('could not read the relay lease', { error: String(e) });
+      }
+      if (lease) await relayWhileHolding();
+      else await pause(leaseMs / 2);
+    }
+  })();
+
+  return {
+    status: () => ({ holding: lease !== undefined, checkpoint, ...(waiting ? { waiting } : {}) }),
+    stop: async () => {
+      stopped = true;
+      wake();
+      await running;
+    },
+  };
+};

@@ -1,0 +1,37 @@
+import { EventStore } from '../event-store/port';
+import { Logger } from '../logger';
+import { relayCheckpoint } from './relay-lease';
+
+/** Signals removed per transaction: small enough that intake never waits long behind it. */
+const BATCH = 500;
+const INTERVAL_MS = 10 * 60_000;
+
+/**
+ * Removes stored signals older than the retention window, oldest first, every INTERVAL_MS and
+ * once at start; never one the relay has not passed (a backlog is kept however old). Trigger
+ * streams are never removed. Several processes may run it at once: removal is idempotent.
+ */
+export const startRetention = (store: EventStore, retentionMs: number, log: Logger, intervalMs = INTERVAL_MS) => {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const sweep = async () => {
+    const through = await relayCheckpoint(store);
+    if (through === 'start') return;
+    const before = new Date(Date.now() - retentionMs);
+    let removed = 0;
+    for (let n = BATCH; n === BATCH && !stopped;) {
+      n = await store.removeRecordedBefore('signal', before, through, BATCH);
+      removed += n;
+      await new Promise((r) => setImmediate(r));
+    }
+    if (removed > 0) log.info('removed signals past their retention', { removed, before: before.toISOString() });
+  };
+  const run = () => { running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) })); };
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  run();
+  return {
+    sweep: () => { run(); return running; },
+    stop: async () => { stopped = true; clearInterval(timer); await running; },
+  };
+};

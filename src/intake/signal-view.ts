@@ -1,0 +1,39 @@
+import type { DispatchStatus } from '../dispatch/types';
+import { Checkpoint } from '../event-store/port';
+import { DispatchView, viewOf } from '../temporal/dispatch-client';
+import { StoredSignal } from './signal-record';
+
+/** The dispatch as it was planned, before its workflow exists (every action pending). */
+const plannedStatus = (s: StoredSignal): DispatchStatus => ({
+  signalId: s.record.signal.id, state: 'running', triggers: s.record.plan.triggers,
+  actions: s.record.plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] })),
+});
+
+const contentTypeOf = (s: StoredSignal) => `${s.record.signal.app_label}.${s.record.signal.model_name}`;
+
+/** Why an unmatched signal matched nothing, in one sentence. */
+const unmatchedReason = (s: StoredSignal) => (s.record.not_matched.length === 0
+  ? `no trigger watches ${contentTypeOf(s)}`
+  : `no active trigger watches ${s.record.signal.signal} of ${contentTypeOf(s)} (see not_matched)`);
+
+/** What the store adds to every view: when it was accepted, and the triggers it did not match. */
+const withRecord = (view: DispatchView, s: StoredSignal): DispatchView => ({
+  ...view, accepted_at: s.acceptedAt, not_matched: s.record.not_matched,
+  ...(s.record.not_matched_truncated ? { not_matched_truncated: true } : {}),
+});
+
+/**
+ * The view of a stored signal when Temporal need not be asked, or undefined when it must:
+ * unmatched (never dispatched), refused by Temporal, or queued (after the relay's checkpoint).
+ */
+export const storedView = (s: StoredSignal, relayCheckpoint: Checkpoint): DispatchView | undefined => {
+  const id = s.record.signal.id;
+  if (s.record.plan.actions.length === 0) return withRecord({ ...viewOf(id, 'unmatched', plannedStatus(s)), reason: unmatchedReason(s) }, s);
+  if (s.refused) return withRecord({ ...viewOf(id, 'refused', plannedStatus(s)), reason: `Temporal refused to start the dispatch: ${s.refused}` }, s);
+  if (relayCheckpoint === 'start' || s.position > relayCheckpoint) return withRecord(viewOf(id, 'queued', plannedStatus(s)), s);
+  return undefined;
+};
+
+/** The workflow's view with the store's additions; a workflow Temporal no longer keeps is `expired`. */
+export const dispatchedView = (s: StoredSignal, fromTemporal: DispatchView | undefined): DispatchView => withRecord(fromTemporal
+  ?? { ...viewOf(s.record.signal.id, 'expired', plannedStatus(s)), reason: 'its workflow is no longer kept by Temporal (past its retention)' }, s);
