@@ -9,8 +9,8 @@ import type { RetrySettings } from './dispatch/types';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
 import { brokerSettingsProblems, splitSettingsPath } from './triggers/broker-settings';
+import { BROKER_TYPES, BrokerType as BrokerTypeName } from './brokers/settings-keys';
 
-export const BROKER_TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -32,11 +32,11 @@ const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => 
 const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
 
 /** Matched case-insensitively (as the origin project does), kept in lower case. */
-const BrokerType = new t.Type<(typeof BROKER_TYPES)[number], string, unknown>('BrokerType',
-  (u): u is (typeof BROKER_TYPES)[number] => BROKER_TYPES.includes(u as (typeof BROKER_TYPES)[number]),
+const BrokerType = new t.Type<BrokerTypeName, string, unknown>('BrokerType',
+  (u): u is BrokerTypeName => BROKER_TYPES.includes(u as BrokerTypeName),
   (u, c) => {
     const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
-    return BROKER_TYPES.includes(lower as (typeof BROKER_TYPES)[number]) ? t.success(lower as (typeof BROKER_TYPES)[number])
+    return BROKER_TYPES.includes(lower as BrokerTypeName) ? t.success(lower as BrokerTypeName)
       : t.failure(u, c, `must be one of ${BROKER_TYPES.join(', ')}`);
   }, String);
 
@@ -210,6 +210,7 @@ export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
 export const policyOf = (config: Config): TriggerPolicy => ({
   brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
   brokerOverrides: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, brokerOverridesOf(b)])),
+  brokerTypes: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
   brokerSettings: (name, conn, params) => {
     const broker = Object.prototype.hasOwnProperty.call(config.file.brokers ?? {}, name) ? config.file.brokers![name] : undefined;
     return broker ? brokerSettingsProblems(broker, conn, params) : [];

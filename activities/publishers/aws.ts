@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { reader } from './settings';
+import type { BROKER_KEYS } from '../../src/brokers/settings-keys';
+
+/** The `conn_details` keys SQS and SNS share. */
+type AwsKey = keyof typeof BROKER_KEYS.aws_sqs.conn_details & keyof typeof BROKER_KEYS.aws_sns.conn_details;
+
+/** A settings reader's `conn` (./settings.ts), as far as AWS keys go. */
+export interface AwsConnReader { required(key: AwsKey, why?: string): string; optional(key: AwsKey): string | undefined }
 
 /**
  * Where an AWS client connects, from `conn_details` in boto3's names. Region and keys are
@@ -12,13 +18,13 @@ export interface AwsConnection {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-export const readAwsConnection = (r: ReturnType<typeof reader>): AwsConnection => {
+export const readAwsConnection = (conn: AwsConnReader): AwsConnection => {
   const why = 'is required (the service never reads credentials from the environment or a metadata endpoint)';
-  const endpoint = r.conn.optional('endpoint_url');
-  const region = r.conn.required('region_name', why);
-  const accessKeyId = r.conn.required('aws_access_key_id', why);
-  const secretAccessKey = r.conn.required('aws_secret_access_key', why);
-  const sessionToken = r.conn.optional('aws_session_token');
+  const endpoint = conn.optional('endpoint_url');
+  const region = conn.required('region_name', why);
+  const accessKeyId = conn.required('aws_access_key_id', why);
+  const secretAccessKey = conn.required('aws_secret_access_key', why);
+  const sessionToken = conn.optional('aws_session_token');
   return { endpoint, region, credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } };
 };
 

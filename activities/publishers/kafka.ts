@@ -1,4 +1,5 @@
 import type { Producer } from 'kafkajs';
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 
@@ -6,8 +7,8 @@ import { reader } from './settings';
 export interface KafkaSettings { brokers: string[]; clientId: string; topic: string; key: string | undefined }
 
 const settings: Publisher<KafkaSettings>['settings'] = (connDetails, params) => {
-  const r = reader(connDetails, params);
-  const servers = r.conn.required('bootstrap_servers', 'is required (host:port, comma-separated)');
+  const r = reader(BROKER_KEYS.kafka, connDetails, params);
+  const servers = r.conn.required('bootstrap_servers');
   const topic = r.params.required('topic');
   const brokers = servers.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (r.literal(servers) && !brokers.every((b) => /^[^\s:]+:\d{1,5}$/.test(b))) r.problem('conn_details.bootstrap_servers', 'must be host:port, comma-separated');

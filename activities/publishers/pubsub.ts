@@ -1,4 +1,5 @@
 import type { PubSub, Topic } from '@google-cloud/pubsub';
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 
@@ -16,7 +17,7 @@ export interface PubSubSettings {
 }
 
 const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) => {
-  const r = reader(connDetails, params);
+  const r = reader(BROKER_KEYS.gcp_pubsub, connDetails, params);
   const project = r.conn.required('project');
   const topic = r.conn.required('topic');
   const emulatorHost = r.conn.optional('emulator_host') ?? process.env.PUBSUB_EMULATOR_HOST;

@@ -1,30 +1,29 @@
 import { connect } from 'amqplib';
-import type { FieldError } from '../../src/validation/field-errors';
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
+import { reader } from './settings';
 
 /** Where one message goes: '' is the default exchange, which routes by queue name. */
 export interface RabbitSettings { url: string; exchange: string; routingKey: string; queue: string | undefined }
 
-/** `conn_details` as an AMQP URL: `url` itself, or host/port/username/password/vhost. */
-export const amqpUrlOf = (conn: Readonly<Record<string, string>>): string => {
-  if (conn.url) return conn.url;
-  const auth = conn.username ? `${encodeURIComponent(conn.username)}:${encodeURIComponent(conn.password ?? '')}@` : '';
-  const vhost = conn.vhost ? `/${encodeURIComponent(conn.vhost)}` : '';
-  return `amqp://${auth}${conn.host ?? '127.0.0.1'}:${conn.port ?? '5672'}${vhost}`;
-};
-
 /** AMQP short strings: a longer name can never be sent. */
 const SHORT_STRING_BYTES = 255;
 
-const settings: Publisher<RabbitSettings>['settings'] = (conn, params) => {
-  const exchange = params.exchange ?? '';
-  const routingKey = params.routing_key ?? params.queue ?? '';
-  const errors: FieldError[] = [];
-  if (exchange === '' && routingKey === '') errors.push({ path: 'params.queue', message: 'is required (or exchange and routing_key)' });
-  for (const key of ['exchange', 'routing_key', 'queue'] as const) {
-    if (Buffer.byteLength(params[key] ?? '') > SHORT_STRING_BYTES) errors.push({ path: `params.${key}`, message: `is longer than ${SHORT_STRING_BYTES} bytes (AMQP's limit)` });
+const settings: Publisher<RabbitSettings>['settings'] = (connDetails, params) => {
+  const r = reader(BROKER_KEYS.rabbitmq, connDetails, params);
+  const names = { exchange: r.params.optional('exchange'), routing_key: r.params.optional('routing_key'), queue: r.params.optional('queue') };
+  const exchange = names.exchange ?? '';
+  const routingKey = names.routing_key ?? names.queue ?? '';
+  if (exchange === '' && routingKey === '') r.problem('params.queue', 'is required (or exchange and routing_key)');
+  for (const [key, value] of Object.entries(names)) {
+    if (Buffer.byteLength(value ?? '') > SHORT_STRING_BYTES) r.problem(`params.${key}`, `is longer than ${SHORT_STRING_BYTES} bytes (AMQP's limit)`);
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { url: amqpUrlOf(conn), exchange, routingKey, queue: params.queue } };
+  // `conn_details` as an AMQP URL: `url` itself, or host/port/username/password/vhost.
+  const [username, password, vhost] = [r.conn.optional('username'), r.conn.optional('password'), r.conn.optional('vhost')];
+  const auth = username ? `${encodeURIComponent(username)}:${encodeURIComponent(password ?? '')}@` : '';
+  const host = `${r.conn.optional('host') ?? '127.0.0.1'}:${r.conn.optional('port') ?? '5672'}`;
+  const url = r.conn.optional('url') ?? `amqp://${auth}${host}${vhost ? `/${encodeURIComponent(vhost)}` : ''}`;
+  return r.result({ url, exchange, routingKey, queue: names.queue });
 };
 
 /**

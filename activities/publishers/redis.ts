@@ -1,3 +1,4 @@
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 
@@ -8,9 +9,9 @@ export interface RedisSettings {
 }
 
 const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => {
-  const r = reader(connDetails, params);
+  const r = reader(BROKER_KEYS.redis, connDetails, params);
   const url = r.conn.optional('url');
-  const host = url === undefined ? r.conn.required('host', 'is required (or url)') : undefined;
+  const host = url === undefined ? r.conn.required('host') : undefined;
   const [portText, dbText] = [r.conn.optional('port') ?? '6379', r.conn.optional('db') ?? '0'];
   const [port, db] = [Number(portText), Number(dbText)];
   if (r.literal(portText) && !(Number.isInteger(port) && port >= 1 && port <= 65535)) r.problem('conn_details.port', 'must be a port number');

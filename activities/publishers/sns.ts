@@ -1,3 +1,4 @@
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
@@ -6,8 +7,8 @@ import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttri
 export interface SnsSettings { aws: AwsConnection; topicArn: string; messageGroupId: string | undefined }
 
 const settings: Publisher<SnsSettings>['settings'] = (connDetails, params) => {
-  const r = reader(connDetails, params);
-  const aws = readAwsConnection(r);
+  const r = reader(BROKER_KEYS.aws_sns, connDetails, params);
+  const aws = readAwsConnection(r.conn);
   const topicArn = r.params.required('topic_arn');
   const messageGroupId = r.params.optional('message_group_id');
   if (topicArn.endsWith('.fifo') && messageGroupId === undefined) r.problem('params.message_group_id', 'is required for a FIFO topic');

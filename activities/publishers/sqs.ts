@@ -1,3 +1,4 @@
+import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
@@ -6,10 +7,10 @@ import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttri
 export interface SqsSettings { aws: AwsConnection; queue: { url: string } | { name: string }; messageGroupId: string | undefined }
 
 const settings: Publisher<SqsSettings>['settings'] = (connDetails, params) => {
-  const r = reader(connDetails, params);
-  const aws = readAwsConnection(r);
+  const r = reader(BROKER_KEYS.aws_sqs, connDetails, params);
+  const aws = readAwsConnection(r.conn);
   const url = r.params.optional('queue_url');
-  const name = url === undefined ? r.params.required('queue_name', 'is required (or queue_url)') : undefined;
+  const name = url === undefined ? r.params.required('queue_name') : undefined;
   const messageGroupId = r.params.optional('message_group_id');
   const fifo = (url ?? name ?? '').endsWith('.fifo');
   if (fifo && messageGroupId === undefined) r.problem('params.message_group_id', 'is required for a FIFO queue');

@@ -10,6 +10,7 @@ import { MAX_NOT_MATCHED } from '../intake/not-matched';
 import { NON_BLANK } from '../validation/closed';
 import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/header-rules';
 import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
+import { brokerNameDescription, brokerTypeSchemas, queueOverrideDescription } from './openapi-brokers';
 
 type Schema = Record<string, unknown>;
 
@@ -49,8 +50,10 @@ const brokerQueues = (policy: TriggerPolicy): Schema => {
   const names = policy.brokerNames === undefined ? undefined : [...policy.brokerNames];
   if (names?.length === 0) return { type: 'array', maxItems: 0, description: 'No brokers are configured' };
   return { type: 'array', maxItems: MAX_QUEUES_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['name'], properties: {
-    name: names === undefined ? { type: 'string' } : { enum: names, description: 'A broker named in the config (brokers)' },
-    conn_details: templatedMap, parameters: templatedMap, timeout_secs: timeout(policy.maxBrokerTimeoutSecs) } } };
+    name: names === undefined ? { type: 'string' } : { enum: names, description: brokerNameDescription(policy, names) },
+    conn_details: { ...stringMap, description: queueOverrideDescription('conn_details') },
+    parameters: { ...stringMap, description: queueOverrideDescription('parameters') },
+    timeout_secs: timeout(policy.maxBrokerTimeoutSecs) } } };
 };
 
 /** The fields a client defines; `null` is refused for every one but `payload` (where it means "no payload"). */
@@ -136,5 +139,6 @@ export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> 
       state: { enum: ['queued', 'unmatched'], description: '`queued`: stored, its dispatch starts as soon as Temporal takes it; `unmatched`: no trigger matched (never dispatched)' } } },
     Dispatch: DISPATCH,
     Problem: PROBLEM,
+    ...brokerTypeSchemas(),
   };
 };

@@ -13,6 +13,8 @@ export interface TriggerPolicy {
   readonly brokerNames: ReadonlySet<string> | undefined;
   /** By broker name; undefined means any key on any broker (reading back stored events). */
   readonly brokerOverrides: ReadonlyMap<string, BrokerOverrides> | undefined;
+  /** By broker name: its `broker_type` (the OpenAPI document says which keys each name reads). */
+  readonly brokerTypes?: ReadonlyMap<string, string>;
   /** The missing or bad keys of a broker's settings with a queue entry's keys merged over them. */
   readonly brokerSettings?: (name: string, conn: Record<string, string> | undefined, params: Record<string, string> | undefined) => FieldError[];
   /** contentTypeKey of each allowed content type; undefined means every one is allowed. */

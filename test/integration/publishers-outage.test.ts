@@ -1,6 +1,6 @@
 import { createConnections } from '../../activities/publishers/connections';
 import { publisherFor } from '../../activities/publishers/registry';
-import { BrokerServers, startBrokers, stopBrokers } from '../support/brokers';
+import { BrokerServers, processGroupOf, startBrokers, stopBrokers } from '../support/brokers';
 import { BROKER_TARGETS } from '../support/broker-targets';
 import { tempDir } from '../support/test-app';
 
@@ -13,10 +13,6 @@ import { tempDir } from '../support/test-app';
 let servers: BrokerServers;
 beforeAll(async () => { servers = await startBrokers(tempDir('at-outage-')); }, 120_000);
 afterAll(() => { if (servers) stopBrokers(servers); });
-
-const groupOf = (type: string) => ({
-  kafka: servers.kafka.pgid, redis: servers.redis.pgid, aws_sqs: servers.moto.pgid, aws_sns: servers.moto.pgid, gcp_pubsub: servers.pubsub.pgid,
-}[type]!);
 
 /** Retries as Temporal would (same delivery id), a few times while the broker settles. */
 const retried = async (attempt: () => Promise<unknown>) => {
@@ -34,13 +30,13 @@ test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'])('%s: stopped â
   const message = (deliveryId: string) => ({ body: `{"id":"${deliveryId}"}`, contentType: 'application/json', deliveryId });
   try {
     await connections.publish(publisher, settings.value, message(`${type}.before`), 10_000);
-    process.kill(-groupOf(type), 'SIGSTOP');
+    process.kill(-processGroupOf(servers, type), 'SIGSTOP');
     try {
       const started = Date.now();
       await expect(connections.publish(publisher, settings.value, message(`${type}.during`), 1000)).rejects.toBeDefined();
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
-      process.kill(-groupOf(type), 'SIGCONT');
+      process.kill(-processGroupOf(servers, type), 'SIGCONT');
     }
     await retried(() => connections.publish(publisher, settings.value, message(`${type}.during`), 5000));
     const ids = async () => new Set((await target.read(2, 20_000)).map((m) => m.deliveryId));

@@ -4,6 +4,7 @@ import { configFrom, ConfigError, policyOf } from '../../src/config';
 import { buildTriggerInputCodec } from '../../src/triggers/codecs';
 import { toFieldErrors } from '../../src/validation/field-errors';
 import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
+import { BROKER_KEYS, BrokerType, SettingsKey } from '../../src/brokers/settings-keys';
 
 /** An ACTION_TRIGGERS["brokers"] block as the origin project's users have it, names unchanged. */
 const ORIGIN_BROKERS = {
@@ -76,4 +77,17 @@ test('the example config loads, with a broker of every type', () => {
   const file = JSON.parse(readFileSync(join(__dirname, '../../action-triggers.config.example.json'), 'utf8'));
   const types = Object.values(configFrom(file).file.brokers ?? {}).map((b) => b.broker_type);
   expect([...new Set(types)].sort()).toEqual([...SUPPORTED_BROKER_TYPES].sort());
+});
+
+test('each broker type reads the keys of its table (src/brokers/settings-keys.ts) as the table says: missing, each required one is named', () => {
+  for (const type of SUPPORTED_BROKER_TYPES) {
+    const keys = BROKER_KEYS[type as BrokerType];
+    const missing = (publisherFor(type)!.settings({}, {}) as { errors: Array<{ path: string }> }).errors.map((e) => e.path);
+    const marked = (required: (k: SettingsKey) => boolean) => (['conn_details', 'params'] as const)
+      .flatMap((section) => Object.entries(keys[section]).filter(([, k]) => required(k)).map(([key]) => `${section}.${key}`));
+    // Every key named missing is one the table requires (always or unless another is given)...
+    expect([type, missing.filter((p) => !marked((k) => k.required === true || k.requiredUnless !== undefined).includes(p))]).toEqual([type, []]);
+    // ...and every key it always requires is named.
+    expect([type, marked((k) => k.required === true).filter((p) => !missing.includes(p))]).toEqual([type, []]);
+  }
 });
