@@ -102,7 +102,7 @@ test('Temporal unreachable: a batch is still accepted whole (stored, queued), an
   const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})), {
     plan: (s) => planDispatch(t.readModel, 10, s),
   });
-  const t = await startTestApp({}, undefined, dispatch);
+  const t = await startTestApp({ allow_private_targets: true }, undefined, dispatch);
   try {
     await request(t.app).post('/api/action-triggers').send(trigger('down', { webhooks: webhooks(1, '/down') })).expect(201);
     const res = await request(t.app).post('/api/signals').send([signal('down', { id: 1 }, 'down-1'), signal('x', { id: 2 }, 'down-2')]).expect(202);

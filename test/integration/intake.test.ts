@@ -183,8 +183,8 @@ test(`Temporal stopped for ${OUTAGE_S} s under ${RATE} signals/s: every signal a
   const sent = await emitAtRate('outage', OUTAGE_S, () => api);
   console.log(`accepted while Temporal was down: ${JSON.stringify(sent.statuses)}, p50 ${sent.p50} ms, p99 ${sent.p99} ms`);
   expect(sent.statuses).toEqual({ 202: OUTAGE_S * RATE });
-  // A generous bound for a shared CI machine; `npm run bench -- dispatch` measures it.
-  expect(sent.p99).toBeLessThan(1000);
+  // Far from the 10 s and 503 of old; generous for a shared CI machine. `npm run bench -- intake` measures it.
+  expect(sent.p99).toBeLessThan(2000);
   expect(await get(api, `/api/signals/${sent.ids[0]}`)).toMatchObject({ state: 'queued', actions: [expect.objectContaining({ state: 'pending' })] });
   expect((await get(api, '/readyz'))).toMatchObject({ status: 'ready', dispatch: { temporal: 'unreachable', backlog: OUTAGE_S * RATE } });
   expect(rx.on('/outage')).toHaveLength(0);
