@@ -1,11 +1,12 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
 import { benchFanOut } from './fan-out';
 import { benchBrokers } from './brokers';
+import { benchIntake } from './intake';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake };
 
 const main = async () => {
   const names = process.argv.slice(2);

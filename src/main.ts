@@ -24,6 +24,8 @@ import { dispatchInfo } from './intake/backlog';
 import { startRetention } from './intake/retention';
 
 export type Role = 'all' | 'api' | 'worker';
+/** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */
+const RECONNECT_QUICKLY = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000 };
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** TEMPORAL_ADDRESS, or a local dev server started here with its state under DATA_DIR. */
@@ -60,7 +62,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   // alone connects lazily: it starts, and accepts signals, while Temporal is away.
   const native = role === 'api' ? undefined : await NativeConnection.connect({ address: temporal.address });
   if (native) await ensureSearchAttributes(native, namespace);
-  const connection = native ?? Connection.lazy({ address: temporal.address });
+  const connection = native ?? Connection.lazy({ address: temporal.address, channelArgs: RECONNECT_QUICKLY });
   const client = new Client({ connection, namespace });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
     eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
