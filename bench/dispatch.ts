@@ -9,6 +9,7 @@ import { silentLogger } from '../src/logger';
 import { installSdkLogging } from '../src/worker';
 import { startReceiver } from '../test/support/receiver';
 import { startBenchTemporal, startService } from './server';
+import { actionRows, actionsOfRecorded, actionsOfWorkflows, cpuSeconds, FIXTURES, serverCounter } from './temporal-costs';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 60);
@@ -17,6 +18,10 @@ const PACED_S = Math.min(SUSTAIN_S, 30);
 const RATES = (process.env.BENCH_RATES ?? '20,50').split(',').map(Number);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** main's workflow before issue 10 item 5: one webhook delivered at its first attempt, as recorded. */
+const BEFORE_HISTORY = join(FIXTURES, 'before-attempts-as-input', 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json');
+/** Histories read back at the end of the run to count actions. */
+const HISTORIES = 20;
 
 /** (a) Empty workflows started and completed per second, 50 in flight, on the bench's Temporal server. */
 const floor = async (address: string) => {
@@ -56,7 +61,7 @@ const drained = async (address: string) => {
 export const benchDispatch = async () => {
   installSdkLogging(silentLogger, 'error');
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-dispatch-'));
-  const temporal = await startBenchTemporal();
+  const temporal = await startBenchTemporal({ metrics: true });
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
@@ -74,6 +79,7 @@ export const benchDispatch = async () => {
     // (c) Sustained deliveries per second: one trigger, one webhook; 50 emitters keep the pipeline full.
     await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'order' }], active: true,
       webhooks: [{ url: rx.url('/sustain'), http_method: 'POST' }] });
+    const cpuAtStart = { temporal: cpuSeconds(temporal.pid!), service: cpuSeconds(service.child.pid!) };
     const sustainStart = Date.now();
     const sustainEnd = sustainStart + SUSTAIN_S * 1000;
     let emitted = 0;
@@ -87,16 +93,22 @@ export const benchDispatch = async () => {
     }));
     const inWindow = rx.on('/sustain').filter((r) => r.at >= sustainStart && r.at <= sustainEnd).length;
     const c = inWindow / SUSTAIN_S;
+    // CPU per delivery while the pipeline is full (both processes; the emitters run in this one).
+    const cpuMs = { temporal: (cpuSeconds(temporal.pid!) - cpuAtStart.temporal) * 1000 / inWindow, service: (cpuSeconds(service.child.pid!) - cpuAtStart.service) * 1000 / inWindow };
     await drained(temporal.address);
 
     // Latency from acceptance (202) to receipt at steady rates: below capacity, and the target's 50/s.
-    const paced: Array<{ rate: number; p50: number; p90: number; p99: number; max: number; received: number; sent: number }> = [];
+    const paced: Array<{ rate: number; p50: number; p90: number; p99: number; max: number; received: number; sent: number; cpu: { temporal: number; service: number } }> = [];
+    let pacedIds: string[] = [];
+    const eager = { starts: 0, activities: 0, sent: 0 };
     for (const rate of RATES) {
       const model = `paced${rate}`;
       await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
         webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }] });
       const acceptedAt = new Map<string, number>();
       const count = rate * PACED_S;
+      const counters = await Promise.all(['workflow_eager_execution', 'activity_eager_execution'].map((n) => serverCounter(temporal.metricsUrl!, n)));
+      const cpuBefore = { temporal: cpuSeconds(temporal.pid!), service: cpuSeconds(service.child.pid!) };
       const t0 = Date.now();
       const sends: Promise<void>[] = [];
       for (let i = 0; i < count; i++) {
@@ -107,8 +119,13 @@ export const benchDispatch = async () => {
       }
       await Promise.all(sends);
       await rx.waitFor(() => rx.on(`/${model}`).length >= count, 120_000).catch(() => undefined);
+      const seconds = (Date.now() - t0) / 1000;
+      const cpu = { temporal: (cpuSeconds(temporal.pid!) - cpuBefore.temporal) / seconds, service: (cpuSeconds(service.child.pid!) - cpuBefore.service) / seconds };
+      const [starts, activities] = await Promise.all(['workflow_eager_execution', 'activity_eager_execution'].map((n) => serverCounter(temporal.metricsUrl!, n)));
+      Object.assign(eager, { starts: starts! - counters[0]!, activities: activities! - counters[1]!, sent: count });
+      pacedIds = [...acceptedAt.keys()];
       const latencies = rx.on(`/${model}`).map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
-      paced.push({ rate, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: Math.max(...latencies), received: latencies.length, sent: count });
+      paced.push({ rate, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: Math.max(...latencies), received: latencies.length, sent: count, cpu });
       await drained(temporal.address);
     }
 
@@ -127,6 +144,11 @@ export const benchDispatch = async () => {
     const d = raw / ((Date.now() - rawStart) / 1000);
     await agent.close();
 
+    // Actions per one-webhook delivery: histories of dispatches of the last paced run, spread over it.
+    const step = Math.max(1, Math.floor(pacedIds.length / HISTORIES));
+    const after = await actionsOfWorkflows(temporal.address, pacedIds.filter((_, i) => i % step === 0).slice(0, HISTORIES).map((id) => `signal-${id}`));
+    const before = actionsOfRecorded(BEFORE_HISTORY);
+
     console.log(`\nDispatch benchmark (loopback; one Temporal dev server, in memory; service = API + worker in one process)\n`);
     console.log('| measure | value | ratio |');
     console.log('|---|---:|---:|');
@@ -135,8 +157,15 @@ export const benchDispatch = async () => {
     console.log(`| (c) sustained deliveries/s over ${SUSTAIN_S} s, one webhook per trigger | ${c.toFixed(0)} | ${(c / a).toFixed(2)} × (a) (target ≥ 0.50) |`);
     console.log(`| (d) raw undici requests/s to the same receiver | ${d.toFixed(0)} | ${(c / d).toFixed(3)} = (c)/(d) |`);
     for (const p of paced) {
-      console.log(`| accept→receipt at ${p.rate} signals/s: p50 / p99 ms (${p.received}/${p.sent} received; p90 ${p.p90}, max ${p.max}) | ${p.p50} / ${p.p99} | targets 100 / 500 |`);
+      console.log(`| accept→receipt at ${p.rate} signals/s: p50 / p99 ms (${p.received}/${p.sent} received; p90 ${p.p90}, max ${p.max}) | ${p.p50} / ${p.p99} | targets 25 / 100 at 50/s |`);
     }
+    console.log(`| CPU per delivery during (c): Temporal server / service, ms | ${cpuMs.temporal.toFixed(1)} / ${cpuMs.service.toFixed(1)} | |`);
+    for (const p of paced) console.log(`| CPU at ${p.rate} signals/s: Temporal server / service, cores | ${p.cpu.temporal.toFixed(2)} / ${p.cpu.service.toFixed(2)} | of 2 |`);
+    console.log(`\nTemporal actions per one-webhook delivery (counted from histories; src/temporal/history-actions.ts)\n`);
+    console.log(`| kind | before: main's workflow (recorded history) | this run: mean of ${after.histories} dispatches at ${RATES.at(-1)}/s |`);
+    console.log('|---|---:|---:|');
+    for (const row of actionRows([before, after.mean])) console.log(row);
+    console.log(`\nEager dispatch at ${RATES.at(-1)}/s: ${after.eagerStarts}/${after.histories} histories started eagerly; server counters: ${eager.starts} eager workflow starts and ${eager.activities} eager activities for ${eager.sent} signals.`);
   } finally {
     await service.stop();
     await rx.close();

@@ -62,9 +62,16 @@ export const startBaseline = (kind: keyof typeof BASELINES, body: string): Promi
   child.once('exit', (c) => reject(new Error(`baseline exited ${c}`)));
 });
 
-/** A Temporal dev server (in memory) for one bench run, so service start-up times exclude Temporal's. */
-export const startBenchTemporal = async (): Promise<DevServer> => {
+/**
+ * A Temporal dev server (in memory) for one bench run, so service start-up times exclude Temporal's.
+ * `metrics`: it serves its Prometheus counters at `metricsUrl`. `BENCH_TEMPORAL_CONFIG` (a JSON
+ * object of dynamic config values) tries server settings without changing code.
+ */
+export const startBenchTemporal = async (o: { metrics?: boolean } = {}): Promise<DevServer & { metricsUrl?: string }> => {
   const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!cliPath) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
-  return startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger });
+  const metricsPort = o.metrics ? await freePort() : undefined;
+  const dynamicConfig = process.env.BENCH_TEMPORAL_CONFIG ? JSON.parse(process.env.BENCH_TEMPORAL_CONFIG) as Record<string, unknown> : undefined;
+  const server = await startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger, metricsPort, dynamicConfig });
+  return { ...server, ...(metricsPort === undefined ? {} : { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` }) };
 };

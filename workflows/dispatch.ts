@@ -48,7 +48,8 @@ const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
  * A local activity's result becomes durable only when its workflow task completes: a task that
  * times out (many first attempts in one task on a busy worker) or fails (a result over
  * Temporal's limits) ran every first attempt again, re-sending delivered webhooks. Since this
- * patch every attempt is a regular activity, whose completion the server records on its own.
+ * patch every attempt is a regular activity, whose completion the server records on its own;
+ * since `DispatchInput.attemptsAs`, new dispatches say so in their input and record no marker.
  */
 const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
@@ -93,6 +94,14 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
 };
 
 /**
+ * Whether the first attempts run locally. New dispatches say in their input that they do not, so
+ * they record no patch marker; older ones decide by their markers as they did: planned ones tried
+ * locally first until NO_LOCAL_ATTEMPTS, unplanned ones from LOCAL_FIRST_ATTEMPT until then.
+ */
+const firstAttemptsLocal = (input: DispatchInput) => input.attemptsAs !== 'activities'
+  && !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
+
+/**
  * One workflow per accepted signal (id `signal-<signal id>`): the matching triggers (planned by
  * the API at acceptance and recorded in the input), then every action concurrently, each its
  * own activity with its own time-out and retries. A failing action never stops the others;
@@ -106,8 +115,7 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
   if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers) }]);
-  // Older dispatches try locally first: planned ones always, unplanned ones since that patch.
-  const localFirst = !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
+  const localFirst = firstAttemptsLocal(input);
   status.state = 'running';
   await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
   status.state = 'completed';

@@ -29,6 +29,12 @@ export interface DispatchInput {
    * planActions local activity.
    */
   plan?: DispatchPlan;
+  /**
+   * Set by every client since each attempt is a regular activity: the workflow reads it instead of
+   * asking `patched('no-local-attempts')`, which recorded a marker and a search-attribute upsert
+   * in every history. Absent in dispatches started before; they decide by the markers they recorded.
+   */
+  attemptsAs?: 'activities';
 }
 
 export interface DispatchPlan { triggers: MatchedTrigger[]; actions: ActionPlan[] }

@@ -11,6 +11,10 @@ export interface DevServerOptions {
   uiPort: number | undefined;
   namespace: string;
   log: Logger;
+  /** Serve Prometheus metrics on this port (benchmarks read the server's counters there). */
+  metricsPort?: number;
+  /** More dynamic config, `key: JSON value`, after ours. */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export interface DevServer { address: string; pid?: number; stop(): Promise<void> }
@@ -40,7 +44,9 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
     '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)]),
     // A worker that schedules an activity may run it at once, without a round trip through matching.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
-    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true'];
+    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
+    ...Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+    ...(o.metricsPort === undefined ? [] : ['--metrics-port', String(o.metricsPort)])];
   const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });

@@ -71,7 +71,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
       await client.workflow.start('dispatchSignal', {
-        taskQueue, workflowId, args: [{ signal, retry, plan }],
+        taskQueue, workflowId, args: [{ signal, retry, plan, attemptsAs: 'activities' }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
         requestEagerStart: options.eagerStart ?? false,
