@@ -28,6 +28,7 @@ export interface Relay {
 /** A start that failed for good is tried this many times, then recorded on the signal as refused. */
 const PERMANENT_TRIES = 5;
 const MAX_BACKOFF_MS = 5000;
+const CHECKPOINT_SAVE_MS = 200;
 
 class LeaseLost extends Error {}
 
@@ -82,27 +83,33 @@ export const startRelay = (o: RelayOptions): Relay => {
     }
   };
 
+  // Renewals run one after another; each also saves the checkpoint.
+  let renewing = Promise.resolve();
+  let renewedAt = 0;
+  const renew = () => (renewing = renewing.then(async () => {
+    if (!lease) return;
+    renewedAt = Date.now();
+    try {
+      lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
+    } catch (e) {
+      o.log.warn('could not renew the relay lease', { error: String(e) });
+    }
+    if (!lease) wake();
+  }));
+
   const relayBatch = async (events: readonly StoredEvent[]) => {
     const toStart = events.filter((e) => e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
     let next = 0;
     const lane = async () => { while (next < toStart.length) await startOne(toStart[next++]!); };
     await Promise.all(Array.from({ length: Math.min(concurrency, toStart.length) }, lane));
     checkpoint = events[events.length - 1]!.position;
+    // Saved soon after moving, so other processes see `queued` end (and the backlog shrink) within CHECKPOINT_SAVE_MS.
+    if (Date.now() - renewedAt >= CHECKPOINT_SAVE_MS) void renew();
   };
 
-  /** While holding: follow the signals, renewing the lease (and saving the checkpoint) every third of its time. */
+  /** While holding: follow the signals, renewing the lease every third of its time. */
   const relayWhileHolding = async () => {
     checkpoint = lease!.checkpoint;
-    let renewing = Promise.resolve();
-    const renew = () => (renewing = renewing.then(async () => {
-      if (!lease) return;
-      try {
-        lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
-      } catch (e) {
-        o.log.warn('could not renew the relay lease', { error: String(e) });
-      }
-      if (!lease) wake();
-    }));
     const timer = setInterval(() => void renew(), leaseMs / 3);
     const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
       if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
