@@ -19,7 +19,7 @@ const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** (a) Empty workflows started and completed per second, 50 in flight, on the bench's Temporal server. */
-const floor = async (address: string) => {
+export const floor = async (address: string) => {
   const taskQueue = 'bench-noop';
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/noop'), logger: quiet });
   const nativeConnection = await NativeConnection.connect({ address });
