@@ -130,18 +130,25 @@ const redis = async (url: string): Promise<Destination> => {
 const awsConn = (s: MotoServer) => ({ endpoint_url: s.endpoint, region_name: s.region, aws_access_key_id: 'test', aws_secret_access_key: 'test-secret' });
 const awsClient = (s: MotoServer) => ({ endpoint: s.endpoint, region: s.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test-secret' } });
 
-/** An SQS queue, counted by its length and read afterwards by four ReceiveMessage calls at a time, ten messages each. */
+/**
+ * An SQS queue, counted by its length (visible and received alike) and read afterwards by four
+ * ReceiveMessage calls at a time, ten messages each. A message read stays invisible for an
+ * hour, so what was read is kept for later calls.
+ */
 const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destination, 'count' | 'arrivals'>> => {
   const url = (await sqs.send(new CreateQueueCommand({ QueueName: unique('q') }))).QueueUrl!;
-  const count = async () => Number((await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] })))
-    .Attributes?.ApproximateNumberOfMessages ?? 0);
+  const count = async () => {
+    const { Attributes: a } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    return Number(a?.ApproximateNumberOfMessages ?? 0) + Number(a?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  };
+  const seen = new Map<string, number>();
   return {
     url, count,
     arrivals: async (want, timeoutMs) => {
       await until(count, want, Date.now() + timeoutMs);
-      const seen = new Map<string, number>();
       await Promise.all(Array.from({ length: 4 }, async () => {
-        // Messages stay invisible for an hour once received: two empty answers in a row mean all were read.
+        // Two empty answers in a row: every message in the queue was read.
         for (let empty = 0; empty < 2;) {
           const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 3600, WaitTimeSeconds: 0,
             MessageSystemAttributeNames: ['SentTimestamp'], MessageAttributeNames: ['delivery-id'] }));
@@ -153,7 +160,7 @@ const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destinat
           }
         }
       }));
-      return seen;
+      return new Map(seen);
     },
   };
 };

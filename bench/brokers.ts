@@ -54,7 +54,11 @@ const rawPublishes = async (broker: Destination['broker'], seconds: number) => {
 /** One type on its own server: raw client, then the service sustained, then paced. */
 const measure = async (type: string, temporalAddress: string, bundlePath: string, dir: string): Promise<Row> => {
   const { clock, start } = BENCH_BROKERS[type]!;
+  const laps: string[] = [];
+  let last = Date.now();
+  const lap = (what: string) => { laps.push(`${what} ${((Date.now() - last) / 1000).toFixed(0)} s`); last = Date.now(); };
   const broker = await start(join(dir, type));
+  lap('server');
   const destinations: Destination[] = [];
   let service: Running | undefined;
   try {
@@ -64,6 +68,7 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     writeFileSync(configFile, JSON.stringify({ brokers: { sustained: sustained!.broker, paced: paced!.broker } }));
     service = await startService({ DATA_DIR: join(dir, `data-${type}`), TEMPORAL_ADDRESS: temporalAddress, ACTION_TRIGGERS_CONFIG: configFile, WORKFLOW_BUNDLE_PATH: bundlePath });
     const url = service.url;
+    lap('service');
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       return { status: res.status, json: (await res.json().catch(() => ({}))) as { id?: string } };
@@ -75,6 +80,7 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     }
 
     const rawRate = await rawPublishes(raw!.broker, RAW_S);
+    lap('raw');
 
     // Through the service: 50 emitters for SUSTAIN_S, at most AHEAD signals ahead of arrivals; counted by arrival time in the window.
     await Promise.all(Array.from({ length: WARM_SIGNALS }, (_, i) => signal('sustained', i)));
@@ -93,7 +99,10 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     emitting = false;
     await watching;
     const consumed = await sustained!.arrivals(accepted, 120_000);
-    const inWindow = [...consumed.values()].filter((at) => at >= t0 && at <= end).length;
+    // From the window's first arrival to its end: the time the pipeline takes to fill is latency, not throughput.
+    const timed = [...consumed.values()].filter((at) => at >= t0 && at <= end);
+    const serviceRate = timed.length === 0 ? 0 : timed.length / ((end - Math.min(...timed)) / 1000);
+    lap('sustained');
 
     // Accept → arrival at RATE signals/s.
     const acceptedAt = new Map<string, number>();
@@ -107,15 +116,17 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     }
     await Promise.all(sends);
     const arrivals = await paced!.arrivals(count, 60_000);
+    lap('paced');
     const latencies = [...arrivals.entries()].flatMap(([id, at]) => {
       const acceptance = acceptedAt.get(id.split('.')[0]!);
       return acceptance === undefined ? [] : [at - acceptance];
     });
-    return { type, clock, service: inWindow / SUSTAIN_S, consumed: consumed.size, accepted, raw: rawRate, latencies, paced: count };
+    return { type, clock, service: serviceRate, consumed: consumed.size, accepted, raw: rawRate, latencies, paced: count };
   } finally {
     await service?.stop();
     await Promise.all(destinations.map((d) => d.close().catch(() => undefined)));
     await broker.stop();
+    console.error(`brokers: ${type}: ${laps.join(', ')}`);
   }
 };
 
@@ -142,9 +153,7 @@ export const benchBrokers = async () => {
     console.error(`brokers: floor ${a.toFixed(0)} workflows/s (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     for (const type of TYPES) {
       if (!BENCH_BROKERS[type]) throw new Error(`unknown broker type ${type}; choose from ${Object.keys(BENCH_BROKERS).join(', ')}`);
-      const t = Date.now();
       rows.push(await measure(type, temporal.address, bundlePath, dir));
-      console.error(`brokers: ${type} done in ${((Date.now() - t) / 1000).toFixed(0)} s`);
     }
     console.log(`\nBroker benchmark (loopback; one broker server at a time, one Temporal dev server; service = API + worker in one process; `
       + `${SUSTAIN_S} s sustained, raw client ${RAW_S} s, ${RATE}/s paced for ${PACED_S} s; ${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
