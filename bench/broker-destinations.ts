@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { connect as amqpConnect } from 'amqplib';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Message, PubSub } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -13,12 +13,12 @@ import { amqpUrlOf, startRabbit, stopRabbit } from '../test/support/rabbitmq';
 
 /**
  * A fresh destination on the broker under test, and when each message arrived there. Where
- * the broker stamps messages itself, that stamp is the arrival and the messages are read
- * after a timed phase, so no consumer competes with the publisher for the broker or the CPU
- * and the reader's speed changes no figure. RabbitMQ has no such stamp (its `timestamp`
- * property is the publisher's, in seconds): a push consumer stamps receipt, on every
- * destination, the raw client's too, so both phases carry the same load. Pub/Sub is read by
- * streaming pull on every destination as well, only to count arrivals while emitting.
+ * the broker stamps messages itself, that stamp is the arrival, so the reader's speed changes
+ * no figure: Kafka and Redis are read only after a timed phase (their logs do not slow as
+ * they grow; no reader competes with the publisher); SQS and SNS (moto) and Pub/Sub are read
+ * all along, to keep queues short, on every destination, the raw client's too, so both phases
+ * carry the same load. RabbitMQ has no such stamp (its `timestamp` property is the
+ * publisher's, in seconds): a push consumer, on every destination, stamps receipt.
  */
 export interface Destination {
   readonly broker: { broker_type: string; conn_details: Record<string, string>; params: Record<string, string> };
@@ -131,44 +131,42 @@ const awsConn = (s: MotoServer) => ({ endpoint_url: s.endpoint, region_name: s.r
 const awsClient = (s: MotoServer) => ({ endpoint: s.endpoint, region: s.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test-secret' } });
 
 /**
- * An SQS queue, counted by its length (visible and received alike) and read afterwards by four
- * ReceiveMessage calls at a time, ten messages each. A message read stays invisible for an
- * hour, so what was read is kept for later calls.
+ * An SQS queue read all along by 16 long-polls, ten messages each, that delete what they read:
+ * moto walks every message of a queue on each SendMessage and on each message received
+ * (`queue.attributes`), so a queue left to grow slows publishing the longer a phase runs, and
+ * fewer readers than the publisher's 50 in flight fall behind. The time is SentTimestamp, so
+ * how fast this reads changes no figure.
  */
-const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destination, 'count' | 'arrivals'>> => {
+const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destination, 'count' | 'arrivals' | 'close'>> => {
   const url = (await sqs.send(new CreateQueueCommand({ QueueName: unique('q') }))).QueueUrl!;
-  const count = async () => {
-    const { Attributes: a } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-    return Number(a?.ApproximateNumberOfMessages ?? 0) + Number(a?.ApproximateNumberOfMessagesNotVisible ?? 0);
-  };
   const seen = new Map<string, number>();
-  return {
-    url, count,
-    arrivals: async (want, timeoutMs) => {
-      await until(count, want, Date.now() + timeoutMs);
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        // Two empty answers in a row: every message in the queue was read.
-        for (let empty = 0; empty < 2;) {
-          const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 3600, WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: ['SentTimestamp'], MessageAttributeNames: ['delivery-id'] }));
-          const messages = r.Messages ?? [];
-          empty = messages.length === 0 ? empty + 1 : 0;
-          for (const m of messages) {
-            const id = m.MessageAttributes?.['delivery-id']?.StringValue;
-            if (id && !seen.has(id)) seen.set(id, Number(m.Attributes?.SentTimestamp));
-          }
+  const stop = new AbortController();
+  const readers = Array.from({ length: 16 }, async () => {
+    while (!stop.signal.aborted) {
+      try {
+        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 20,
+          MessageSystemAttributeNames: ['SentTimestamp'], MessageAttributeNames: ['delivery-id'] }), { abortSignal: stop.signal });
+        const messages = r.Messages ?? [];
+        for (const m of messages) {
+          const id = m.MessageAttributes?.['delivery-id']?.StringValue;
+          if (id && !seen.has(id)) seen.set(id, Number(m.Attributes?.SentTimestamp));
         }
-      }));
-      return new Map(seen);
-    },
-  };
+        if (messages.length > 0) {
+          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        }
+      } catch {
+        if (!stop.signal.aborted) await sleep(100);
+      }
+    }
+  });
+  return { url, ...pushed(seen), close: async () => { stop.abort(); await Promise.all(readers); } };
 };
 
 const awsSqs = async (server: MotoServer): Promise<Destination> => {
   const sqs = new SQSClient(awsClient(server));
   const { url, ...reader } = await sqsQueue(sqs);
-  return { broker: { broker_type: 'aws_sqs', conn_details: awsConn(server), params: { queue_url: url } }, ...reader, close: async () => { sqs.destroy(); } };
+  return { broker: { broker_type: 'aws_sqs', conn_details: awsConn(server), params: { queue_url: url } }, ...reader,
+    close: async () => { await reader.close(); sqs.destroy(); } };
 };
 
 const awsSns = async (server: MotoServer): Promise<Destination> => {
@@ -178,7 +176,7 @@ const awsSns = async (server: MotoServer): Promise<Destination> => {
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
   return { broker: { broker_type: 'aws_sns', conn_details: awsConn(server), params: { topic_arn: topicArn } }, ...reader,
-    close: async () => { sns.destroy(); sqs.destroy(); } };
+    close: async () => { await reader.close(); sns.destroy(); sqs.destroy(); } };
 };
 
 const gcpPubsub = async ({ apiEndpoint, projectId }: BrokerServers['pubsub']): Promise<Destination> => {

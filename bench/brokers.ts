@@ -98,11 +98,12 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     }));
     emitting = false;
     await watching;
+    lap('sustained');
     const consumed = await sustained!.arrivals(accepted, 120_000);
+    lap(`drained (last arrival ${((Math.max(...consumed.values()) - end) / 1000).toFixed(0)} s after the window) and read`);
     // From the window's first arrival to its end: the time the pipeline takes to fill is latency, not throughput.
     const timed = [...consumed.values()].filter((at) => at >= t0 && at <= end);
     const serviceRate = timed.length === 0 ? 0 : timed.length / ((end - Math.min(...timed)) / 1000);
-    lap('sustained');
 
     // Accept → arrival at RATE signals/s.
     const acceptedAt = new Map<string, number>();
@@ -115,8 +116,9 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
       sends.push(signal('paced', i).then(({ json }) => { acceptedAt.set(json.id ?? '', Date.now()); }));
     }
     await Promise.all(sends);
-    const arrivals = await paced!.arrivals(count, 60_000);
     lap('paced');
+    const arrivals = await paced!.arrivals(count, 60_000);
+    lap(`drained (last arrival ${((Math.max(...arrivals.values()) - Date.now()) / 1000).toFixed(0)} s ago) and read`);
     const latencies = [...arrivals.entries()].flatMap(([id, at]) => {
       const acceptance = acceptedAt.get(id.split('.')[0]!);
       return acceptance === undefined ? [] : [at - acceptance];
