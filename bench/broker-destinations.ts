@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { connect as amqpConnect } from 'amqplib';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
@@ -141,6 +142,7 @@ const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destinat
   const url = (await sqs.send(new CreateQueueCommand({ QueueName: unique('q') }))).QueueUrl!;
   const seen = new Map<string, number>();
   const stop = new AbortController();
+  setMaxListeners(32, stop.signal);
   const readers = Array.from({ length: 16 }, async () => {
     while (!stop.signal.aborted) {
       try {

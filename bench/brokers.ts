@@ -128,7 +128,8 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     await service?.stop();
     await Promise.all(destinations.map((d) => d.close().catch(() => undefined)));
     await broker.stop();
-    console.error(`brokers: ${type}: ${laps.join(', ')}`);
+    const failed = (service?.output().match(/"attempt failed"/g) ?? []).length;
+    console.error(`brokers: ${type}: ${laps.join(', ')}; ${failed} failed attempts in the service's log`);
   }
 };
 
