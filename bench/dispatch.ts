@@ -24,7 +24,7 @@ const BEFORE_HISTORY = join(FIXTURES, 'before-attempts-as-input', 'the-same-sign
 const HISTORIES = 20;
 
 /** (a) Empty workflows started and completed per second, 50 in flight, on the bench's Temporal server. */
-const floor = async (address: string) => {
+export const floor = async (address: string) => {
   const taskQueue = 'bench-noop';
   const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/noop'), logger: quiet });
   const nativeConnection = await NativeConnection.connect({ address });
