@@ -44,11 +44,6 @@ export const startRelay = (o: RelayOptions): Relay => {
   const pollMs = o.pollMs ?? 10;
   const concurrency = o.concurrency ?? 16;
   let stopped = false;
-  // A start in flight when stopping is left to finish on its own (its workflow id makes a
-  // repeat harmless): stopping never waits for a Temporal that does not answer.
-  let onStop: () => void = () => undefined;
-  const stopping = new Promise<never>((_resolve, reject) => { onStop = () => reject(new LeaseLost()); });
-  stopping.catch(() => undefined);
   let lease: Lease | undefined;
   let checkpoint: Checkpoint = 'start';
   let waiting: string | undefined;
@@ -66,11 +61,11 @@ export const startRelay = (o: RelayOptions): Relay => {
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       if (stopped || !lease) throw new LeaseLost();
       try {
-        await Promise.race([o.start(record.signal, record.plan), stopping]);
+        // Stopping waits for a start in flight; the dispatch client bounds each one (5 s).
+        await o.start(record.signal, record.plan);
         waiting = undefined;
         return;
       } catch (e) {
-        if (e instanceof LeaseLost) throw e;
         waiting = e instanceof Error ? e.message : String(e);
         if (!isTransient(e) && tries >= PERMANENT_TRIES) {
           o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
@@ -137,7 +132,6 @@ export const startRelay = (o: RelayOptions): Relay => {
     status: () => ({ holding: lease !== undefined, checkpoint, ...(waiting ? { waiting } : {}) }),
     stop: async () => {
       stopped = true;
-      onStop();
       wake();
       await running;
     },

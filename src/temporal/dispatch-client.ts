@@ -32,6 +32,7 @@ export interface DispatchClient {
 }
 
 const REACHABLE_DEADLINE_MS = 2000;
+const START_DEADLINE_MS = 5000;
 
 interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
 const SCHEDULED = 1;
@@ -70,7 +71,9 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     const workflowId = workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
-      await client.workflow.start('dispatchSignal', {
+      // Bounded, retries included: a start never hangs on a server that does not answer, and
+      // none is still retrying after its caller stopped (the relay tries again itself).
+      await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('dispatchSignal', {
         taskQueue, workflowId, args: [{ signal, retry, plan, attemptsAs: 'activities' }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -80,7 +83,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
           { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },
           ...(triggerIds.length > 0 ? [{ key: TriggerIds, value: triggerIds }] : []),
         ],
-      });
+      }));
       return { workflowId, duplicate: false };
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, duplicate: true };
