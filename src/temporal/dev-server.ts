@@ -40,7 +40,10 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
     o.log.info('reusing the Temporal dev server already on the port', { address });
     return { address, stop: async () => undefined };
   }
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), ...(o.dbFile ? ['--db-filename', o.dbFile] : []),
+  // On disk, SQLite's default rollback journal with a full sync per write held the server near
+  // 10 workflows/s here; WAL with normal sync survives a crash of the server (not of the machine).
+  const onDisk = o.dbFile ? ['--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : [];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), ...onDisk,
     '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)]),
     // A worker that schedules an activity may run it at once, without a round trip through matching.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',

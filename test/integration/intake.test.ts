@@ -189,13 +189,13 @@ test(`Temporal stopped for ${OUTAGE_S} s under ${RATE} signals/s: every signal a
   expect((await get(api, '/readyz'))).toMatchObject({ status: 'ready', dispatch: { temporal: 'unreachable', backlog: OUTAGE_S * RATE } });
   expect(rx.on('/outage')).toHaveLength(0);
   await startTemporal();
-  await rx.waitFor(() => arrivals('/outage').distinct === sent.ids.length, 300_000);
+  await rx.waitFor(() => arrivals('/outage').distinct === sent.ids.length, 480_000);
   await new Promise((r) => setTimeout(r, 1000));
   expect(arrivals('/outage')).toEqual({ distinct: sent.ids.length, requests: sent.ids.length });
   expect(new Set(rx.on('/outage').map((r) => JSON.parse(r.body).n))).toEqual(new Set(sent.ids));
   expect((await get(api, '/readyz')).dispatch).toMatchObject({ temporal: 'reachable', backlog: 0 });
   expect(await get(api, `/api/signals/${sent.ids[0]}`)).toMatchObject({ state: 'completed', actions: [expect.objectContaining({ state: 'delivered' })] });
-}, OUTAGE_S * 1000 + 420_000);
+}, OUTAGE_S * 1000 + 600_000);
 
 test('the same with the API process killed (SIGKILL) in the middle of the outage and restarted: none lost', async () => {
   const seconds = Math.max(10, Math.round(OUTAGE_S / 3));
