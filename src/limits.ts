@@ -23,6 +23,12 @@ export const MAX_SIGNAL_BYTES = 256 * 1024;
  * which Temporal caps at 2 MB: 500 outcomes with their bounded texts stay well below.
  */
 export const MAX_ACTIONS_PER_DISPATCH = 500;
+/**
+ * Dispatches with at most this many actions try each first attempt as a local activity, inside
+ * the workflow task that starts them (no activity task, no second workflow task). More would
+ * keep one workflow task open for many sends; those use regular activities from the start.
+ */
+export const MAX_LOCAL_FIRST_ATTEMPTS = 10;
 /** Render warnings kept per action, and the length of each kept text. */
 export const MAX_WARNINGS_PER_ACTION = 5;
 export const MAX_OUTCOME_TEXT = 300;

@@ -35,8 +35,9 @@ const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore
 });
 
 /**
- * Dispatches started before NO_LOCAL_ATTEMPTS ran the first attempt of every action as a local
- * activity. Their replay still does; new dispatches never do (see runAction).
+ * The first attempt of each action as a local activity: for dispatches that say `local-first`
+ * (small ones; each attempt checks the delivered ledger, so a lost workflow task does not send a
+ * delivered action again), and in the replay of dispatches started before NO_LOCAL_ATTEMPTS.
  */
 const firstAttempt = (plan: ActionPlan) => proxyLocalActivities<Activities>({
   startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
@@ -48,8 +49,9 @@ const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
  * A local activity's result becomes durable only when its workflow task completes: a task that
  * times out (many first attempts in one task on a busy worker) or fails (a result over
  * Temporal's limits) ran every first attempt again, re-sending delivered webhooks. Since this
- * patch every attempt is a regular activity, whose completion the server records on its own;
- * since `DispatchInput.attemptsAs`, new dispatches say so in their input and record no marker.
+ * patch every attempt was a regular activity, whose completion the server records on its own;
+ * since `DispatchInput.attemptsAs`, new dispatches say how in their input and record no marker,
+ * and small ones run first attempts locally again, with the delivered ledger against re-sends.
  */
 const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
@@ -64,7 +66,8 @@ const failedOf = (err: unknown): FailedAttempt => {
 
 const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
   const attempt: Attempt = (activities, attemptsBefore) => {
-    const args = { plan, signal: input.signal, retry: input.retry, attemptsBefore };
+    // Only dispatches that say `local-first` use the ledger: older histories replay their arguments unchanged.
+    const args = { plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(input.attemptsAs === 'local-first' ? { ledger: true } : {}) };
     return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
   };
   let attemptsBefore = 0;
@@ -94,12 +97,13 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
 };
 
 /**
- * Whether the first attempts run locally. New dispatches say in their input that they do not, so
+ * Whether the first attempts run locally. New dispatches say so in their input (`attemptsAs`), so
  * they record no patch marker; older ones decide by their markers as they did: planned ones tried
  * locally first until NO_LOCAL_ATTEMPTS, unplanned ones from LOCAL_FIRST_ATTEMPT until then.
  */
-const firstAttemptsLocal = (input: DispatchInput) => input.attemptsAs !== 'activities'
-  && !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
+const firstAttemptsLocal = (input: DispatchInput) => (input.attemptsAs !== undefined
+  ? input.attemptsAs === 'local-first'
+  : !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT)));
 
 /**
  * One workflow per accepted signal (id `signal-<signal id>`): the matching triggers (planned by

@@ -1,10 +1,11 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActionKind, ActionPlan, DeliveryReceipt, RetrySettings, SignalEnvelope } from '../../src/dispatch/types';
-import { boundText } from '../../src/dispatch/bounds';
+import { boundText, boundWarnings } from '../../src/dispatch/bounds';
 import { delayAfter } from '../../src/dispatch/retry-schedule';
 import type { TriggerDefinition } from '../../src/triggers/codecs';
 import type { Logger } from '../../src/logger';
 import { DefinitionAt } from './definition-at';
+import type { DeliveredLedger } from './delivered-ledger';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 
@@ -34,12 +35,17 @@ export const retry = (errorType: string, reason: string) => new AttemptEnded({ o
  * schedule, and how many attempts ran before this activity (older dispatches ran the first
  * one locally).
  */
-export interface ActionArgs { plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number }
+export interface ActionArgs {
+  plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number;
+  /** Look the delivery up in the ledger first and record it there when delivered (dispatches whose first attempts run locally). */
+  ledger?: boolean;
+}
 
 export interface PipelineDeps {
   /** The trigger's definition at a version (cached: versions never change). */
   readonly definitionAt: DefinitionAt;
   readonly dynamicValues: DynamicValueSource;
+  readonly ledger: DeliveredLedger;
   readonly log: Logger;
 }
 
@@ -104,6 +110,13 @@ const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionA
  */
 export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs): Promise<DeliveryReceipt> => {
   const attempt = Context.current().info.attempt + (args.attemptsBefore ?? 0);
+  if (args.ledger) {
+    const known = await deps.ledger.find(args.signal.id, args.plan.deliveryId);
+    if (known) {
+      deps.log.info('already delivered; not sent again', { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt: known.attempt });
+      return known;
+    }
+  }
   let result: Attempt;
   let warnings: string[] = [];
   try {
@@ -117,7 +130,9 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
-    return { attempt, warnings, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+    const receipt = { attempt, warnings: boundWarnings(warnings), ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+    if (args.ledger) await deps.ledger.record(args.signal.id, args.plan.deliveryId, receipt);
+    return receipt;
   }
   deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });
   const message = boundText(result.reason);

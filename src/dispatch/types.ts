@@ -30,12 +30,16 @@ export interface DispatchInput {
    */
   plan?: DispatchPlan;
   /**
-   * Set by every client since each attempt is a regular activity: the workflow reads it instead of
-   * asking `patched('no-local-attempts')`, which recorded a marker and a search-attribute upsert
-   * in every history. Absent in dispatches started before; they decide by the markers they recorded.
+   * How the actions are attempted, decided by the client (the workflow reads it instead of asking
+   * `patched()`, which recorded a marker and a search-attribute upsert in every history):
+   * `activities`, every attempt a regular activity; `local-first`, each first attempt a local
+   * activity and the rest regular ones, every attempt checking the delivered ledger before it
+   * sends. Absent in dispatches started before; they decide by the markers they recorded.
    */
-  attemptsAs?: 'activities';
+  attemptsAs?: AttemptsAs;
 }
+
+export type AttemptsAs = 'activities' | 'local-first';
 
 export interface DispatchPlan { triggers: MatchedTrigger[]; actions: ActionPlan[] }
 

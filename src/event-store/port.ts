@@ -32,10 +32,14 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
 
 /**
  * Streams fall into categories by the part of their id before the first `-` (as KurrentDB's
- * `$ce-` streams do): `action_trigger-<id>` (never removed) and `signal-<id>` (kept for the
- * retention window). Subscriptions and head positions are per category.
+ * `$ce-` streams do): `action_trigger-<id>` (never removed), `signal-<id>` and
+ * `delivered-<signal id>` (kept for the retention window). Subscriptions and head positions are
+ * per category.
  */
-export type Category = 'action_trigger' | 'signal';
+export type Category = 'action_trigger' | 'signal' | 'delivered';
+
+/** The categories removed after the retention window. */
+export type Retained = Exclude<Category, 'action_trigger'>;
 
 export interface SubscribeOptions {
   /** Default `action_trigger`. */
@@ -67,7 +71,7 @@ export interface EventStore {
    * oldest first, at most `max` of them; resolves to how many went. A stream whose events all
    * went may be started again (`no_stream`).
    */
-  removeRecordedBefore(category: 'signal', before: Date, through: bigint, max: number): Promise<number>;
+  removeRecordedBefore(category: Retained, before: Date, through: bigint, max: number): Promise<number>;
   /** Removes one stream's events before `revision`; the stream goes on from its last revision. */
   truncateBefore(streamId: string, revision: bigint): Promise<void>;
   close(): Promise<void>;

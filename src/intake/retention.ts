@@ -1,4 +1,4 @@
-import { EventStore } from '../event-store/port';
+import { Checkpoint, EventStore, Retained } from '../event-store/port';
 import { Logger } from '../logger';
 import { relayCheckpoint } from './relay-lease';
 
@@ -6,8 +6,19 @@ import { relayCheckpoint } from './relay-lease';
 const BATCH = 500;
 const INTERVAL_MS = 10 * 60_000;
 
+const removeBefore = async (store: EventStore, category: Retained, before: Date, through: Checkpoint, stopped: () => boolean) => {
+  if (through === 'start') return 0;
+  let removed = 0;
+  for (let n = BATCH; n === BATCH && !stopped();) {
+    n = await store.removeRecordedBefore(category, before, through, BATCH);
+    removed += n;
+    await new Promise((r) => setImmediate(r));
+  }
+  return removed;
+};
+
 /**
- * Removes stored signals older than the retention window, oldest first, every INTERVAL_MS and
+ * Removes stored signals (and their delivery records) older than the retention window, oldest first, every INTERVAL_MS and
  * once at start; never one the relay has not passed (a backlog is kept however old). Trigger
  * streams are never removed. Several processes may run it at once: removal is idempotent.
  */
@@ -15,16 +26,11 @@ export const startRetention = (store: EventStore, retentionMs: number, log: Logg
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const sweep = async () => {
-    const through = await relayCheckpoint(store);
-    if (through === 'start') return;
     const before = new Date(Date.now() - retentionMs);
-    let removed = 0;
-    for (let n = BATCH; n === BATCH && !stopped;) {
-      n = await store.removeRecordedBefore('signal', before, through, BATCH);
-      removed += n;
-      await new Promise((r) => setImmediate(r));
-    }
-    if (removed > 0) log.info('removed signals past their retention', { removed, before: before.toISOString() });
+    const signals = await removeBefore(store, 'signal', before, await relayCheckpoint(store), () => stopped);
+    // Delivery records only matter while their dispatch may replay, long done after the window.
+    const deliveries = await removeBefore(store, 'delivered', before, await store.headPosition('delivered'), () => stopped);
+    if (signals + deliveries > 0) log.info('removed signals past their retention', { signals, deliveries, before: before.toISOString() });
   };
   const run = () => { running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) })); };
   const timer = setInterval(run, intervalMs);

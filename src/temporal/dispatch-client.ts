@@ -1,10 +1,11 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
+import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../intake/signal-record';
+import { MAX_LOCAL_FIRST_ATTEMPTS } from '../limits';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/intake/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -59,6 +60,9 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
   }),
 });
 
+/** Small dispatches send their first attempts inside the first workflow task (see MAX_LOCAL_FIRST_ATTEMPTS). */
+const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'activities');
+
 export interface DispatchClientOptions {
   eagerStart?: boolean;
   /** Finds the matching triggers and actions (the API's read model); the workflow records them. */
@@ -74,7 +78,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       // Bounded, retries included: a start never hangs on a server that does not answer, and
       // none is still retrying after its caller stopped (the relay tries again itself).
       await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('dispatchSignal', {
-        taskQueue, workflowId, args: [{ signal, retry, plan, attemptsAs: 'activities' }],
+        taskQueue, workflowId, args: [{ signal, retry, plan, attemptsAs: attemptsAsFor(plan) }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
         requestEagerStart: options.eagerStart ?? false,

@@ -11,7 +11,7 @@ import { startReceiver, Receiver } from '../support/receiver';
 import { startTestApp } from '../support/test-app';
 import { waitForDispatch } from '../support/signals';
 
-/** Stored signals are kept for the retention window, then removed; trigger streams never are. */
+/** Stored signals and their delivery records are kept for the retention window, then removed; trigger streams never are. */
 let rx: Receiver;
 beforeAll(async () => { rx = await startReceiver(); });
 afterAll(async () => { await rx?.close(); });
@@ -22,7 +22,7 @@ const trigger = (model: string) => ({
 });
 const signal = (model: string, id: string) => ({ id, signal: 'post_save', app_label: 'kept', model_name: model, instance: { id } });
 
-test('past the window signals are removed from the store (an unmatched one is 404, its id new again); the trigger stays', async () => {
+test('past the window signals and delivery records are removed from the store (an unmatched one is 404, its id new again); the trigger stays', async () => {
   const h = await startDispatchHarness({});
   try {
     const created = await request(h.app).post('/api/action-triggers').send(trigger('old')).expect(201);
@@ -30,6 +30,8 @@ test('past the window signals are removed from the store (an unmatched one is 40
     await request(h.app).post('/api/signals').send(signal('nothing', 'kept-2')).expect(202);
     await waitForDispatch(h.app, 'kept-1');
     await waitForDispatch(h.app, 'kept-2');
+    // The small dispatch sent its first attempt locally, so the delivered ledger has it.
+    expect((await h.store.read('delivered-kept-1')).map((e) => e.type)).toEqual(['ActionDelivered']);
     // Within the window: kept, and the same id is a duplicate.
     const within = startRetention(h.store, 60_000, silentLogger);
     await within.sweep();
@@ -42,6 +44,7 @@ test('past the window signals are removed from the store (an unmatched one is 40
     await past.stop();
     // The unmatched one is gone; the dispatched one is still told by its workflow (Temporal keeps it for its own retention).
     await request(h.app).get('/api/signals/kept-2').expect(404);
+    expect(await h.store.read('delivered-kept-1')).toEqual([]);
     const told = (await request(h.app).get('/api/signals/kept-1').expect(200)).body;
     expect(told).toMatchObject({ state: 'completed' });
     expect(told.accepted_at).toBeUndefined();
