@@ -29,6 +29,10 @@ export const MAX_ACTIONS_PER_DISPATCH = 500;
  * keep one workflow task open for many sends; those use regular activities from the start.
  */
 export const MAX_LOCAL_FIRST_ATTEMPTS = 10;
+/** Redeliveries one signal may have: each is an event on its stream and a line of its status. */
+export const MAX_REDELIVERIES_PER_SIGNAL = 100;
+/** Dispatches one `redeliver-failed` request redelivers at most; the answer says when more matched. */
+export const MAX_BULK_REDELIVERIES = 500;
 /** Render warnings kept per action, and the length of each kept text. */
 export const MAX_WARNINGS_PER_ACTION = 5;
 export const MAX_OUTCOME_TEXT = 300;

@@ -71,9 +71,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   let searchAttributesReady = native !== undefined;
   const relay = role === 'worker' ? undefined : startRelay({
     store, log,
-    start: async (signal, plan) => {
+    start: async (signal, plan, redelivery) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-      return dispatch.start(signal, plan);
+      return dispatch.start(signal, plan, redelivery);
     },
   });
   const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log);

@@ -6,7 +6,7 @@ import type { Activities } from '../activities';
 import type {
   ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
 } from '../src/dispatch/types';
-import { searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
+import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
 import { FailedAttempt, recordDelivered, recordFailed } from '../src/dispatch/attempts';
 import { millis, retryPolicyOf } from '../src/dispatch/retry-schedule';
 
@@ -122,6 +122,8 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   const localFirst = firstAttemptsLocal(input);
   status.state = 'running';
   await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
+  const failed = status.actions.filter((a) => a.state === 'failed');
+  if (input.marksFailed && failed.length > 0) upsertSearchAttributes([{ key: FailedTriggerIds, value: searchableTriggerIds(failed) }]);
   status.state = 'completed';
   return status;
 }

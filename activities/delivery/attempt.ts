@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ActionKind, ActionPlan, DeliveryReceipt, RetrySettings, SignalEnvelope } from '../../src/dispatch/types';
+import { ActionKind, ActionPlan, DeliveryReceipt, RetrySettings, SignalEnvelope, workflowIdOf } from '../../src/dispatch/types';
 import { boundText, boundWarnings } from '../../src/dispatch/bounds';
 import { delayAfter } from '../../src/dispatch/retry-schedule';
 import type { TriggerDefinition } from '../../src/triggers/codecs';
@@ -109,9 +109,12 @@ const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionA
  * retry policy reads, with the next delay decided by the retry schedule.
  */
 export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs): Promise<DeliveryReceipt> => {
-  const attempt = Context.current().info.attempt + (args.attemptsBefore ?? 0);
+  const { attempt: thisAttempt, workflowExecution } = Context.current().info;
+  const attempt = thisAttempt + (args.attemptsBefore ?? 0);
+  // The ledger is per dispatch: a redelivery sends again what the original delivered.
+  const dispatchId = workflowExecution?.workflowId ?? workflowIdOf(args.signal.id);
   if (args.ledger) {
-    const known = await deps.ledger.find(args.signal.id, args.plan.deliveryId);
+    const known = await deps.ledger.find(dispatchId, args.plan.deliveryId);
     if (known) {
       deps.log.info('already delivered; not sent again', { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt: known.attempt });
       return known;
@@ -131,7 +134,7 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
     const receipt = { attempt, warnings: boundWarnings(warnings), ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
-    if (args.ledger) await deps.ledger.record(args.signal.id, args.plan.deliveryId, receipt);
+    if (args.ledger) await deps.ledger.record(dispatchId, args.plan.deliveryId, receipt);
     return receipt;
   }
   deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });

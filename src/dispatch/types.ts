@@ -37,7 +37,17 @@ export interface DispatchInput {
    * sends. Absent in dispatches started before; they decide by the markers they recorded.
    */
   attemptsAs?: AttemptsAs;
+  /** For a redelivery: the workflow it redelivers (the signal's own) and how it was planned. */
+  redeliveryOf?: { workflowId: string; mode: RedeliveryMode };
+  /**
+   * Set by clients since failed dispatches are findable: the workflow then sets `FailedTriggerIds`
+   * when an action fails for good. Absent in older dispatches, whose histories have no such upsert.
+   */
+  marksFailed?: true;
 }
+
+/** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */
+export type RedeliveryMode = 'as_dispatched' | 'current';
 
 export type AttemptsAs = 'activities' | 'local-first';
 
@@ -97,5 +107,9 @@ export interface FailureDetails {
 }
 
 export const workflowIdOf = (signalId: string) => `signal-${signalId}`;
+/** `/` is not allowed in signal ids, so no signal's own workflow id looks like a redelivery's. */
+export const redeliveryWorkflowIdOf = (signalId: string, n: number) => `${workflowIdOf(signalId)}/redelivery-${n}`;
+/** The signal id of a dispatch's workflow id (its own or a redelivery's). */
+export const signalIdOfWorkflow = (workflowId: string) => workflowId.replace(/^signal-/, '').replace(/\/redelivery-\d+$/, '');
 export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>
   `${signalId}.${triggerId}.${kind === 'webhook' ? 'w' : 'q'}${index}`;

@@ -106,6 +106,13 @@ const DISPATCH: Schema = { type: 'object', required: ['id', 'workflow_id', 'stat
   reason: { type: 'string', description: 'Why an unmatched, refused or expired signal is so' },
   not_matched: { type: 'array', items: NOT_MATCHED, description: `Triggers watching the signal's content type that did not match it (at most ${MAX_NOT_MATCHED})` },
   not_matched_truncated: { type: 'boolean', description: 'More triggers did not match than `not_matched` lists' },
+  redeliveries: { type: 'array', description: 'Redeliveries asked for, oldest first (see GET /api/signals/{id}/redeliveries/{n})', items: { type: 'object',
+    required: ['number', 'workflow_id', 'mode', 'delivery_ids', 'requested_at'], properties: { number: { type: 'integer' }, workflow_id: { type: 'string' },
+      mode: { enum: ['as_dispatched', 'current'] }, delivery_ids: { type: 'array', items: { type: 'string' } }, requested_at: { type: 'string', format: 'date-time' } } } },
+  redelivery_of: { type: 'string', description: 'On a redelivery: the workflow id of the signal\'s own dispatch' },
+  number: { type: 'integer', description: 'On a redelivery: its number' },
+  mode: { enum: ['as_dispatched', 'current'], description: 'On a redelivery: how it was planned' },
+  requested_at: { type: 'string', format: 'date-time', description: 'On a redelivery: when it was asked for' },
   triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' } } } },
   actions: { type: 'array', items: { type: 'object', required: ['delivery_id', 'trigger_id', 'kind', 'state', 'attempts'], properties: {
     delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },

@@ -9,6 +9,7 @@ import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/delete-query';
 import { SIGNALS } from '../triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from './request';
+import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';
 
 const PROBLEM_JSON = 'application/problem+json';
 const problemResponse = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: ref('Problem') } } });
@@ -115,8 +116,8 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
       + 'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path.' },
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
-    schemas: componentSchemas(policy),
+    schemas: { ...componentSchemas(policy), ...redeliverySchemas },
   },
   security: [{ apiKey: [] }],
-  paths: { ...triggerPaths, ...signalPaths, ...publicPaths },
+  paths: { ...triggerPaths, ...signalPaths, ...redeliveryPaths, ...publicPaths },
 });

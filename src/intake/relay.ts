@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { DispatchPlan, SignalEnvelope } from '../dispatch/types';
+import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../dispatch/types';
 import { Checkpoint, EventStore, StoredEvent } from '../event-store/port';
 import { Logger } from '../logger';
 import { acquireLease, Lease, renewLease } from './relay-lease';
-import { refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from './signal-record';
+import { Redelivery, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from './signal-record';
+import type { RedeliveryStart } from '../temporal/dispatch-client';
 import { isTransient } from './transient';
 
 export interface RelayOptions {
   readonly store: EventStore;
-  /** Starts one signal's dispatch; the same signal again must start nothing new (workflow id). */
-  readonly start: (signal: SignalEnvelope, plan: DispatchPlan) => Promise<unknown>;
+  /** Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id). */
+  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart) => Promise<unknown>;
   readonly log: Logger;
   /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
   readonly leaseMs?: number;
@@ -31,6 +32,18 @@ const MAX_BACKOFF_MS = 5000;
 const CHECKPOINT_SAVE_MS = 200;
 
 class LeaseLost extends Error {}
+
+/** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
+const startsDispatch = (e: StoredEvent) => e.type === REDELIVERY_REQUESTED
+  || (e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
+
+/** The signal (a redelivery reads it from its stream's first event) and the redelivery, if it is one. */
+const requestOf = async (store: EventStore, event: StoredEvent): Promise<{ record: SignalRecord; redelivery?: Redelivery } | undefined> => {
+  if (event.type === SIGNAL_ACCEPTED) return { record: event.data as unknown as SignalRecord };
+  // Past the retention window the acceptance may be gone before its last redelivery: nothing to send.
+  const accepted = (await store.read(event.streamId)).find((e) => e.type === SIGNAL_ACCEPTED);
+  return accepted && { record: accepted.data as unknown as SignalRecord, redelivery: event.data as unknown as Redelivery };
+};
 
 /**
  * Starts the dispatch of every stored signal that matched something, in the order stored, from
@@ -55,21 +68,25 @@ export const startRelay = (o: RelayOptions): Relay => {
     sleepers.add(done);
   });
 
-  /** One signal: retried while Temporal is away; a refusal for good is recorded on the signal. */
+  /** One dispatch: retried while Temporal is away; a refusal for good is recorded on the signal. */
   const startOne = async (event: StoredEvent) => {
-    const record = event.data as unknown as SignalRecord;
+    const request = await requestOf(o.store, event);
+    if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
+    const { record, redelivery } = request;
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       if (stopped || !lease) throw new LeaseLost();
       try {
         // Stopping waits for a start in flight; the dispatch client bounds each one (5 s).
-        await o.start(record.signal, record.plan);
+        await o.start(record.signal, redelivery?.plan ?? record.plan, redelivery && {
+          workflowId: redelivery.workflow_id, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
+        });
         waiting = undefined;
         return;
       } catch (e) {
         waiting = e instanceof Error ? e.message : String(e);
         if (!isTransient(e) && tries >= PERMANENT_TRIES) {
           o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
-          await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300))], 'any');
+          await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300), redelivery?.number)], 'any');
           return;
         }
         if (tries === 1) o.log.warn('could not start a dispatch; retrying', { signal_id: record.signal.id, error: waiting });
@@ -93,7 +110,7 @@ export const startRelay = (o: RelayOptions): Relay => {
   }));
 
   const relayBatch = async (events: readonly StoredEvent[]) => {
-    const toStart = events.filter((e) => e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
+    const toStart = events.filter(startsDispatch);
     let next = 0;
     const lane = async () => { while (next < toStart.length) await startOne(toStart[next++]!); };
     await Promise.all(Array.from({ length: Math.min(concurrency, toStart.length) }, lane));

@@ -1,4 +1,4 @@
-import type { DispatchPlan, SignalEnvelope } from '../dispatch/types';
+import type { DispatchPlan, RedeliveryMode, SignalEnvelope } from '../dispatch/types';
 import type { NewEvent, StoredEvent } from '../event-store/port';
 
 /** Each accepted signal is the stream `signal-<id>`: its first event is the acceptance. */
@@ -7,6 +7,8 @@ export const signalStreamOf = (signalId: string) => `signal-${signalId}`;
 export const SIGNAL_ACCEPTED = 'SignalAccepted';
 /** The relay gave up starting the signal's dispatch (Temporal refused it for good). */
 export const DISPATCH_REFUSED = 'SignalDispatchRefused';
+/** A new dispatch of some of the signal's actions was asked for; the relay starts it. */
+export const REDELIVERY_REQUESTED = 'SignalRedeliveryRequested';
 
 /** A trigger that watches the signal's content type but did not match it, and why. */
 export interface NotMatched {
@@ -30,7 +32,32 @@ export const acceptedEvent = (record: SignalRecord, acceptedAt: Date): NewEvent 
   type: SIGNAL_ACCEPTED, data: record as unknown as Record<string, unknown>, metadata: { accepted_at: acceptedAt.toISOString() },
 });
 
-export const refusedEvent = (reason: string): NewEvent => ({ type: DISPATCH_REFUSED, data: { reason }, metadata: { refused_at: new Date().toISOString() } });
+/** `redelivery`: the number of the redelivery refused, absent for the signal's own dispatch. */
+export const refusedEvent = (reason: string, redelivery?: number): NewEvent => ({
+  type: DISPATCH_REFUSED, data: { reason, ...(redelivery === undefined ? {} : { redelivery }) }, metadata: { refused_at: new Date().toISOString() },
+});
+
+/** One redelivery of a signal: its own workflow, linked from the signal's stream. */
+export interface Redelivery {
+  /** 1, 2, …: the order asked for; part of the workflow id. */
+  number: number;
+  workflow_id: string;
+  mode: RedeliveryMode;
+  /** The delivery ids it sends (each keeps its `webhook-id`). */
+  delivery_ids: string[];
+  /** The actions as planned for it: the original's versions (`as_dispatched`) or the current ones. */
+  plan: DispatchPlan;
+}
+
+export const redeliveryEvent = (r: Redelivery, requestedAt: Date): NewEvent => ({
+  type: REDELIVERY_REQUESTED, data: r as unknown as Record<string, unknown>, metadata: { requested_at: requestedAt.toISOString() },
+});
+
+export interface StoredRedelivery extends Redelivery {
+  requestedAt: string;
+  position: bigint;
+  refused?: string;
+}
 
 export interface StoredSignal {
   record: SignalRecord;
@@ -38,17 +65,29 @@ export interface StoredSignal {
   position: bigint;
   /** Why the dispatch could not be started, when the relay gave up. */
   refused?: string;
+  /** The stream's revision, for appending a redelivery after it. */
+  revision: bigint;
+  redeliveries: StoredRedelivery[];
 }
 
 /** The stored signal from its stream's events, or undefined for none. */
 export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined => {
   const accepted = events.find((e) => e.type === SIGNAL_ACCEPTED);
   if (!accepted) return undefined;
-  const refused = events.find((e) => e.type === DISPATCH_REFUSED)?.data.reason;
+  const refusals = events.filter((e) => e.type === DISPATCH_REFUSED);
+  const refusedOf = (redelivery?: number) => refusals.find((e) => e.data.redelivery === redelivery)?.data.reason;
+  const refused = refusedOf();
+  const redeliveries = events.filter((e) => e.type === REDELIVERY_REQUESTED).map((e): StoredRedelivery => {
+    const r = e.data as unknown as Redelivery;
+    const why = refusedOf(r.number);
+    return { ...r, requestedAt: String(e.metadata.requested_at), position: e.position, ...(typeof why === 'string' ? { refused: why } : {}) };
+  });
   return {
     record: accepted.data as unknown as SignalRecord,
     acceptedAt: String(accepted.metadata.accepted_at),
     position: accepted.position,
     ...(typeof refused === 'string' ? { refused } : {}),
+    revision: events[events.length - 1]!.revision,
+    redeliveries,
   };
 };

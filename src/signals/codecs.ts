@@ -17,7 +17,7 @@ const TIMESTAMP_RE = new RegExp(TIMESTAMP);
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
 const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
-const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
+export const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
   (s) => (isTimestamp(s) ? undefined : 'must be an RFC 3339 timestamp'));
 
 export const SignalInput = closed('Signal',

@@ -1,9 +1,9 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RetrySettings, SignalEnvelope } from '../dispatch/types';
+import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RedeliveryMode, RetrySettings, SignalEnvelope } from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
-import { ContentType, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
+import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../intake/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../limits';
 
@@ -16,6 +16,12 @@ export interface DispatchView {
   reason?: string;
   not_matched?: NotMatched[];
   not_matched_truncated?: boolean;
+  redeliveries?: Array<{ number: number; workflow_id: string; mode: string; delivery_ids: string[]; requested_at: string }>;
+  /** On a redelivery's view: the dispatch it redelivers, and how. */
+  redelivery_of?: string;
+  number?: number;
+  mode?: string;
+  requested_at?: string;
   triggers: Array<{ trigger_id: string; version: number }>;
   actions: Array<{
     delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
@@ -26,11 +32,19 @@ export interface DispatchView {
 export interface DispatchClient {
   /** The matching triggers and their actions, from the API's read model. */
   plan(signal: SignalEnvelope): DispatchPlan;
-  /** Starts the signal's workflow with its plan; the same signal id never starts a second one. */
-  start(signal: SignalEnvelope, plan: DispatchPlan): Promise<{ workflowId: string; duplicate: boolean }>;
-  status(signalId: string): Promise<DispatchView | undefined>;
+  /**
+   * Starts the signal's workflow with its plan (or, for a redelivery, the redelivery's workflow);
+   * the same workflow id never starts a second one.
+   */
+  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart): Promise<{ workflowId: string; duplicate: boolean }>;
+  /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
+  status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
+  /** Workflow ids of dispatches started since `since` in which an action of the trigger failed for good, newest first. */
+  failedSince(triggerId: string, since: Date, max: number): Promise<string[]>;
   reachable(): Promise<boolean>;
 }
+
+export interface RedeliveryStart { workflowId: string; of: { workflowId: string; mode: RedeliveryMode } }
 
 const REACHABLE_DEADLINE_MS = 2000;
 const START_DEADLINE_MS = 5000;
@@ -43,9 +57,9 @@ const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.
   ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
   : undefined);
 
-export const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = []): DispatchView => ({
+export const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = [], workflowId = workflowIdOf(signalId)): DispatchView => ({
   id: signalId,
-  workflow_id: workflowIdOf(signalId),
+  workflow_id: workflowId,
   state,
   triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version })),
   actions: (status?.actions ?? []).map((a: ActionOutcome) => {
@@ -71,14 +85,16 @@ export interface DispatchClientOptions {
 
 export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions): DispatchClient => ({
   plan: options.plan,
-  start: async (signal, plan) => {
-    const workflowId = workflowIdOf(signal.id);
+  start: async (signal, plan, redelivery) => {
+    const workflowId = redelivery?.workflowId ?? workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
       // Bounded, retries included: a start never hangs on a server that does not answer, and
       // none is still retrying after its caller stopped (the relay tries again itself).
       await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('dispatchSignal', {
-        taskQueue, workflowId, args: [{ signal, retry, plan, attemptsAs: attemptsAsFor(plan) }],
+        taskQueue, workflowId, args: [{
+          signal, retry, plan, attemptsAs: attemptsAsFor(plan), marksFailed: true, ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
+        }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
         requestEagerStart: options.eagerStart ?? false,
@@ -94,18 +110,28 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       throw e;
     }
   },
-  status: async (signalId) => {
-    const handle = client.workflow.getHandle(workflowIdOf(signalId));
+  status: async (signalId, workflowId = workflowIdOf(signalId)) => {
+    const handle = client.workflow.getHandle(workflowId);
     let description;
     try { description = await handle.describe(); } catch (e) {
       if (e instanceof WorkflowNotFoundError) return undefined;
       throw e;
     }
     const state = description.status.name.toLowerCase();
-    if (state === 'completed') return viewOf(signalId, 'completed', await handle.result() as DispatchStatus);
-    if (state !== 'running') return viewOf(signalId, state, undefined);
+    if (state === 'completed') return viewOf(signalId, 'completed', await handle.result() as DispatchStatus, [], workflowId);
+    if (state !== 'running') return viewOf(signalId, state, undefined, [], workflowId);
     const status = await handle.query<DispatchStatus>('status').catch(() => undefined);
-    return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[]);
+    return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[], workflowId);
+  },
+  failedSince: async (triggerId, since, max) => {
+    const ids: string[] = [];
+    // Ids are UUIDs or our own id syntax and the time is ISO: nothing to escape in the query.
+    const query = `${FailedTriggerIds.name} = '${triggerId}' AND StartTime >= '${since.toISOString()}'`;
+    for await (const w of client.workflow.list({ query, pageSize: Math.min(max, 1000) })) {
+      ids.push(w.workflowId);
+      if (ids.length >= max) break;
+    }
+    return ids;
   },
   reachable: async () => {
     // Bounded: a connection retrying an unreachable server would otherwise hold /readyz for seconds.

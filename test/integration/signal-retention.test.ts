@@ -31,7 +31,7 @@ test('past the window signals and delivery records are removed from the store (a
     await waitForDispatch(h.app, 'kept-1');
     await waitForDispatch(h.app, 'kept-2');
     // The small dispatch sent its first attempt locally, so the delivered ledger has it.
-    expect((await h.store.read('delivered-kept-1')).map((e) => e.type)).toEqual(['ActionDelivered']);
+    expect((await h.store.read('delivered-signal-kept-1')).map((e) => e.type)).toEqual(['ActionDelivered']);
     // Within the window: kept, and the same id is a duplicate.
     const within = startRetention(h.store, 60_000, silentLogger);
     await within.sweep();
@@ -44,7 +44,7 @@ test('past the window signals and delivery records are removed from the store (a
     await past.stop();
     // The unmatched one is gone; the dispatched one is still told by its workflow (Temporal keeps it for its own retention).
     await request(h.app).get('/api/signals/kept-2').expect(404);
-    expect(await h.store.read('delivered-kept-1')).toEqual([]);
+    expect(await h.store.read('delivered-signal-kept-1')).toEqual([]);
     const told = (await request(h.app).get('/api/signals/kept-1').expect(200)).body;
     expect(told).toMatchObject({ state: 'completed' });
     expect(told.accepted_at).toBeUndefined();

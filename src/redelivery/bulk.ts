@@ -1,0 +1,31 @@
+import { signalIdOfWorkflow } from '../dispatch/types';
+import { MAX_BULK_REDELIVERIES } from '../limits';
+import { RedeliveryDeps, requestRedelivery } from './redeliver';
+
+export interface BulkRedelivered {
+  /** Signals whose failed actions of the trigger were queued for a redelivery. */
+  redelivered: number;
+  /** Signals found failed but not redelivered, by reason: a dispatch still running or queued, nothing left to send, no longer stored. */
+  skipped: { busy: number; nothing_left: number; not_stored: number };
+  /** More failed dispatches matched than one request handles (MAX_BULK_REDELIVERIES): ask again. */
+  truncated: boolean;
+}
+
+/**
+ * Every signal with a dispatch since `since` in which an action of the trigger failed for good
+ * (Temporal visibility: `FailedTriggerIds`), redelivered as dispatched: the trigger's actions that
+ * no dispatch of the signal delivered. Asking again skips what is already redelivered.
+ */
+export const redeliverFailed = async (deps: RedeliveryDeps, triggerId: string, since: Date): Promise<BulkRedelivered> => {
+  const workflowIds = await deps.dispatch.failedSince(triggerId, since, MAX_BULK_REDELIVERIES + 1);
+  const signalIds = [...new Set(workflowIds.map(signalIdOfWorkflow))];
+  const counts: BulkRedelivered = { redelivered: 0, skipped: { busy: 0, nothing_left: 0, not_stored: 0 }, truncated: signalIds.length > MAX_BULK_REDELIVERIES };
+  for (const signalId of signalIds.slice(0, MAX_BULK_REDELIVERIES)) {
+    const r = await requestRedelivery(deps, signalId, { mode: 'as_dispatched', triggerId });
+    if (r.outcome === 'queued') counts.redelivered++;
+    else if (r.outcome === 'busy') counts.skipped.busy++;
+    else if (r.outcome === 'unknown') counts.skipped.not_stored++;
+    else counts.skipped.nothing_left++;
+  }
+  return counts;
+};
