@@ -5,6 +5,7 @@ import { delayAfter } from '../../src/dispatch/retry-schedule';
 import type { TriggerDefinition } from '../../src/triggers/codecs';
 import type { Logger } from '../../src/logger';
 import { DefinitionAt } from './definition-at';
+import type { OutcomeRecorder } from './breaker';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 
@@ -41,6 +42,8 @@ export interface PipelineDeps {
   readonly definitionAt: DefinitionAt;
   readonly dynamicValues: DynamicValueSource;
   readonly log: Logger;
+  /** The circuit breaker: told each delivery and each final failure. */
+  readonly breaker?: OutcomeRecorder;
 }
 
 /** An action ready to send: its entry, the rendered body, and a renderer for its string maps. */
@@ -115,6 +118,7 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
     result = e.attempt;
   }
   const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };
+  await deps.breaker?.(args.plan, result, result.outcome === 'fail' || attempt >= args.retry.maxAttempts);
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
     return { attempt, warnings, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };

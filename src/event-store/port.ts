@@ -32,10 +32,11 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
 
 /**
  * Streams fall into categories by the part of their id before the first `-` (as KurrentDB's
- * `$ce-` streams do): `action_trigger-<id>` (never removed) and `signal-<id>` (kept for the
- * retention window). Subscriptions and head positions are per category.
+ * `$ce-` streams do): `action_trigger-<id>` (never removed), `signal-<id>` (kept for the
+ * retention window) and `breaker-<trigger id>` (a trigger's circuit breaker, truncated as its
+ * runs of failures end). Subscriptions and head positions are per category.
  */
-export type Category = 'action_trigger' | 'signal';
+export type Category = 'action_trigger' | 'signal' | 'breaker';
 
 export interface SubscribeOptions {
   /** Default `action_trigger`. */
