@@ -71,6 +71,10 @@ test('3 consecutive failed dispatches deactivate the trigger: event with reason 
   expect(logged).toEqual([expect.objectContaining({ level: 'warn', trigger_id: trigger.id, action: `webhook 0 (${rx.url('/n')})`, reason })]);
   expect(logLines.filter((l) => l.includes('circuit breaker')).join('\n')).not.toContain('s3cret');
 
+  // The resource sent back as it was read: deactivated_reason is a server field, ignored; nothing changes.
+  const same = (await request(h.app).put(`/api/action-triggers/${trigger.id}`).send(off).expect(200)).body as Record<string, unknown>;
+  expect([same.version, same.deactivated_reason]).toEqual([2, reason]);
+
   // Inactive: a 4th signal matches nothing.
   expect((await dispatchOnce(h.app, 'breaker-n')).state).toBe('unmatched');
   expect(rx.on('/n?token=s3cret')).toHaveLength(6);
