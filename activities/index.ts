@@ -1,4 +1,4 @@
-import { Config } from '../src/config';
+import { breakerSettingsOf, Config } from '../src/config';
 import { EventStore } from '../src/event-store/port';
 import { Logger } from '../src/logger';
 import { ReadModel } from '../projections/read-model';
@@ -7,6 +7,7 @@ import { boundWarnings } from '../src/dispatch/bounds';
 import { ActionArgs, Channel, PipelineDeps, runAttempt } from './delivery/attempt';
 import { createDefinitionAt } from './delivery/definition-at';
 import { createDeliveredLedger } from './delivery/delivered-ledger';
+import { createBreaker } from './delivery/breaker';
 import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
 import { Connections } from './publishers/connections';
@@ -32,8 +33,10 @@ const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => async (args: 
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps) => {
+  const definitionAt = createDefinitionAt(deps.store);
+  const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });
   const pipeline: PipelineDeps = {
-    definitionAt: createDefinitionAt(deps.store), dynamicValues: deps.dynamicValues, ledger: createDeliveredLedger(deps.store, deps.log), log: deps.log,
+    definitionAt, dynamicValues: deps.dynamicValues, ledger: createDeliveredLedger(deps.store, deps.log), log: deps.log, breaker,
   };
   return {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),

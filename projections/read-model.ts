@@ -62,18 +62,19 @@ export interface ReadModelOptions {
   readonly maxPageBytes?: number;
 }
 
-interface Row { id: string; definition: string; version: number; created_at: string; updated_at: string; json: string }
+interface Row { id: string; definition: string; version: number; created_at: string; updated_at: string; json: string; deactivated_reason: string | null }
 
 const rowToView = (r: Row): TriggerView => ({
   id: r.id, definition: JSON.parse(r.definition), version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  ...(r.deactivated_reason === null ? {} : { deactivated_reason: r.deactivated_reason }),
 });
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT);
   CREATE TABLE IF NOT EXISTS trigger_keys (
     trigger_id TEXT NOT NULL, signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL);
   CREATE UNIQUE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id, signal, app_label, model_name);
@@ -93,10 +94,10 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const q = {
     getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
     getJson: db.prepare<[string], { json: string; version: number }>('SELECT json, version FROM triggers WHERE id = ?'),
-    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json)
-      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json)
+    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason)
+      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason)
       ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
-        definition = @definition, json = @json`),
+        definition = @definition, json = @json, deactivated_reason = @deactivated_reason`),
     remove: db.prepare('DELETE FROM triggers WHERE id = ?'),
     removeKeys: db.prepare('DELETE FROM trigger_keys WHERE trigger_id = ?'),
     addKey: db.prepare('INSERT OR IGNORE INTO trigger_keys VALUES (?, ?, ?, ?)'),
@@ -119,7 +120,8 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const save = (view: TriggerView) => {
     const d = view.definition;
     q.upsert.run({ id: view.id, active: d.active ? 1 : 0, version: view.version, created_at: view.created_at,
-      updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)) });
+      updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)),
+      deactivated_reason: view.deactivated_reason ?? null });
     q.removeKeys.run(view.id);
     for (const { signal } of d.config_signals) {
       for (const ct of d.content_types) q.addKey.run(view.id, signal, contentTypePart(ct.app_label), contentTypePart(ct.model_name));

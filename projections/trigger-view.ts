@@ -9,6 +9,8 @@ export interface TriggerView {
   readonly version: number;
   readonly created_at: string;
   readonly updated_at: string;
+  /** Why the service deactivated it (the circuit breaker); absent otherwise. */
+  readonly deactivated_reason?: string;
 }
 
 export interface EventPlace {
@@ -23,7 +25,8 @@ export interface EventPlace {
  */
 export const evolveView = (view: TriggerView | undefined, event: TriggerEvent, at: EventPlace): TriggerView | null | undefined => {
   if (view !== undefined && at.revision < view.version) return view;
-  const before = view === undefined ? { status: 'absent' as const } : { status: 'live' as const, definition: view.definition };
+  const before = view === undefined ? { status: 'absent' as const }
+    : { status: 'live' as const, definition: view.definition, ...reasonOf(view.deactivated_reason) };
   const after = evolve(before, event);
   if (after.status !== 'live') return null;
   return {
@@ -32,8 +35,11 @@ export const evolveView = (view: TriggerView | undefined, event: TriggerEvent, a
     version: at.revision + 1,
     created_at: view?.created_at ?? at.occurred_at,
     updated_at: at.occurred_at,
+    ...(after.deactivatedReason === undefined ? {} : { deactivated_reason: after.deactivatedReason }),
   };
 };
+
+const reasonOf = (reason: string | undefined) => (reason === undefined ? {} : { deactivatedReason: reason });
 
 /** The JSON body of a trigger resource, fields in a stable order. */
 export const toResource = (view: TriggerView) => {
@@ -45,6 +51,7 @@ export const toResource = (view: TriggerView) => {
     webhooks: d.webhooks,
     msg_broker_queues: d.msg_broker_queues,
     active: d.active,
+    ...(view.deactivated_reason === undefined ? {} : { deactivated_reason: view.deactivated_reason }),
     ...(d.payload === undefined ? {} : { payload: d.payload }),
     version: view.version,
     created_at: view.created_at,

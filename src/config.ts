@@ -6,6 +6,7 @@ import { FieldError, toFieldErrors } from './validation/field-errors';
 import { BrokerOverrides, contentTypeKey, TriggerPolicy } from './triggers/policy';
 import type { ContentType } from './triggers/codecs';
 import type { RetrySettings } from './dispatch/types';
+import type { BreakerSettings } from './breaker/state';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
 import { brokerSettingsProblems, splitSettingsPath } from './triggers/broker-settings';
@@ -80,6 +81,9 @@ export const ConfigFile = closed('Config', {}, {
   api_keys: arrayOf(ApiKey),
   signing_secret: NonEmptyString,
   signals: closed('Signals', {}, { retention_days: positive('Days') }),
+  breaker: closed('Breaker', {}, {
+    consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
+    failing_for_hours: positive('Hours') }),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 export type Broker = t.TypeOf<typeof Broker>;
@@ -243,4 +247,13 @@ export const retrySettingsOf = (config: Config): RetrySettings => ({
   backoffCoefficient: config.file.retry?.backoff_coefficient ?? 2,
   maxIntervalSecs: config.file.retry?.max_interval_secs ?? 36000,
   maxAttempts: config.file.retry?.max_attempts ?? 20,
+});
+
+/**
+ * When the circuit breaker deactivates a trigger: an action failed every attempt of 100
+ * consecutive dispatches, or for 120 hours (5 days), as the Standard Webhooks recommendation has it.
+ */
+export const breakerSettingsOf = (config: Config): BreakerSettings => ({
+  consecutiveFailures: config.file.breaker?.consecutive_failures ?? 100,
+  failingForMs: (config.file.breaker?.failing_for_hours ?? 120) * 3_600_000,
 });

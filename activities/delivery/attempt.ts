@@ -6,6 +6,7 @@ import type { TriggerDefinition } from '../../src/triggers/codecs';
 import type { Logger } from '../../src/logger';
 import { DefinitionAt } from './definition-at';
 import type { DeliveredLedger } from './delivered-ledger';
+import type { OutcomeRecorder } from './breaker';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 
@@ -47,6 +48,8 @@ export interface PipelineDeps {
   readonly dynamicValues: DynamicValueSource;
   readonly ledger: DeliveredLedger;
   readonly log: Logger;
+  /** The circuit breaker: told each delivery and each final failure. */
+  readonly breaker?: OutcomeRecorder;
 }
 
 /** An action ready to send: its entry, the rendered body, and a renderer for its string maps. */
@@ -134,9 +137,12 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
     const receipt = { attempt, warnings: boundWarnings(warnings), ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+    // The ledger first: it is what keeps a lost workflow task from sending again.
     if (args.ledger) await deps.ledger.record(dispatchId, args.plan.deliveryId, receipt);
+    await deps.breaker?.(args.plan, result, true);
     return receipt;
   }
+  await deps.breaker?.(args.plan, result, result.outcome === 'fail' || attempt >= args.retry.maxAttempts);
   deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });
   const message = boundText(result.reason);
   const details = { attempt, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };

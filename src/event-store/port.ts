@@ -33,13 +33,14 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
 /**
  * Streams fall into categories by the part of their id before the first `-` (as KurrentDB's
  * `$ce-` streams do): `action_trigger-<id>` (never removed), `signal-<id>` and
- * `delivered-<signal id>` (kept for the retention window). Subscriptions and head positions are
- * per category.
+ * `delivered-<workflow id>` (kept for the retention window), and `breaker-<trigger id>` (a
+ * trigger's circuit breaker, truncated as its runs of failures end). Subscriptions and head
+ * positions are per category.
  */
-export type Category = 'action_trigger' | 'signal' | 'delivered';
+export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker';
 
 /** The categories removed after the retention window. */
-export type Retained = Exclude<Category, 'action_trigger'>;
+export type Retained = 'signal' | 'delivered';
 
 export interface SubscribeOptions {
   /** Default `action_trigger`. */

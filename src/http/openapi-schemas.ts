@@ -78,6 +78,8 @@ const serverFields = (idReadOnly: boolean): Record<string, Schema> => ({
   version: { type: 'integer', readOnly: true },
   created_at: { type: 'string', format: 'date-time', readOnly: true },
   updated_at: { type: 'string', format: 'date-time', readOnly: true },
+  deactivated_reason: { type: 'string', readOnly: true, description: 'Present while the service keeps the trigger inactive: why the circuit '
+    + 'breaker deactivated it, naming the failing action (a PATCH {"active": true} clears it)' },
 });
 
 const PROBLEM: Schema = { type: 'object', required: ['type', 'title', 'status'], properties: {
@@ -136,7 +138,8 @@ export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> 
       properties: { ...serverFields(false), ...fields } },
     TriggerEvent: { type: 'object', required: ['type', 'version', 'data', 'metadata'], properties: {
       type: { enum: ['TriggerCreated', 'TriggerUpdated', 'TriggerActivated', 'TriggerDeactivated', 'TriggerDeleted'] },
-      version: { type: 'integer' }, data: { type: 'object' },
+      version: { type: 'integer' },
+      data: { type: 'object', description: 'A TriggerDeactivated by the circuit breaker holds `reason`, and its metadata.actor is `system:circuit-breaker`' },
       metadata: { type: 'object', properties: { actor: { type: 'string' }, request_id: { type: 'string' }, occurred_at: { type: 'string', format: 'date-time' } } } } },
     Signal: SIGNAL,
     SignalBatch: { oneOf: [ref('Signal'), { type: 'array', minItems: 1, maxItems: MAX_SIGNALS_PER_REQUEST, items: ref('Signal') }] },

@@ -61,6 +61,7 @@ const triggerPaths = {
     put: { summary: 'Replace a trigger', operationId: 'replaceTrigger', parameters: [ifMatch], requestBody: body('TriggerInput'),
       responses: { 200: triggerResponse('Replaced'), ...writeErrors, ...conditional } },
     patch: { summary: 'Change some fields (JSON merge patch over the definition; the result is validated as a whole)', operationId: 'patchTrigger',
+      description: '`{"active": true}` reactivates a trigger, also one the circuit breaker deactivated: its `deactivated_reason` goes and its failures count from zero again.',
       parameters: [ifMatch], requestBody: { required: true, content: { 'application/merge-patch+json': { schema: ref('TriggerPatch') }, ...json(ref('TriggerPatch')) } },
       responses: { 200: triggerResponse('Patched'), ...writeErrors, ...conditional } },
     delete: { summary: 'Delete a trigger (its history stays)', operationId: 'deleteTrigger', parameters: [ifMatch],
@@ -113,7 +114,10 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
   openapi: '3.1.0',
   info: { title: 'action-triggers', version: '0.1.0',
     description: 'Triggers bind model lifecycle signals to webhooks and broker messages. Every change is kept as an event. '
-      + 'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path.' },
+      + 'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path. '
+      + 'A circuit breaker deactivates a trigger whose action failed every attempt of `breaker.consecutive_failures` consecutive dispatches '
+      + '(default 100), kept failing for `breaker.failing_for_hours` (default 120), or whose webhook answered 410 Gone: a TriggerDeactivated '
+      + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`.' },
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
     schemas: { ...componentSchemas(policy), ...redeliverySchemas },

@@ -49,7 +49,7 @@ export interface TriggerDefinition {
 /** A decoded request body: the definition plus the `id` a client may send back. */
 export interface TriggerInput { id?: string; definition: TriggerDefinition }
 
-export const READ_ONLY_FIELDS = ['id', 'version', 'created_at', 'updated_at'] as const;
+export const READ_ONLY_FIELDS = ['id', 'version', 'created_at', 'updated_at', 'deactivated_reason'] as const;
 
 /** An `app_label` or `model_name`, in triggers and in signals alike. */
 export const ContentTypePart = checked(NonEmptyString, 'ContentTypePart',

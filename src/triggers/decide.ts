@@ -8,7 +8,9 @@ import { deepEqual } from '../json/deep-equal';
 export type TriggerCommand =
   | { type: 'CreateTrigger'; data: { trigger_id: string; definition: TriggerDefinition } }
   | { type: 'ReplaceTrigger'; data: { trigger_id: string; definition: TriggerDefinition } }
-  | { type: 'DeleteTrigger'; data: { trigger_id: string } };
+  | { type: 'DeleteTrigger'; data: { trigger_id: string } }
+  /** The service's own deactivation (the circuit breaker); already inactive: no event. */
+  | { type: 'DeactivateTrigger'; data: { trigger_id: string; reason: string } };
 
 /** A replacement that changes only `active` is recorded as (de)activation; no change, no event. */
 const replace = (trigger_id: string, before: TriggerDefinition, after: TriggerDefinition): TriggerEvent[] => {
@@ -35,6 +37,11 @@ export const decide = (command: TriggerCommand, state: TriggerState): E.Either<D
       return state.status === 'live'
         ? E.right([{ type: 'TriggerDeleted', data: { schema_version: SCHEMA_VERSION, trigger_id: id } }])
         : E.left({ _tag: 'NotFound', ids: [id] });
+    case 'DeactivateTrigger':
+      if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
+      return E.right(state.definition.active
+        ? [{ type: 'TriggerDeactivated', data: { schema_version: SCHEMA_VERSION, trigger_id: id, reason: command.data.reason } }]
+        : []);
     default: {
       const _never: never = command;
       return E.left({ _tag: 'NotFound', ids: [] });

@@ -7,7 +7,8 @@ export type TriggerEvent =
   | { type: 'TriggerCreated'; data: { schema_version: number; trigger_id: string; definition: TriggerDefinition } }
   | { type: 'TriggerUpdated'; data: { schema_version: number; trigger_id: string; definition: TriggerDefinition } }
   | { type: 'TriggerActivated'; data: { schema_version: number; trigger_id: string } }
-  | { type: 'TriggerDeactivated'; data: { schema_version: number; trigger_id: string } }
+  /** `reason`: set when the service deactivated it (the circuit breaker), naming the failing action. */
+  | { type: 'TriggerDeactivated'; data: { schema_version: number; trigger_id: string; reason?: string } }
   | { type: 'TriggerDeleted'; data: { schema_version: number; trigger_id: string } };
 
 export interface EventMetadata {

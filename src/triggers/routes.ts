@@ -33,7 +33,8 @@ const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result:
   await settle(deps, result.position);
   const { state, version, createdAt, updatedAt } = result;
   if (state.status !== 'live') return sendProblem(res, problem(404, `no trigger with id ${id}`));
-  const view = { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt };
+  const view = { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt,
+    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }) };
   sendJson(res, status, JSON.stringify(toResource(view)), { ETag: etagOf(version) });
 };
 

@@ -100,8 +100,12 @@ export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcaste
     case 'TriggerCreated':
     case 'TriggerUpdated':
       return { type: raw.type, data: { schema_version, trigger_id, definition: toDefinition(decodeOrThrow(StoredDefinition, up.definition, fail)) } };
+    case 'TriggerDeactivated': {
+      // `reason` is optional and additive: no schema_version step (older builds drop it).
+      const { reason } = decodeOrThrow(optional({ reason: t.string }), up, fail);
+      return { type: raw.type, data: { schema_version, trigger_id, ...(reason === undefined ? {} : { reason }) } };
+    }
     case 'TriggerActivated':
-    case 'TriggerDeactivated':
     case 'TriggerDeleted':
       return { type: raw.type, data: { schema_version, trigger_id } };
     default:

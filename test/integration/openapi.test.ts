@@ -63,3 +63,12 @@ test('a configured broker\'s name says its type and what a trigger may set on it
   expect(queue.name.description).toContain('`events`: kafka; a trigger may set conn_details: none; parameters: any key');
   expect(queue.parameters.description).toContain('#/components/schemas/BrokerTypes');
 });
+
+test('the trigger resource documents deactivated_reason as a read-only server field, and the breaker in the TriggerDeactivated event', () => {
+  const schemas = buildOpenApiDocument(policyOf(configFrom({}))).components.schemas as Schemas;
+  for (const name of ['Trigger', 'TriggerInput', 'TriggerReplacement', 'TriggerPatch']) {
+    expect([name, schemas[name].properties.deactivated_reason]).toEqual([name, expect.objectContaining({ type: 'string', readOnly: true })]);
+  }
+  expect(schemas.Trigger.required).not.toContain('deactivated_reason');
+  expect(schemas.TriggerEvent.properties.data.description).toContain('system:circuit-breaker');
+});

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, configFrom, loadConfig, policyOf } from '../../src/config';
+import { breakerSettingsOf, ConfigError, configFrom, loadConfig, policyOf } from '../../src/config';
 
 const errorsOf = (f: () => unknown) => {
   try { f(); } catch (e) { if (e instanceof ConfigError) return e.errors; throw e; }
@@ -61,4 +61,12 @@ test('webhook_url_patterns compile anchored at the start of the URL, not at its 
   const [p] = policyOf(configFrom({ webhook_url_patterns: ['https://example\\.com/'] })).webhookUrlPatterns;
   expect(p?.sticky).toBe(true);
   expect(policyOf(configFrom({})).allowPrivateTargets).toBe(false);
+});
+
+test('breaker: defaults 100 consecutive failures and 120 hours; fractional hours allowed; bad values named by path', () => {
+  expect(breakerSettingsOf(configFrom({}))).toEqual({ consecutiveFailures: 100, failingForMs: 120 * 3_600_000 });
+  expect(breakerSettingsOf(configFrom({ breaker: { consecutive_failures: 3, failing_for_hours: 0.001 } })))
+    .toEqual({ consecutiveFailures: 3, failingForMs: 3600 });
+  const errors = errorsOf(() => configFrom({ breaker: { consecutive_failures: 2.5, failing_for_hours: 0, after: 1 } }));
+  expect(errors.map((e) => e.path).sort()).toEqual(['breaker.after', 'breaker.consecutive_failures', 'breaker.failing_for_hours']);
 });
