@@ -5,9 +5,9 @@ import { ContentTypePart, SignalName } from '../triggers/codecs';
 export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
 
-const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',
+export const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',
   (s) => (SIGNAL_ID.test(s) ? undefined : 'must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)'));
-const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Instance',
+export const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Instance',
   (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
   (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>)
     : t.failure(u, c, u === undefined ? 'is required' : 'must be an object (the instance\'s attributes)')), t.identity);
@@ -17,7 +17,7 @@ const TIMESTAMP_RE = new RegExp(TIMESTAMP);
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
 const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
-const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
+export const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
   (s) => (isTimestamp(s) ? undefined : 'must be an RFC 3339 timestamp'));
 
 export const SignalInput = closed('Signal',
