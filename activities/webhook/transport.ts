@@ -93,7 +93,8 @@ export type TargetCheck = { kind: 'allowed' } | { kind: 'refused' } | { kind: 'u
  * peer check cannot run without connecting; it refuses only what these already refuse.
  */
 export const checkTarget = (url: string, { refuses = isPrivateAddress, timeoutMs = 5000 }: { refuses?: Refuses; timeoutMs?: number } = {}): Promise<TargetCheck> => {
-  const hostname = new URL(url).hostname;
+  let hostname: string;
+  try { hostname = new URL(url).hostname; } catch { return Promise.resolve({ kind: 'unresolved', reason: 'Invalid URL' }); }
   const host = bareHost(hostname);
   if (isIP(host)) return Promise.resolve(refuses(host) ? { kind: 'refused' } : { kind: 'allowed' });
   return new Promise((resolve) => {

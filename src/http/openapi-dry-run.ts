@@ -15,12 +15,12 @@ type Schema = Record<string, unknown>;
 
 /** A function: openapi-schemas.ts imports this module, so its constants are read only when called. */
 const signalFields = (): Record<string, Schema> => ({
-  signal: { enum: [...SIGNALS], description: 'One of the trigger\'s config_signals' },
+  signal: { enum: [...SIGNALS], description: 'Another than the trigger\'s config_signals is shown too, with would_dispatch false' },
   instance: { type: 'object', description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals` },
   id: { ...SIGNAL_ID_SCHEMA, description: `The signal id to render with (webhook-id, the envelope's signal_id). Default: ${DRY_RUN_SIGNAL_ID}` },
   occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP, description: 'Default: now' },
-  app_label: { ...CONTENT_TYPE_PART, description: 'One of the trigger\'s content types. Default: its first' },
-  model_name: { ...CONTENT_TYPE_PART, description: 'One of the trigger\'s content types. Default: its first' },
+  app_label: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type (another is shown too, with would_dispatch false)' },
+  model_name: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type' },
 });
 
 const strings: Schema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -58,7 +58,7 @@ export const dryRunSchemas = (): Record<string, Schema> => ({
     version: { type: ['integer', 'null'], description: 'null for a trigger body' },
     signal: { type: 'object', description: 'The signal rendered with, without its instance', properties: {
       id: { type: 'string' }, signal: { enum: [...SIGNALS] }, app_label: { type: 'string' }, model_name: { type: 'string' }, occurred_at: { type: 'string' } } },
-    would_dispatch: { type: 'boolean', description: 'False for an inactive trigger (not_dispatched_reason)' },
+    would_dispatch: { type: 'boolean', description: 'False when a dispatch of this signal would not reach the trigger: inactive, another signal or another content type (not_dispatched_reason)' },
     not_dispatched_reason: { type: 'string' },
     varies_per_attempt: { type: 'array', items: { type: 'string' }, description: 'Headers a real attempt sets at its own time' },
     actions: { type: 'array', items: ACTION } } },

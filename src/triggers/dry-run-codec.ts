@@ -26,26 +26,27 @@ export const unstoredDryRunCodec = (triggerInput: t.Decoder<unknown, TriggerInpu
   return closed('UnstoredDryRun', { trigger: Trigger, ...signalFields.required }, signalFields.optional);
 };
 
-/**
- * The signal envelope of a dry run, or what is wrong with the request against the trigger: the
- * signal must be one the trigger watches, the content type one of its own (default: its first),
- * and the whole signal within the limit POST /api/signals applies.
- */
+/** The signal envelope of a dry run (content type default: the trigger's first), or a signal over the limit POST /api/signals applies. */
 export const envelopeOf = (input: DryRunInput, definition: TriggerDefinition, now: Date): SignalEnvelope | FieldError[] => {
-  const errors: FieldError[] = [];
-  const watched = definition.config_signals.map((s) => s.signal);
-  if (!watched.includes(input.signal)) errors.push({ path: 'signal', message: `must be one of the trigger's signals: ${watched.join(', ')}` });
   const first = definition.content_types[0]!;
-  const app_label = input.app_label ?? first.app_label;
-  const model_name = input.model_name ?? first.model_name;
-  const key = contentTypeKey(app_label, model_name);
-  if (!definition.content_types.some((ct) => contentTypeKey(ct.app_label, ct.model_name) === key)) {
-    const known = definition.content_types.map((ct) => `${ct.app_label}.${ct.model_name}`).join(', ');
-    errors.push({ path: input.model_name === undefined ? 'app_label' : 'model_name', message: `must name one of the trigger's content types: ${known}` });
-  }
-  if (errors.length > 0) return errors;
-  const envelope: SignalEnvelope = { id: input.id ?? DRY_RUN_SIGNAL_ID, signal: input.signal, app_label, model_name,
+  const envelope: SignalEnvelope = { id: input.id ?? DRY_RUN_SIGNAL_ID, signal: input.signal,
+    app_label: input.app_label ?? first.app_label, model_name: input.model_name ?? first.model_name,
     instance: input.instance, occurred_at: input.occurred_at ?? now.toISOString() };
   const oversize = oversizeSignals([envelope], false);
   return oversize.length > 0 ? oversize : envelope;
+};
+
+/**
+ * Why a dispatch of this signal would not reach the trigger, as planning decides it (active,
+ * watched signal, watched content type), or undefined. The dry run still shows its actions.
+ */
+export const notDispatchedReason = (signal: SignalEnvelope, definition: TriggerDefinition): string | undefined => {
+  if (!definition.active) return 'the trigger is inactive: signals dispatch only active triggers';
+  const watched = definition.config_signals.map((s) => s.signal);
+  if (!watched.includes(signal.signal)) return `the trigger does not watch ${signal.signal} (it watches ${watched.join(', ')})`;
+  const key = contentTypeKey(signal.app_label, signal.model_name);
+  if (!definition.content_types.some((ct) => contentTypeKey(ct.app_label, ct.model_name) === key)) {
+    return `the trigger does not watch ${signal.app_label}.${signal.model_name} (it watches ${definition.content_types.map((ct) => `${ct.app_label}.${ct.model_name}`).join(', ')})`;
+  }
+  return undefined;
 };

@@ -7,7 +7,7 @@ import { isTriggerId } from '../http/request';
 import { toFieldErrors } from '../validation/field-errors';
 import type { TriggerDefinition } from './codecs';
 import { TriggerDeps } from './deps';
-import { DryRunInput, envelopeOf, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
+import { DryRunInput, envelopeOf, notDispatchedReason, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
 import { streamOf } from './events';
 import { webhookUrlProblem } from './webhook-url';
 
@@ -35,12 +35,13 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
   if (Array.isArray(envelope)) return sendProblem(res, invalid(envelope));
   const actions = await previewTrigger(deps.preview, { ...trigger, version: trigger.version ?? 0 }, envelope, now);
   const { instance: _instance, ...signal } = envelope;
+  const notDispatched = notDispatchedReason(envelope, trigger.definition);
   res.status(200).json({
     trigger_id: trigger.id,
     version: trigger.version,
     signal,
-    would_dispatch: trigger.definition.active,
-    ...(trigger.definition.active ? {} : { not_dispatched_reason: 'the trigger is inactive: signals dispatch only active triggers' }),
+    would_dispatch: notDispatched === undefined,
+    ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
     varies_per_attempt: ['webhook-timestamp', ...(deps.preview.signing ? ['webhook-signature'] : [])],
     actions,
   });

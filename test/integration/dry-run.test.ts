@@ -4,7 +4,7 @@ import { connect } from 'amqplib';
 import request from 'supertest';
 import { signatureOf } from '../../activities/webhook/signing';
 import { TARGET_REFUSED } from '../../activities/webhook/transport';
-import { MAX_RENDERED_CHARS } from '../../src/limits';
+import { MAX_DRY_RUN_BODY_CHARS, MAX_RENDERED_CHARS } from '../../src/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { testServers } from '../support/servers';
@@ -164,14 +164,28 @@ test('missing attributes are warnings; a rendering too large, a header a value b
   expect(rx.received.filter((r) => ['/warn', '/crlf', '/stale'].includes(r.path))).toHaveLength(0);
 });
 
-test('the request body is checked: the signal must be one the trigger watches, the content type one of its own; unknown and deleted triggers are 404', async () => {
+test('bodies past the dry run\'s bound are left out, and say so; the rest are whole', async () => {
+  const s = 'z'.repeat(250_000);
+  const trigger = await createTrigger({ payload: Array(15).fill('{{ instance.s }}'),
+    webhooks: [1, 2, 3].map((i) => ({ url: rx.url(`/bound-${i}`), http_method: 'POST' })) });
+  const dry = (await request(h.app).post(`/api/action-triggers/${trigger.id}/test`).send({ signal: 'post_save', instance: { s } }).expect(200)).body as DryRun;
+  const whole = JSON.stringify(Array(15).fill(s));
+  expect(dry.actions.map((a) => a.request!.body === whole)).toEqual([true, true, false]);
+  expect(dry.actions[2]).toMatchObject({ request: { body: null }, body_omitted: `${whole.length} characters, left out: a dry run shows at most ${MAX_DRY_RUN_BODY_CHARS} characters of bodies` });
+});
+
+test('the request body is checked with paths; a signal or content type the trigger does not watch is shown, saying it would not dispatch; unknown and deleted triggers are 404', async () => {
   const trigger = await createTrigger({ webhooks: [{ url: rx.url('/checked'), http_method: 'POST' }] });
   const url = `/api/action-triggers/${trigger.id}/test`;
   const bad = await request(h.app).post(url).send({ signal: 'pre_delete', instance: [], extra: 1 }).expect(400);
   expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['extra', 'instance']);
-  const other = await request(h.app).post(url).send({ signal: 'pre_delete', instance: {}, app_label: 'shop', model_name: 'cart' }).expect(400);
-  expect(other.body.errors.map((e: { path: string }) => e.path)).toEqual(['signal', 'model_name']);
+  const other = await request(h.app).post(url).send({ signal: 'pre_delete', instance: {} }).expect(200);
+  expect([other.body.would_dispatch, other.body.not_dispatched_reason]).toEqual([false, 'the trigger does not watch pre_delete (it watches post_save)']);
+  const cart = await request(h.app).post(url).send({ signal: 'post_save', instance: {}, app_label: 'Shop', model_name: 'cart' }).expect(200);
+  expect([cart.body.would_dispatch, cart.body.not_dispatched_reason]).toEqual([false, 'the trigger does not watch Shop.cart (it watches shop.order)']);
+  const sameType = await request(h.app).post(url).send({ signal: 'post_save', instance: {}, app_label: ' SHOP', model_name: 'Order' }).expect(200);
+  expect([sameType.body.would_dispatch, sameType.body.actions.length]).toEqual([true, 1]);
   await request(h.app).post(`/api/action-triggers/${randomUUID()}/test`).send({ signal: 'post_save', instance: {} }).expect(404);
   await request(h.app).post('/api/action-triggers/not-a-uuid/test').send({ signal: 'post_save', instance: {} }).expect(404);
   await request(h.app).delete(`/api/action-triggers/${trigger.id}`).expect(204);
