@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { PreviewOptions, previewTrigger } from '../../activities/delivery/preview';
+import { ActionPreview, PreviewOptions, previewTrigger } from '../../activities/delivery/preview';
+import type { SignalEnvelope } from '../dispatch/types';
 import { Config, policyOf } from '../config';
 import { loadTrigger } from '../event-store/handle-command';
 import { invalid, problem, sendProblem } from '../http/problem';
@@ -26,6 +27,18 @@ export const previewOptionsOf = (config: Config): PreviewOptions => {
   };
 };
 
+/** The answer of a dry run (the OpenAPI document's `DryRun`). */
+export interface DryRunView {
+  trigger_id: string;
+  /** null for a trigger body. */
+  version: number | null;
+  signal: Omit<SignalEnvelope, 'instance'>;
+  would_dispatch: boolean;
+  not_dispatched_reason?: string;
+  varies_per_attempt: string[];
+  actions: ActionPreview[];
+}
+
 interface Subject { id: string; version: number | null; definition: TriggerDefinition }
 
 /** Renders every action of the trigger for the signal, sends nothing, answers 200 with what it would send. */
@@ -36,7 +49,7 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
   const actions = await previewTrigger(deps.preview, { ...trigger, version: trigger.version ?? 0 }, envelope, now);
   const { instance: _instance, ...signal } = envelope;
   const notDispatched = notDispatchedReason(envelope, trigger.definition);
-  res.status(200).json({
+  const view: DryRunView = {
     trigger_id: trigger.id,
     version: trigger.version,
     signal,
@@ -44,7 +57,8 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
     ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
     varies_per_attempt: ['webhook-timestamp', ...(deps.preview.signing ? ['webhook-signature'] : [])],
     actions,
-  });
+  };
+  res.status(200).json(view);
 };
 
 /** POST /api/action-triggers/<id>/test: the stored trigger, at its current version. */
