@@ -13,7 +13,7 @@ import { createPlanActions } from './plan';
 import { Connections } from './publishers/connections';
 import { brokerChannel } from './publishers/deliver';
 import { WebhookTransport } from './webhook/transport';
-import { webhookChannel } from './webhook/deliver';
+import { WEBHOOK_USER_AGENT, webhookChannel } from './webhook/deliver';
 
 export interface ActivityDeps {
   readonly config: Config;
@@ -41,7 +41,7 @@ export const createActivities = (deps: ActivityDeps) => {
   return {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
     deliverWebhook: activityOf(pipeline, webhookChannel({
-      dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: 'action-triggers/0.1 (+webhook)',
+      dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
     })),
     publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections)),
   };

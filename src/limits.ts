@@ -49,3 +49,10 @@ export const READ_MODEL_WAIT_MS = 5000;
  * made a 400 MB body. Beyond it the action fails for good (it would on every retry).
  */
 export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Characters of bodies one dry run (`POST /api/action-triggers/<id>/test`) shows, all actions
+ * together: up to 200 actions of up to MAX_RENDERED_CHARS each would be a response of 800 MB.
+ * Bodies past it are left out, and the answer says so.
+ */
+export const MAX_DRY_RUN_BODY_CHARS = 8 * 1024 * 1024;

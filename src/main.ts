@@ -10,6 +10,7 @@ import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
 import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './logger';
+import { previewOptionsOf } from './triggers/dry-run';
 import { buildTriggerInputCodec, buildTriggerPatchCodec } from './triggers/codecs';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
@@ -86,6 +87,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       triggerInput: buildTriggerInputCodec(policyOf(config)),
       triggerPatch: buildTriggerPatchCodec(policyOf(config)),
       now: () => new Date(),
+      preview: previewOptionsOf(config),
       maxBodyBytes: config.limits.maxBodyBytes,
       dispatchInfo: () => dispatchInfo(store, dispatch, relay),
     });

@@ -74,6 +74,9 @@ export interface Channel<T> {
   send(prepared: Prepared<T>): Promise<Attempt>;
 }
 
+/** A channel's entries without its sending: what preparing an action (and a dry run) needs. */
+export type Entries<T> = Omit<Channel<T>, 'send'>;
+
 /** Renders, or ends the attempt for good: a rendering too large now is too large on every retry. */
 const rendering = <A>(render: () => A): A => {
   try {
@@ -84,15 +87,19 @@ const rendering = <A>(render: () => A): A => {
   }
 };
 
-/** Load the definition at its version → resolve the dynamic values the action uses → render. */
-const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number): Promise<Prepared<T>> => {
-  const { plan, signal } = args;
-  const definition = await deps.definitionAt(plan.triggerId, plan.version);
+/**
+ * Resolve the dynamic values an action uses → render. Shared by every attempt and by the dry run,
+ * which passes a source that masks each value as its `{{ path }}` text: the same steps, so what
+ * it shows is what an attempt sends.
+ */
+export const prepareAction = async <T>(channel: Entries<T>, definition: TriggerDefinition | undefined, dynamicValues: DynamicValueSource,
+  target: { plan: ActionPlan; signal: SignalEnvelope }, attempt: number): Promise<Prepared<T>> => {
+  const { plan, signal } = target;
   const action = definition && channel.pick(definition, plan.index);
   if (!definition || action === undefined) throw fail('ActionMissing', `trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`);
   let dynamic: DynamicValues;
   try {
-    dynamic = await deps.dynamicValues.resolve(dynamicPathsIn(channel.templated(definition, action)));
+    dynamic = await dynamicValues.resolve(dynamicPathsIn(channel.templated(definition, action)));
   } catch (e) {
     // The message names the path, never a value. A missing value may appear later: retried.
     if (e instanceof DynamicValueError) throw retry('DynamicValue', e.message);
@@ -105,6 +112,10 @@ const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionA
     renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, rendered.warnings)),
   };
 };
+
+/** Load the definition at its version, then prepare the action from it. */
+const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number): Promise<Prepared<T>> =>
+  prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), deps.dynamicValues, args, attempt);
 
 /**
  * One attempt of one action, the same for webhooks and every publisher: prepare, send, then

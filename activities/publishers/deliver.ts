@@ -1,11 +1,12 @@
 import { brokerOverridesOf, ConfigFile } from '../../src/config';
 import type { BrokerQueue } from '../../src/triggers/codecs';
 import { refusedOverrides } from '../../src/triggers/broker-overrides';
-import { Attempt, Channel, fail, Prepared } from '../delivery/attempt';
+import { Attempt, Channel, Entries, fail, Prepared } from '../delivery/attempt';
 import { Connections } from './connections';
+import type { OutboundMessage, Publisher } from './port';
 import { publisherFor } from './registry';
 
-type Brokers = NonNullable<ConfigFile['brokers']>;
+export type Brokers = NonNullable<ConfigFile['brokers']>;
 
 /** The configured broker of that name: own entries only (a queue named `toString` finds none). */
 const brokerOf = (brokers: Brokers, name: string) =>
@@ -14,36 +15,52 @@ const brokerOf = (brokers: Brokers, name: string) =>
 /** A settings key as the trigger names it (`params` in the config is `parameters` in a trigger). */
 const asTriggerPath = (path: string) => path.replace(/^params\./, 'parameters.');
 
+/** What one attempt publishes, and where: built before the call, by the real send and by the dry run alike. */
+export interface BrokerMessage {
+  readonly publisher: Publisher<unknown>;
+  readonly settings: unknown;
+  /** The merged, rendered string maps the settings were read from. */
+  readonly connDetails: Record<string, string>;
+  readonly parameters: Record<string, string>;
+  readonly message: OutboundMessage;
+}
+
 /**
- * Publishes one message for a `msg_broker_queues` entry: the trigger's `conn_details` and
- * `parameters` merged over the configured broker's (the trigger's keys win, for the keys the
- * broker's `trigger_overrides` allows), decoded by the broker type's publisher; the body is
- * the bytes a webhook would carry; the delivery id goes with it.
+ * The message of one `msg_broker_queues` entry: the trigger's `conn_details` and `parameters`
+ * merged over the configured broker's (the trigger's keys win, for the keys the broker's
+ * `trigger_overrides` allows), decoded by the broker type's publisher; the body is the bytes a
+ * webhook would carry; the delivery id goes with it.
  */
-const send = (brokers: Brokers, connections: Connections) => async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
+export const brokerMessageOf = (brokers: Brokers, p: Prepared<BrokerQueue>): BrokerMessage => {
   const queue = p.action;
   const broker = brokerOf(brokers, queue.name)!;
   const publisher = publisherFor(broker.broker_type);
   if (!publisher) throw fail('BrokerMissing', `broker ${queue.name}: broker_type ${broker.broker_type} is not supported by this build`);
-  const conn = { ...p.renderMap(broker.conn_details), ...p.renderMap(queue.conn_details) };
-  const params = { ...p.renderMap(broker.params), ...p.renderMap(queue.parameters) };
-  const settings = publisher.settings(conn, params);
+  const connDetails = { ...p.renderMap(broker.conn_details), ...p.renderMap(queue.conn_details) };
+  const parameters = { ...p.renderMap(broker.params), ...p.renderMap(queue.parameters) };
+  const settings = publisher.settings(connDetails, parameters);
   if (!settings.ok) {
     const first = settings.errors[0]!;
     throw fail('BrokerParameters', `broker ${queue.name}: ${asTriggerPath(first.path)} ${first.message}`);
   }
   const message = { body: p.rendered.body, contentType: p.rendered.contentType, deliveryId: p.plan.deliveryId };
+  return { publisher, settings: settings.value, connDetails, parameters, message };
+};
+
+/** Publishes one message; resolves once the broker confirmed it. */
+const send = (brokers: Brokers, connections: Connections) => async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
+  const { publisher, settings, message } = brokerMessageOf(brokers, p);
   try {
-    await connections.publish(publisher, settings.value, message, p.plan.timeoutSecs * 1000);
+    await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };
   } catch (e) {
     // Client messages name hosts and reasons, not credentials.
-    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${queue.name} failed: ${(e as Error).message}` };
+    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${(e as Error).message}` };
   }
 };
 
 /** A trigger's queue entries: the payload and every merged string map hold templates. */
-export const brokerChannel = (brokers: Brokers, connections: Connections): Channel<BrokerQueue> => ({
+export const brokerEntries = (brokers: Brokers): Entries<BrokerQueue> => ({
   kind: 'broker',
   pick: (d, index) => d.msg_broker_queues[index],
   templated: (d, q) => {
@@ -54,5 +71,7 @@ export const brokerChannel = (brokers: Brokers, connections: Connections): Chann
     if (refused) throw fail('BrokerOverrideRefused', refused.message);
     return [d.payload, q.conn_details, q.parameters, b.conn_details, b.params];
   },
-  send: send(brokers, connections),
 });
+
+export const brokerChannel = (brokers: Brokers, connections: Connections): Channel<BrokerQueue> =>
+  ({ ...brokerEntries(brokers), send: send(brokers, connections) });

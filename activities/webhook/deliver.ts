@@ -2,11 +2,14 @@ import { Context } from '@temporalio/activity';
 import { Dispatcher, request } from 'undici';
 import { isRetryableStatus } from '../../src/dispatch/retry-schedule';
 import { renderedHeadersProblem } from '../../src/triggers/header-rules';
-import type { Webhook } from '../../src/triggers/codecs';
-import { Attempt, Channel, fail, Prepared } from '../delivery/attempt';
+import type { HttpMethod, Webhook } from '../../src/triggers/codecs';
+import { Attempt, Channel, Entries, fail, Prepared } from '../delivery/attempt';
 import { retryAfterMs } from './retry-after';
 import { signatureOf } from './signing';
 import { isTargetRefused, TARGET_REFUSED } from './transport';
+
+/** The User-Agent of every webhook request. */
+export const WEBHOOK_USER_AGENT = 'action-triggers/0.1 (+webhook)';
 
 export interface WebhookOptions {
   /** The transport's agent: it holds the connections and the whole SSRF guard. */
@@ -22,31 +25,56 @@ const mergeHeaders = (...sets: Array<Record<string, string>>) => {
   return Object.fromEntries(out); // own properties: a `__proto__` name stays a name
 };
 
-/** The request of one attempt: rendered headers, delivery identity and signature. */
-const headersOf = (o: WebhookOptions, p: Prepared<Webhook>): Record<string, string> => {
+/** What one attempt sends: built before the call, by the real send and by the dry run alike. */
+export interface WebhookRequest {
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** Absent for GET. */
+  readonly body: string | undefined;
+}
+
+/** What a request's delivery identity is made of: the time, and how the body is signed (none without a secret). */
+export interface RequestIdentity {
+  readonly userAgent: string;
+  readonly timestampSecs: number;
+  readonly sign: ((deliveryId: string, timestampSecs: number, body: string) => string) | undefined;
+}
+
+/** The request of one attempt: rendered headers, delivery identity and signature. Pure but for renderMap's checks. */
+export const webhookRequestOf = (p: Prepared<Webhook>, identity: RequestIdentity): WebhookRequest => {
   const userHeaders = p.renderMap(p.action.headers);
   // A value from the instance or a dynamic value may hold CR/LF: the request would never be valid.
   const problem = renderedHeadersProblem(userHeaders);
   if (problem) throw fail('WebhookHeader', problem);
-  const timestamp = Math.floor(Date.now() / 1000);
   const { deliveryId } = p.plan;
-  return mergeHeaders(
-    { 'content-type': p.rendered.contentType, 'user-agent': o.userAgent },
+  const { timestampSecs, sign } = identity;
+  const headers = mergeHeaders(
+    { 'content-type': p.rendered.contentType, 'user-agent': identity.userAgent },
     userHeaders,
-    { 'webhook-id': deliveryId, 'webhook-timestamp': String(timestamp) },
-    o.signingSecret ? { 'webhook-signature': signatureOf(o.signingSecret, deliveryId, timestamp, p.rendered.body) } : {},
+    { 'webhook-id': deliveryId, 'webhook-timestamp': String(timestampSecs) },
+    sign ? { 'webhook-signature': sign(deliveryId, timestampSecs, p.rendered.body) } : {},
   );
+  const method = p.action.http_method;
+  return { method, url: p.action.url, headers, body: method === 'GET' ? undefined : p.rendered.body };
+};
+
+const identityNow = (o: WebhookOptions): RequestIdentity => {
+  const secret = o.signingSecret;
+  return {
+    userAgent: o.userAgent, timestampSecs: Math.floor(Date.now() / 1000),
+    sign: secret ? (id, ts, body) => signatureOf(secret, id, ts, body) : undefined,
+  };
 };
 
 /** 2xx delivers; other statuses retry or not by their meaning, honouring `Retry-After`. */
 const send = (o: WebhookOptions) => async (p: Prepared<Webhook>): Promise<Attempt> => {
-  const headers = headersOf(o, p);
+  const req = webhookRequestOf(p, identityNow(o));
   const timeoutMs = p.plan.timeoutSecs * 1000;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const res = await request(new URL(p.action.url), {
-      method: p.action.http_method, headers, dispatcher: o.dispatcher,
-      body: p.action.http_method === 'GET' ? undefined : p.rendered.body,
+    const res = await request(new URL(req.url), {
+      method: req.method, headers: req.headers, dispatcher: o.dispatcher, body: req.body,
       signal: AbortSignal.any([timeout, Context.current().cancellationSignal]),
       headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
     });
@@ -66,9 +94,10 @@ const send = (o: WebhookOptions) => async (p: Prepared<Webhook>): Promise<Attemp
 };
 
 /** A trigger's webhook entries: headers and payload hold templates. */
-export const webhookChannel = (o: WebhookOptions): Channel<Webhook> => ({
+export const webhookEntries: Entries<Webhook> = {
   kind: 'webhook',
   pick: (d, index) => d.webhooks[index],
   templated: (d, w) => [d.payload, w.headers],
-  send: send(o),
-});
+};
+
+export const webhookChannel = (o: WebhookOptions): Channel<Webhook> => ({ ...webhookEntries, send: send(o) });

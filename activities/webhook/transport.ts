@@ -84,3 +84,26 @@ export const createWebhookTransport = (options: { allowPrivateTargets: boolean }
 /** True when a request failed because the guard refused its target (undici may wrap the error). */
 export const isTargetRefused = (e: unknown): boolean =>
   e instanceof TargetRefused || (e as { cause?: unknown } | undefined)?.cause instanceof TargetRefused;
+
+export type TargetCheck = { kind: 'allowed' } | { kind: 'refused' } | { kind: 'unresolved'; reason: string };
+
+/**
+ * What the guard would say of a URL's host now, without dialling: the same literal-address check
+ * and the same guarded DNS lookup a connection goes through (the dry run asks it). The socket's
+ * peer check cannot run without connecting; it refuses only what these already refuse.
+ */
+export const checkTarget = (url: string, { refuses = isPrivateAddress, timeoutMs = 5000 }: { refuses?: Refuses; timeoutMs?: number } = {}): Promise<TargetCheck> => {
+  let hostname: string;
+  try { hostname = new URL(url).hostname; } catch { return Promise.resolve({ kind: 'unresolved', reason: 'Invalid URL' }); }
+  const host = bareHost(hostname);
+  if (isIP(host)) return Promise.resolve(refuses(host) ? { kind: 'refused' } : { kind: 'allowed' });
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'unresolved', reason: `no DNS answer within ${timeoutMs} ms` }), timeoutMs);
+    guardedLookup(refuses)(hostname, {}, (err) => {
+      clearTimeout(timer);
+      if (err instanceof TargetRefused) resolve({ kind: 'refused' });
+      else if (err) resolve({ kind: 'unresolved', reason: `DNS lookup failed (${err.code ?? err.message})` });
+      else resolve({ kind: 'allowed' });
+    });
+  });
+};

@@ -7,8 +7,9 @@ import { v7 as uuidv7 } from 'uuid';
 import type { TriggerDefinition } from '../triggers/codecs';
 import type { TriggerResource } from '../../projections/trigger-view';
 import type { DispatchView } from '../temporal/dispatch-client';
+import type { DryRunView } from '../triggers/dry-run';
 
-export type { TriggerResource, DispatchView };
+export type { TriggerResource, DispatchView, DryRunView };
 export type TriggerInput = Omit<TriggerDefinition, 'webhooks' | 'msg_broker_queues'> & Partial<Pick<TriggerDefinition, 'webhooks' | 'msg_broker_queues'>>;
 
 export interface Signal {
@@ -19,6 +20,8 @@ export interface Signal {
   instance: Record<string, unknown>;
   occurred_at?: string;
 }
+/** What a dry run renders: the signal without a content type (default: the trigger's first). */
+export type DryRunSignal = Omit<Signal, 'app_label' | 'model_name'> & Partial<Pick<Signal, 'app_label' | 'model_name'>>;
 export interface Accepted { id: string; workflow_id: string; duplicate: boolean }
 export interface ListQuery { active?: boolean; signal?: string; app_label?: string; model_name?: string; limit?: number; cursor?: string }
 export interface Page { items: TriggerResource[]; nextCursor: string | undefined }
@@ -89,6 +92,12 @@ export const createClient = (options: ClientOptions) => {
         (await call<TriggerResource>('PATCH', `/api/action-triggers/${encodeURIComponent(id)}`, patch, { 'content-type': 'application/merge-patch+json', ...ifMatch(expectedVersion) })).body,
       delete: async (id: string) => { await call('DELETE', `/api/action-triggers/${encodeURIComponent(id)}`); },
       history: async (id: string) => (await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history`)).body,
+      /** What a dispatch of the signal would send for the stored trigger; sends nothing (so safe to retry). */
+      dryRun: async (id: string, s: DryRunSignal) =>
+        (await call<DryRunView>('POST', `/api/action-triggers/${encodeURIComponent(id)}/test`, s, {}, true)).body,
+      /** The same for a trigger body, checked as on create and never stored. */
+      dryRunBody: async (t: TriggerInput, s: DryRunSignal) =>
+        (await call<DryRunView>('POST', '/api/action-triggers/test', { ...s, trigger: t }, {}, true)).body,
     },
     signals: {
       /** Emits one signal; safe to retry because the id is fixed before the first attempt. */

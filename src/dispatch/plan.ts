@@ -1,6 +1,22 @@
 import type { ReadModel } from '../../projections/read-model';
 import type { ActionPlan, DispatchPlan, SignalEnvelope } from './types';
 import { deliveryIdOf } from './types';
+import type { TriggerDefinition } from '../triggers/codecs';
+
+/** One action per webhook and queue entry of one trigger at one version, for one signal. */
+export const actionsOf = (trigger: { id: string; version: number; definition: TriggerDefinition }, signalId: string, defaultTimeoutSecs: number): ActionPlan[] => {
+  const base = { triggerId: trigger.id, version: trigger.version };
+  const actions: ActionPlan[] = [];
+  trigger.definition.webhooks.forEach((w, index) => actions.push({
+    ...base, kind: 'webhook', index, deliveryId: deliveryIdOf(signalId, trigger.id, 'webhook', index),
+    timeoutSecs: w.timeout_secs ?? defaultTimeoutSecs,
+  }));
+  trigger.definition.msg_broker_queues.forEach((q, index) => actions.push({
+    ...base, kind: 'broker', index, deliveryId: deliveryIdOf(signalId, trigger.id, 'broker', index),
+    timeoutSecs: q.timeout_secs ?? defaultTimeoutSecs,
+  }));
+  return actions;
+};
 
 /**
  * The active triggers matching a signal, and one action per webhook and queue entry: only
@@ -8,17 +24,6 @@ import { deliveryIdOf } from './types';
  */
 export const planDispatch = (readModel: ReadModel, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
   const views = readModel.matching(signal.signal, signal.app_label, signal.model_name);
-  const actions: ActionPlan[] = [];
-  for (const view of views) {
-    const base = { triggerId: view.id, version: view.version };
-    view.definition.webhooks.forEach((w, index) => actions.push({
-      ...base, kind: 'webhook', index, deliveryId: deliveryIdOf(signal.id, view.id, 'webhook', index),
-      timeoutSecs: w.timeout_secs ?? defaultTimeoutSecs,
-    }));
-    view.definition.msg_broker_queues.forEach((q, index) => actions.push({
-      ...base, kind: 'broker', index, deliveryId: deliveryIdOf(signal.id, view.id, 'broker', index),
-      timeoutSecs: q.timeout_secs ?? defaultTimeoutSecs,
-    }));
-  }
+  const actions = views.flatMap((view) => actionsOf(view, signal.id, defaultTimeoutSecs));
   return { triggers: views.map((v) => ({ triggerId: v.id, version: v.version })), actions };
 };

@@ -10,6 +10,7 @@ import { MAX_NOT_MATCHED } from '../intake/not-matched';
 import { NON_BLANK } from '../validation/closed';
 import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/header-rules';
 import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../limits';
+import { dryRunSchemas } from './openapi-dry-run';
 import { brokerNameDescription, brokerTypeSchemas, queueOverrideDescription } from './openapi-brokers';
 
 type Schema = Record<string, unknown>;
@@ -150,5 +151,6 @@ export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> 
     Dispatch: DISPATCH,
     Problem: PROBLEM,
     ...brokerTypeSchemas(),
+    ...dryRunSchemas(),
   };
 };

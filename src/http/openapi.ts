@@ -74,6 +74,23 @@ const triggerPaths = {
   },
 };
 
+const DRY_RUN = 'Sends nothing: every request and message the trigger would send for the signal, as a dispatch renders them, '
+  + 'dynamic values shown as their {{ path }}; with each refusal (SSRF guard, …) and rendering warning';
+const dryRunResponses = { 200: { description: 'What a dispatch would send', content: json(ref('DryRun')) }, ...errors,
+  413: problemResponse('Body over the size limit'), 415: problemResponse('Body is not JSON') };
+
+const dryRunPaths = {
+  '/api/action-triggers/test': {
+    post: { summary: `Dry run of a trigger body (checked as on create, never stored). ${DRY_RUN}`, operationId: 'dryRunTriggerBody',
+      requestBody: body('UnstoredDryRunRequest'), responses: dryRunResponses },
+  },
+  '/api/action-triggers/{id}/test': {
+    parameters: [idParam],
+    post: { summary: `Dry run of a stored trigger at its current version. ${DRY_RUN}`, operationId: 'dryRunTrigger',
+      requestBody: body('DryRunRequest'), responses: { ...dryRunResponses, 404: problemResponse('Unknown or deleted trigger') } },
+  },
+};
+
 const signalPaths = {
   '/api/signals': {
     post: { summary: 'Emit one signal or an array; each is stored (202 once durable), then dispatched by a workflow (the same id never twice); Temporal need not be up', operationId: 'emitSignals',
@@ -123,5 +140,5 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
     schemas: { ...componentSchemas(policy), ...redeliverySchemas },
   },
   security: [{ apiKey: [] }],
-  paths: { ...triggerPaths, ...signalPaths, ...redeliveryPaths, ...publicPaths },
+  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...publicPaths },
 });

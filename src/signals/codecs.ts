@@ -5,9 +5,9 @@ import { ContentTypePart, SignalName } from '../triggers/codecs';
 export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
 
-const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',
+export const SignalId = checked(described(t.string, 'must be a string'), 'SignalId',
   (s) => (SIGNAL_ID.test(s) ? undefined : 'must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)'));
-const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Instance',
+export const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>('Instance',
   (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
   (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>)
     : t.failure(u, c, u === undefined ? 'is required' : 'must be an object (the instance\'s attributes)')), t.identity);

@@ -5,6 +5,7 @@ import { TriggerDeps } from './deps';
 import {
   createTrigger, deleteTrigger, deleteTriggers, getTrigger, listTriggers, patchTrigger, replaceTrigger, triggerHistory,
 } from './routes';
+import { dryRunStored, dryRunUnstored } from './dry-run';
 
 export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, guards: RouteGuards) => {
   const read: Scope = 'triggers:read';
@@ -15,6 +16,8 @@ export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, guards: Rout
     PUT: { scope: write, handle: replaceTrigger(deps, 'body') },
     DELETE: { scope: write, handle: deleteTriggers(deps) },
   }, guards);
+  // Before /:id: `test` is not a trigger id.
+  mount(app, '/api/action-triggers/test', { POST: { scope: write, handle: dryRunUnstored(deps) } }, guards);
   mount(app, '/api/action-triggers/:id', {
     GET: { scope: read, handle: getTrigger(deps) },
     PUT: { scope: write, handle: replaceTrigger(deps, 'path') },
@@ -24,4 +27,5 @@ export const mountTriggerRoutes = (app: Express, deps: TriggerDeps, guards: Rout
   mount(app, '/api/action-triggers/:id/history', {
     GET: { scope: read, handle: triggerHistory(deps) },
   }, guards);
+  mount(app, '/api/action-triggers/:id/test', { POST: { scope: write, handle: dryRunStored(deps) } }, guards);
 };

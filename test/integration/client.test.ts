@@ -36,6 +36,18 @@ test('manages triggers: create, get, list with cursor, patch with If-Match, hist
   await expect(client.triggers.get(created.id)).rejects.toMatchObject({ status: 404 });
 });
 
+test('dry runs: a stored trigger and a trigger body, nothing sent', async () => {
+  const client = createClient({ baseUrl });
+  const trigger = { config_signals: [{ signal: 'post_save' as const }], content_types: [{ app_label: 'crm', model_name: 'deal' }], active: true,
+    webhooks: [{ url: rx.url('/client-dry'), http_method: 'POST' as const }], payload: { deal: '{{ instance.id }}' } };
+  const created = await client.triggers.create(trigger);
+  const stored = await client.triggers.dryRun(created.id, { signal: 'post_save', instance: { id: 3 } });
+  expect(stored.actions[0]!.request!.body).toBe('{"deal":3}');
+  const body = await client.triggers.dryRunBody(trigger, { signal: 'post_save', instance: {} });
+  expect(body.actions[0]!.warnings).toEqual(['instance.id is missing']);
+  expect(rx.on('/client-dry')).toHaveLength(0);
+});
+
 test('a signal whose response is lost is retried with the same id and dispatched once', async () => {
   const base = createClient({ baseUrl });
   await base.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'lost' }], active: true,

@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../src/event-store/sqlite';
 import { buildApp } from '../../src/http/app';
 import { ApiKeyEntry } from '../../src/http/auth';
 import { silentLogger } from '../../src/logger';
+import { previewOptionsOf } from '../../src/triggers/dry-run';
 import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../../src/triggers/codecs';
 import { openReadModel, ReadModelOptions } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
@@ -30,6 +31,7 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
     triggerInput: buildTriggerInputCodec(policyOf(config)),
     triggerPatch: buildTriggerPatchCodec(policyOf(config)),
     now: () => new Date(),
+    preview: previewOptionsOf(config),
     maxBodyBytes: config.limits.maxBodyBytes,
     ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
   });

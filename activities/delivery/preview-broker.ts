@@ -1,0 +1,34 @@
+import { BROKER_KEYS, BrokerType } from '../../src/brokers/settings-keys';
+import type { BrokerMessage } from '../publishers/deliver';
+
+/** What a dry run shows instead of a credential from the config or the trigger. */
+export const SECRET_PLACEHOLDER = '(secret, not shown)';
+
+export interface MessageView {
+  broker: string;
+  broker_type: string;
+  /** The merged, rendered conn_details; keys that hold credentials are not shown. */
+  conn_details: Record<string, string>;
+  /** The merged, rendered parameters: where the message goes (queue, exchange, topic, stream, …). */
+  parameters: Record<string, string>;
+  body: string | null;
+  content_type: string;
+  delivery_id: string;
+}
+
+const isSecretKey = (brokerType: string, key: string): boolean => {
+  const keys = (BROKER_KEYS as Record<string, (typeof BROKER_KEYS)[BrokerType] | undefined>)[brokerType]?.conn_details;
+  const entry = keys && Object.prototype.hasOwnProperty.call(keys, key) ? (keys as Record<string, { use?: string }>)[key] : undefined;
+  // A key the table does not know is shown only if the table says it is harmless: unknown means hidden.
+  return entry === undefined || entry.use === 'secret';
+};
+
+/** A broker message as the dry run shows it: where it goes and what it carries, no credentials. */
+export const brokerMessageView = (broker: string, m: BrokerMessage): MessageView => {
+  const type = m.publisher.brokerType;
+  const conn = Object.fromEntries(Object.entries(m.connDetails).map(([k, v]) => [k, isSecretKey(type, k) ? SECRET_PLACEHOLDER : v]));
+  return {
+    broker, broker_type: type, conn_details: conn, parameters: m.parameters,
+    body: m.message.body, content_type: m.message.contentType, delivery_id: m.message.deliveryId,
+  };
+};
