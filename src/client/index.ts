@@ -23,6 +23,9 @@ export interface Signal {
 /** What a dry run renders: the signal without a content type (default: the trigger's first). */
 export type DryRunSignal = Omit<Signal, 'app_label' | 'model_name'> & Partial<Pick<Signal, 'app_label' | 'model_name'>>;
 export interface Accepted { id: string; workflow_id: string; duplicate: boolean }
+export interface RedeliveryAsk { mode: 'as_dispatched' | 'current'; delivery_ids?: string[] }
+export interface RedeliveryQueued { id: string; workflow_id: string; redelivery_of: string; number: number; mode: string; delivery_ids: string[]; state: 'queued' }
+export interface RedeliveredFailed { redelivered: number; skipped: { busy: number; nothing_left: number; not_stored: number }; truncated: boolean }
 export interface ListQuery { active?: boolean; signal?: string; app_label?: string; model_name?: string; limit?: number; cursor?: string }
 export interface Page { items: TriggerResource[]; nextCursor: string | undefined }
 export interface HistoryEvent { type: string; version: number; data: Record<string, unknown>; metadata: Record<string, unknown> }
@@ -105,6 +108,13 @@ export const createClient = (options: ClientOptions) => {
       emitMany: async (signals: Signal[]): Promise<Accepted[]> =>
         (await call<Accepted[]>('POST', '/api/signals', signals.map((s) => ({ ...s, id: s.id ?? uuidv7() })), {}, true)).body,
       status: async (id: string) => (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}`)).body,
+      /** Not retried: a lost answer and a second ask would be a second redelivery (or a 409 while the first runs). */
+      redeliver: async (id: string, ask: RedeliveryAsk) =>
+        (await call<RedeliveryQueued>('POST', `/api/signals/${encodeURIComponent(id)}/redeliver`, ask)).body,
+      redelivery: async (id: string, n: number) =>
+        (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}/redeliveries/${n}`)).body,
+      redeliverFailed: async (triggerId: string, since: Date) =>
+        (await call<RedeliveredFailed>('POST', `/api/action-triggers/${encodeURIComponent(triggerId)}/redeliver-failed`, { since: since.toISOString() })).body,
     },
   };
 };

@@ -48,6 +48,24 @@ test('dry runs: a stored trigger and a trigger body, nothing sent', async () => 
   expect(rx.on('/client-dry')).toHaveLength(0);
 });
 
+test('redeliver: a failed webhook sent again with its delivery id, its redelivery readable; asking while nothing is left is a 409', async () => {
+  const client = createClient({ baseUrl });
+  await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'again' }], active: true,
+    webhooks: [{ url: rx.url('/again'), http_method: 'POST' }] });
+  rx.script('/again', Array.from({ length: 5 }, () => ({ status: 503 })));
+  const accepted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'again', instance: { id: 1 } });
+  let status = await client.signals.status(accepted.id);
+  for (let i = 0; i < 300 && status.state !== 'completed'; i++) status = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.status(accepted.id));
+  expect(status.actions[0]).toMatchObject({ state: 'failed' });
+  const queued = await client.signals.redeliver(accepted.id, { mode: 'as_dispatched' });
+  expect(queued).toMatchObject({ number: 1, delivery_ids: [status.actions[0]!.delivery_id], state: 'queued' });
+  let again = await client.signals.redelivery(accepted.id, 1);
+  for (let i = 0; i < 100 && again.state !== 'completed'; i++) again = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.redelivery(accepted.id, 1));
+  expect(again.actions[0]).toMatchObject({ state: 'delivered', delivery_id: status.actions[0]!.delivery_id });
+  expect(new Set(rx.on('/again').map((r) => r.headers['webhook-id']))).toEqual(new Set([status.actions[0]!.delivery_id]));
+  await expect(client.signals.redeliver(accepted.id, { mode: 'as_dispatched' })).rejects.toMatchObject({ status: 409 });
+}, 60_000);
+
 test('a signal whose response is lost is retried with the same id and dispatched once', async () => {
   const base = createClient({ baseUrl });
   await base.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'lost' }], active: true,
