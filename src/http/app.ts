@@ -8,6 +8,7 @@ import { problem, sendProblem } from './problem';
 import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/routes';
 import { mountRedeliveryRoutes } from '../redelivery/routes';
+import { mountDispatchRoutes } from '../dispatches/routes';
 import { buildOpenApiDocument } from './openapi';
 import { TriggerPolicy } from '../triggers/policy';
 import { DOCS_PAGE } from './docs-page';
@@ -102,6 +103,7 @@ export const buildApp = (deps: AppDeps) => {
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
   mountRedeliveryRoutes(app, deps, guards);
+  mountDispatchRoutes(app, deps, guards);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

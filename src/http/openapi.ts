@@ -10,6 +10,7 @@ import { SIGNALS } from '../triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from './request';
 import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';
+import { dispatchPaths } from './openapi-dispatches';
 
 const PROBLEM_JSON = 'application/problem+json';
 const problemResponse = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: ref('Problem') } } });
@@ -140,5 +141,5 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
     schemas: { ...componentSchemas(policy), ...redeliverySchemas },
   },
   security: [{ apiKey: [] }],
-  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...publicPaths },
+  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...dispatchPaths, ...publicPaths },
 });

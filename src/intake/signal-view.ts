@@ -40,7 +40,7 @@ export const redeliveryView = async (
   if (r.refused) return { ...viewOf(id, 'refused', planned, [], r.workflow_id), reason: `Temporal refused to start the dispatch: ${r.refused}`, ...link };
   if (relayCheckpoint === 'start' || r.position > relayCheckpoint) return { ...viewOf(id, 'queued', planned, [], r.workflow_id), ...link };
   const view = await fromTemporal();
-  return { ...(view ?? { ...viewOf(id, 'expired', planned, [], r.workflow_id), reason: 'its workflow is no longer kept by Temporal (past its retention)' }), ...link };
+  return { ...(view ? orPlanned(view, planned) : { ...viewOf(id, 'expired', planned, [], r.workflow_id), reason: 'its workflow is no longer kept by Temporal (past its retention)' }), ...link };
 };
 
 /**
@@ -55,6 +55,14 @@ export const storedView = (s: StoredSignal, relayCheckpoint: Checkpoint): Dispat
   return undefined;
 };
 
+/** A running workflow that could not be asked (a workflow task in progress) shows its actions as planned. */
+const orPlanned = (view: DispatchView, planned: DispatchStatus): DispatchView => {
+  if (view.state !== 'running' || view.actions.length > 0) return view;
+  const shown = viewOf(view.id, 'running', planned, [], view.workflow_id);
+  return { ...view, triggers: shown.triggers, actions: shown.actions };
+};
+
 /** The workflow's view with the store's additions; a workflow Temporal no longer keeps is `expired`. */
 export const dispatchedView = (s: StoredSignal, fromTemporal: DispatchView | undefined): DispatchView => withRecord(fromTemporal
-  ?? { ...viewOf(s.record.signal.id, 'expired', plannedStatus(s)), reason: 'its workflow is no longer kept by Temporal (past its retention)' }, s);
+  ? orPlanned(fromTemporal, plannedStatus(s))
+  : { ...viewOf(s.record.signal.id, 'expired', plannedStatus(s)), reason: 'its workflow is no longer kept by Temporal (past its retention)' }, s);

@@ -6,6 +6,7 @@ import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../intake/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../limits';
+import { DispatchPage, listDispatchesOf } from '../dispatches/list';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/intake/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -39,6 +40,8 @@ export interface DispatchClient {
   start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart): Promise<{ workflowId: string; duplicate: boolean }>;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
+  /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
+  listForTrigger(triggerId: string, pageSize: number, pageToken: Uint8Array | undefined): Promise<DispatchPage>;
   /** Workflow ids of dispatches started since `since` in which an action of the trigger failed for good, newest first. */
   failedSince(triggerId: string, since: Date, max: number): Promise<string[]>;
   reachable(): Promise<boolean>;
@@ -51,6 +54,7 @@ const START_DEADLINE_MS = 5000;
 
 interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
 const SCHEDULED = 1;
+const WORKFLOW_TASK_STARTED = 2;
 
 /** A pending activity from describe(), as the attempt accounting reads it. */
 const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.attempt
@@ -120,9 +124,13 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     const state = description.status.name.toLowerCase();
     if (state === 'completed') return viewOf(signalId, 'completed', await handle.result() as DispatchStatus, [], workflowId);
     if (state !== 'running') return viewOf(signalId, state, undefined, [], workflowId);
+    // A workflow task in progress (first attempts running locally in it) would hold a query until
+    // it ends, up to the attempt's time-out: answer at once, its actions shown as planned.
+    if (description.raw.pendingWorkflowTask?.state === WORKFLOW_TASK_STARTED) return viewOf(signalId, 'running', undefined, [], workflowId);
     const status = await handle.query<DispatchStatus>('status').catch(() => undefined);
     return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[], workflowId);
   },
+  listForTrigger: (triggerId, pageSize, pageToken) => listDispatchesOf(client, triggerId, pageSize, pageToken),
   failedSince: async (triggerId, since, max) => {
     const ids: string[] = [];
     // Ids are UUIDs or our own id syntax and the time is ISO: nothing to escape in the query.

@@ -69,6 +69,28 @@ test('a failed action is redelivered with its webhook-id: as dispatched sends th
     expect.objectContaining({ number: 1, workflow_id: 'signal-rd-1/redelivery-1', mode: 'as_dispatched', delivery_ids: [aId] }),
     expect.objectContaining({ number: 2, workflow_id: 'signal-rd-1/redelivery-2', mode: 'current', delivery_ids: [bId] }),
   ]);
+
+  // The trigger's dispatches, newest first, a page at a time (visibility catches up within moments).
+  const listed = async (query: string) => (await request(h.app).get(`/api/action-triggers/${trigger.id}/dispatches${query}`).expect(200)).body;
+  for (let i = 0; (await listed('')).items.length < 3 || (await listed('')).items.some((d: { state: string }) => d.state === 'running'); i++) {
+    if (i > 100) throw new Error(JSON.stringify(await listed('')));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pages = [];
+  let cursor: string | null = '';
+  while (cursor !== null) {
+    const page: { items: unknown[]; next_cursor: string | null } = await listed(`?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+    pages.push(...page.items);
+    cursor = page.next_cursor;
+  }
+  expect(pages).toEqual([
+    expect.objectContaining({ workflow_id: 'signal-rd-1/redelivery-2', signal_id: 'rd-1', redelivery_of: 'signal-rd-1', state: 'completed', failed: false }),
+    expect.objectContaining({ workflow_id: 'signal-rd-1/redelivery-1', signal_id: 'rd-1', redelivery_of: 'signal-rd-1', state: 'completed', failed: false }),
+    expect.objectContaining({ workflow_id: 'signal-rd-1', signal_id: 'rd-1', state: 'completed', failed: true }),
+  ]);
+  const badQuery = await request(h.app).get(`/api/action-triggers/${trigger.id}/dispatches?limit=0&cursor=!&x=1`).expect(400);
+  expect(badQuery.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['query.cursor', 'query.limit', 'query.x']);
+  await request(h.app).get('/api/action-triggers/not-a-trigger/dispatches').expect(404);
 }, 90_000);
 
 test('unknown signal 404; a dispatch still running, or an unknown delivery id (named), 409; bad bodies 400 naming the field', async () => {
@@ -78,6 +100,14 @@ test('unknown signal 404; a dispatch still running, or an unknown delivery id (n
   await request(h.app).post('/api/signals').send(order('rd-slow', 'slow')).expect(202);
   const busy = await request(h.app).post('/api/signals/rd-slow/redeliver').send({ mode: 'as_dispatched', delivery_ids: [] }).expect(400);
   expect(busy.body.errors).toEqual([expect.objectContaining({ path: 'delivery_ids' })]);
+  // While its first attempt runs locally (a workflow task in progress), its status answers at once.
+  const asked = Date.now();
+  for (;;) {
+    const shown = (await request(h.app).get('/api/signals/rd-slow').expect(200)).body;
+    if (shown.state === 'running') { expect(shown.actions).toEqual([expect.objectContaining({ state: 'pending' })]); break; }
+    expect(shown.state).toBe('queued');
+  }
+  expect(Date.now() - asked).toBeLessThan(1500);
   const running = await request(h.app).post('/api/signals/rd-slow/redeliver').send({ mode: 'as_dispatched' }).expect(409);
   expect(running.body.detail).toMatch(/still (queued|running)/);
   const done = await waitForDispatch(h.app, 'rd-slow');

@@ -1,0 +1,30 @@
+/** `GET /api/action-triggers/{id}/dispatches` in the OpenAPI document (src/dispatches/). */
+import { DEFAULT_DISPATCH_PAGE, DISPATCH_CURSOR, MAX_DISPATCH_PAGE } from '../dispatches/routes';
+import { ref, TRIGGER_ID_SCHEMA } from './openapi-schemas';
+
+const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+
+const DISPATCH_SUMMARY = { type: 'object', required: ['workflow_id', 'signal_id', 'state', 'started_at', 'failed'], properties: {
+  workflow_id: { type: 'string' }, signal_id: { type: 'string' },
+  redelivery_of: { type: 'string', description: 'For a redelivery: the workflow id of the signal\'s own dispatch' },
+  state: { type: 'string', description: 'Temporal\'s status: running, completed, terminated, timed_out, …' },
+  started_at: { type: 'string', format: 'date-time' }, closed_at: { type: 'string', format: 'date-time' },
+  failed: { type: 'boolean', description: 'An action of this trigger failed for good in it (see GET /api/signals/{id} for each action)' } } };
+
+export const dispatchPaths = {
+  '/api/action-triggers/{id}/dispatches': {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: TRIGGER_ID_SCHEMA }],
+    get: { summary: 'The trigger\'s dispatches (its signals\' and their redeliveries), newest first, from Temporal\'s visibility; also for a deleted trigger', operationId: 'listDispatches',
+      parameters: [
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_DISPATCH_PAGE, default: DEFAULT_DISPATCH_PAGE } },
+        { name: 'cursor', in: 'query', schema: { type: 'string', pattern: DISPATCH_CURSOR }, description: '`next_cursor` of the previous page' },
+      ],
+      responses: {
+        200: { description: 'A page', content: { 'application/json': { schema: { type: 'object', required: ['items', 'next_cursor'], properties: {
+          items: { type: 'array', items: DISPATCH_SUMMARY }, next_cursor: { type: ['string', 'null'], pattern: DISPATCH_CURSOR } } } } } },
+        400: problemResponse('Invalid query; `errors` names each parameter'), 401: problemResponse('Missing or unknown API key'),
+        403: problemResponse('The API key lacks the scope'), 404: problemResponse('Not a trigger id'),
+        503: problemResponse('Temporal unreachable'),
+      } },
+  },
+};
