@@ -74,8 +74,10 @@ export const startRelay = (o: RelayOptions): Relay => {
     sleepers.add(done);
   });
 
-  /** One dispatch: retried while Temporal is away; a refusal for good is recorded on the signal. */
-  /** In the stored request's scope: its trace is the workflow's parent, its ids are on every log line. */
+  /**
+   * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
+   * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
+   */
   const startOne = async (event: StoredEvent) => {
     const request = await requestOf(o.store, event);
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
