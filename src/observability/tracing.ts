@@ -31,6 +31,9 @@ const OFF: Tracing = {
   enabled: false, clientInterceptors: undefined, workerOptions: {}, workflowInterceptorModules: [], shutdown: async () => undefined,
 };
 
+/** The workflow interceptors of Temporal's OpenTelemetry package, for bundling. */
+export const TRACING_WORKFLOW_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+
 let started: Tracing | undefined;
 
 /** Once per process: the global tracer provider, W3C propagation and async context. */
@@ -53,7 +56,7 @@ export const startTracing = (env: NodeJS.ProcessEnv = process.env): Tracing => {
       },
       sinks: { exporter: makeWorkflowExporter(processor, resource) },
     },
-    workflowInterceptorModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
+    workflowInterceptorModules: TRACING_WORKFLOW_MODULES,
     shutdown: () => provider.shutdown(),
   };
   started = on;
