@@ -1,6 +1,7 @@
 import { breakerSettingsOf, Config } from '../src/config';
 import { EventStore } from '../src/event-store/port';
 import { Logger } from '../src/logger';
+import { withLogFields } from '../src/observability/log-context';
 import { ReadModel } from '../projections/read-model';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { boundWarnings } from '../src/dispatch/bounds';
@@ -26,10 +27,12 @@ export interface ActivityDeps {
 }
 
 /** One activity per channel: the shared attempt pipeline, with a result that stays small whatever the trigger renders. */
-const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => async (args: ActionArgs): Promise<DeliveryReceipt> => {
-  const receipt = await runAttempt(deps, channel, args);
-  return { ...receipt, warnings: boundWarnings(receipt.warnings) };
-};
+const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => (args: ActionArgs): Promise<DeliveryReceipt> =>
+  // Every line of the attempt (the pipeline's, the ledger's, the breaker's) names the signal and its request.
+  withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
+    const receipt = await runAttempt(deps, channel, args);
+    return { ...receipt, warnings: boundWarnings(receipt.warnings) };
+  });
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps) => {

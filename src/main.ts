@@ -23,6 +23,7 @@ import { startProjection } from '../projections/runner';
 import { startRelay } from './intake/relay';
 import { dispatchInfo } from './intake/backlog';
 import { startRetention } from './intake/retention';
+import { startTracing } from './observability/tracing';
 
 export type Role = 'all' | 'api' | 'worker';
 /** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */
@@ -64,17 +65,18 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const native = role === 'api' ? undefined : await NativeConnection.connect({ address: temporal.address });
   if (native) await ensureSearchAttributes(native, namespace);
   const connection = native ?? Connection.lazy({ address: temporal.address, channelArgs: RECONNECT_QUICKLY });
-  const client = new Client({ connection, namespace });
+  const tracing = startTracing();
+  const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
     eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
   });
-  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env }) : undefined;
+  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, tracing }) : undefined;
   let searchAttributesReady = native !== undefined;
   const relay = role === 'worker' ? undefined : startRelay({
     store, log,
-    start: async (signal, plan, redelivery) => {
+    start: async (signal, plan, redelivery, requestId) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-      return dispatch.start(signal, plan, redelivery);
+      return dispatch.start(signal, plan, redelivery, requestId);
     },
   });
   const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log);
@@ -109,6 +111,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     await temporal.stop();
     readModel.close();
     await store.close();
+    await tracing.shutdown();
   };
   return { stop, port };
 };

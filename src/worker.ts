@@ -8,6 +8,7 @@ import { ReadModel } from '../projections/read-model';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './logger';
+import type { Tracing } from './observability/tracing';
 
 export interface WorkerDeps {
   readonly config: Config;
@@ -19,6 +20,8 @@ export interface WorkerDeps {
   /** Prebuilt workflow code (tests bundle once); default: bundled from workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
   readonly env?: NodeJS.ProcessEnv;
+  /** On: activity spans, the workflow's spans exported, and the workflow code bundled with its interceptors. */
+  readonly tracing?: Tracing;
 }
 
 /** Routes the Temporal SDK's own logs into our JSON lines (once per process). */
@@ -37,14 +40,21 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
   } catch { /* a runtime is already installed */ }
 };
 
-/** Bundles the workflow code once; workers then start fast. */
-export const bundleWorkflows = async (): Promise<WorkflowBundleOption> => {
+/** Bundles the workflow code once; workers then start fast. `workflowInterceptorModules`: tracing's, when on. */
+export const bundleWorkflows = async (workflowInterceptorModules: string[] = []): Promise<WorkflowBundleOption> => {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), workflowInterceptorModules, logger: quietBundlerLogger });
   return { code };
 };
 
 const quietBundlerLogger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error, log: () => undefined };
+
+/** WORKFLOW_BUNDLE_PATH (a prebuilt bundle without tracing's interceptors) only while tracing is off. */
+const workflowBundleOf = (deps: WorkerDeps): Promise<WorkflowBundleOption> => {
+  const modules = deps.tracing?.workflowInterceptorModules ?? [];
+  const prebuilt = deps.env?.WORKFLOW_BUNDLE_PATH;
+  return prebuilt && modules.length === 0 ? Promise.resolve({ codePath: prebuilt }) : bundleWorkflows(modules);
+};
 
 /** The Temporal worker: dispatch workflows and their activities on real clients. */
 export const startWorker = async (deps: WorkerDeps) => {
@@ -57,7 +67,8 @@ export const startWorker = async (deps: WorkerDeps) => {
   });
   const worker = await Worker.create({
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
-    workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
+    workflowBundle: deps.workflowBundle ?? await workflowBundleOf(deps),
+    ...deps.tracing?.workerOptions,
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,

@@ -67,7 +67,10 @@ const failedOf = (err: unknown): FailedAttempt => {
 const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
   const attempt: Attempt = (activities, attemptsBefore) => {
     // Only dispatches that say `local-first` use the ledger: older histories replay their arguments unchanged.
-    const args = { plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(input.attemptsAs === 'local-first' ? { ledger: true } : {}) };
+    const args = {
+      plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(input.attemptsAs === 'local-first' ? { ledger: true } : {}),
+      ...(input.requestId ? { requestId: input.requestId } : {}),
+    };
     return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
   };
   let attemptsBefore = 0;

@@ -40,6 +40,8 @@ export interface ActionArgs {
   plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number;
   /** Look the delivery up in the ledger first and record it there when delivered (dispatches whose first attempts run locally). */
   ledger?: boolean;
+  /** The request that accepted the signal, for the attempt's log lines. */
+  requestId?: string;
 }
 
 export interface PipelineDeps {

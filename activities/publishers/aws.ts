@@ -40,8 +40,9 @@ export const awsClientOptions = (c: AwsConnection) => ({
 /** SQS and SNS FIFO ids: at most 128 characters; a longer delivery id is sent as its SHA-256. */
 export const fifoId = (id: string) => (id.length <= 128 ? id : createHash('sha256').update(id).digest('hex'));
 
-/** `delivery-id` and `content-type` as message attributes (SQS and SNS use the same shape). */
-export const messageAttributes = (deliveryId: string, contentType: string) => ({
+/** `delivery-id`, `content-type` and (tracing on) `traceparent` as message attributes (SQS and SNS use the same shape). */
+export const messageAttributes = (deliveryId: string, contentType: string, traceparent?: string) => ({
   'delivery-id': { DataType: 'String', StringValue: deliveryId },
   'content-type': { DataType: 'String', StringValue: contentType },
+  ...(traceparent ? { traceparent: { DataType: 'String', StringValue: traceparent } } : {}),
 });

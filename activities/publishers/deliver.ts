@@ -5,6 +5,8 @@ import { Attempt, Channel, Entries, fail, Prepared } from '../delivery/attempt';
 import { Connections } from './connections';
 import type { OutboundMessage, Publisher } from './port';
 import { publisherFor } from './registry';
+import { SpanKind } from '@opentelemetry/api';
+import { inOutboundSpan } from '../../src/observability/outbound-span';
 
 export type Brokers = NonNullable<ConfigFile['brokers']>;
 
@@ -47,9 +49,15 @@ export const brokerMessageOf = (brokers: Brokers, p: Prepared<BrokerQueue>): Bro
   return { publisher, settings: settings.value, connDetails, parameters, message };
 };
 
-/** Publishes one message; resolves once the broker confirmed it. */
-const send = (brokers: Brokers, connections: Connections) => async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
+/** Publishes one message; resolves once the broker confirmed it. A PRODUCER span, its `traceparent` on the message. */
+const send = (brokers: Brokers, connections: Connections) => (p: Prepared<BrokerQueue>): Promise<Attempt> => {
   const { publisher, settings, message } = brokerMessageOf(brokers, p);
+  const attributes = { 'messaging.system': publisher.brokerType, 'messaging.operation.type': 'send' };
+  return inOutboundSpan(`send ${publisher.brokerType}`, SpanKind.PRODUCER, attributes,
+    (trace) => publish(connections, p, publisher, settings, trace.traceparent ? { ...message, traceparent: trace.traceparent } : message));
+};
+
+const publish = async <S>(connections: Connections, p: Prepared<BrokerQueue>, publisher: Publisher<S>, settings: S, message: OutboundMessage): Promise<Attempt> => {
   try {
     await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };

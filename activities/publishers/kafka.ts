@@ -31,7 +31,9 @@ const open = async (s: KafkaSettings): Promise<BrokerConnection<KafkaSettings>> 
     publish: async (target, message) => {
       const [meta] = await producer.send({
         topic: target.topic, acks: -1,
-        messages: [{ key: target.key ?? null, value: message.body, headers: { 'delivery-id': message.deliveryId, 'content-type': message.contentType } }],
+        messages: [{ key: target.key ?? null, value: message.body, headers: {
+          'delivery-id': message.deliveryId, 'content-type': message.contentType, ...(message.traceparent ? { traceparent: message.traceparent } : {}),
+        } }],
       });
       return meta ? { brokerMessageId: `${meta.topicName}/${meta.partition}/${meta.baseOffset ?? ''}` } : {};
     },

@@ -14,6 +14,8 @@ export interface OutboundMessage {
   readonly contentType: string;
   /** Stable across retries: receivers deduplicate on it. */
   readonly deliveryId: string;
+  /** W3C trace context of the send (tracing on): publishers put it in a header or attribute named `traceparent`. */
+  readonly traceparent?: string;
 }
 
 /** What the broker said when it took the message (e.g. an SQS message id, a Kafka offset). */

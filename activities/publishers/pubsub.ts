@@ -53,7 +53,7 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
     broken: () => false,
     publish: async (target, message) => {
       const topic = topicOf(target.topic);
-      const attributes = { 'delivery-id': message.deliveryId, 'content-type': message.contentType };
+      const attributes = { 'delivery-id': message.deliveryId, 'content-type': message.contentType, ...(message.traceparent ? { traceparent: message.traceparent } : {}) };
       try {
         const id = await topic.publishMessage({ data: Buffer.from(message.body), attributes, ...(target.orderingKey ? { orderingKey: target.orderingKey } : {}) });
         return { brokerMessageId: id };

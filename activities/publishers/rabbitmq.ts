@@ -47,6 +47,7 @@ const open = async (s: RabbitSettings): Promise<BrokerConnection<RabbitSettings>
       await new Promise<void>((resolve, reject) => {
         channel.publish(target.exchange, target.routingKey, Buffer.from(message.body), {
           persistent: true, messageId: message.deliveryId, contentType: message.contentType, timestamp: Math.floor(Date.now() / 1000),
+          ...(message.traceparent ? { headers: { traceparent: message.traceparent } } : {}),
         }, (err) => (err ? reject(err instanceof Error ? err : new Error('the broker refused the message')) : resolve()));
       });
       return {};

@@ -44,7 +44,9 @@ const open = async (s: RedisSettings): Promise<BrokerConnection<RedisSettings>> 
         const receivers = await client.publish(target.target.channel, message.body);
         return { brokerMessageId: `receivers:${receivers}` };
       }
-      const id = await client.xadd(target.target.stream, '*', 'body', message.body, 'delivery-id', message.deliveryId, 'content-type', message.contentType);
+      // A pub/sub message is the body alone; a stream entry has fields, `traceparent` among them when tracing is on.
+      const trace = message.traceparent ? ['traceparent', message.traceparent] : [];
+      const id = await client.xadd(target.target.stream, '*', 'body', message.body, 'delivery-id', message.deliveryId, 'content-type', message.contentType, ...trace);
       return id ? { brokerMessageId: id } : {};
     },
     close: async () => { client.disconnect(); },

@@ -24,7 +24,7 @@ const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
     publish: async (target, message) => {
       const fifo = target.topicArn.endsWith('.fifo');
       const sent = await client.send(new PublishCommand({
-        TopicArn: target.topicArn, Message: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType),
+        TopicArn: target.topicArn, Message: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
         ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
       }));
       return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};

@@ -37,7 +37,7 @@ const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
       const QueueUrl = await urlOf(target.queue);
       const fifo = QueueUrl.endsWith('.fifo');
       const sent = await client.send(new SendMessageCommand({
-        QueueUrl, MessageBody: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType),
+        QueueUrl, MessageBody: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
         ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
       }));
       return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};

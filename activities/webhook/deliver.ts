@@ -7,6 +7,8 @@ import { Attempt, Channel, Entries, fail, Prepared } from '../delivery/attempt';
 import { retryAfterMs } from './retry-after';
 import { signatureOf } from './signing';
 import { isTargetRefused, TARGET_REFUSED } from './transport';
+import { SpanKind } from '@opentelemetry/api';
+import { inOutboundSpan, webhookAttributes } from '../../src/observability/outbound-span';
 
 /** The User-Agent of every webhook request. */
 export const WEBHOOK_USER_AGENT = 'action-triggers/0.1 (+webhook)';
@@ -67,9 +69,16 @@ const identityNow = (o: WebhookOptions): RequestIdentity => {
   };
 };
 
-/** 2xx delivers; other statuses retry or not by their meaning, honouring `Retry-After`. */
-const send = (o: WebhookOptions) => async (p: Prepared<Webhook>): Promise<Attempt> => {
+/**
+ * 2xx delivers; other statuses retry or not by their meaning, honouring `Retry-After`. Tracing on,
+ * the request is a CLIENT span and carries its `traceparent`, so the receiver can join the trace.
+ */
+const send = (o: WebhookOptions) => (p: Prepared<Webhook>): Promise<Attempt> => {
   const req = webhookRequestOf(p, identityNow(o));
+  return inOutboundSpan(req.method, SpanKind.CLIENT, webhookAttributes(req.method, req.url), (traceHeaders) => sendRequest(o, p, { ...req, headers: { ...req.headers, ...traceHeaders } }));
+};
+
+const sendRequest = async (o: WebhookOptions, p: Prepared<Webhook>, req: WebhookRequest): Promise<Attempt> => {
   const timeoutMs = p.plan.timeoutSecs * 1000;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {

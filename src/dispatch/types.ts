@@ -44,6 +44,8 @@ export interface DispatchInput {
    * when an action fails for good. Absent in older dispatches, whose histories have no such upsert.
    */
   marksFailed?: true;
+  /** The id of the request that accepted the signal: each attempt's log lines carry it. Absent in older dispatches. */
+  requestId?: string;
 }
 
 /** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */

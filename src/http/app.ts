@@ -13,6 +13,7 @@ import { buildOpenApiDocument } from './openapi';
 import { TriggerPolicy } from '../triggers/policy';
 import { DOCS_PAGE } from './docs-page';
 import { refuseUnsafeJson } from './json-body';
+import { keepScope, requestScope } from '../observability/request-scope';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
 
@@ -78,11 +79,11 @@ export const buildApp = (deps: AppDeps) => {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestId);
+  app.use(requestId, requestScope);
   const auth = createAuth(deps.apiKeys);
   // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
   // a parsed one is then checked for nesting depth and prototype keys.
-  const parseJsonBody = [requireJson, express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false }), refuseUnsafeJson];
+  const parseJsonBody = [requireJson, keepScope(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })), refuseUnsafeJson];
   const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
   publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });

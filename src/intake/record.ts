@@ -2,7 +2,7 @@ import type { ReadModel } from '../../projections/read-model';
 import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../dispatch/types';
 import { EventStore, WrongExpectedRevision } from '../event-store/port';
 import { notMatchedOf } from './not-matched';
-import { acceptedEvent, signalStreamOf, storedSignalOf } from './signal-record';
+import { acceptedEvent, SignalOrigin, signalStreamOf, storedSignalOf } from './signal-record';
 
 /** What `POST /api/signals` answers for one accepted signal. */
 export interface Accepted {
@@ -23,13 +23,14 @@ const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? 'queued' as c
  * means the id was accepted before). The store commits appends of the same moment together,
  * so a batch costs one durable write.
  */
-export const recordSignals = (store: EventStore, readModel: ReadModel, signals: readonly SignalEnvelope[], plans: readonly DispatchPlan[], now: Date) =>
+export const recordSignals = (store: EventStore, readModel: ReadModel, signals: readonly SignalEnvelope[], plans: readonly DispatchPlan[], now: Date,
+  origin: SignalOrigin = {}) =>
   Promise.all(signals.map(async (signal, i): Promise<Outcome> => {
     const plan = plans[i]!;
     const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
     try {
       const record = { signal, plan, ...notMatchedOf(readModel, signal, plan.triggers) };
-      await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now)], 'no_stream');
+      await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
       return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
     } catch (e) {
       if (!(e instanceof WrongExpectedRevision)) return { ok: false, reason: e };

@@ -3,14 +3,20 @@ import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../dispatch/types';
 import { Checkpoint, EventStore, StoredEvent } from '../event-store/port';
 import { Logger } from '../logger';
 import { acquireLease, Lease, renewLease } from './relay-lease';
-import { Redelivery, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from './signal-record';
+import { originOf, Redelivery, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from './signal-record';
+import { context } from '@opentelemetry/api';
+import { withLogFields } from '../observability/log-context';
+import { contextOf } from '../observability/tracing';
 import type { RedeliveryStart } from '../temporal/dispatch-client';
 import { isTransient } from './transient';
 
 export interface RelayOptions {
   readonly store: EventStore;
-  /** Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id). */
-  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart) => Promise<unknown>;
+  /**
+   * Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id).
+   * Called in the trace of the request that stored it; `requestId` is that request's.
+   */
+  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string) => Promise<unknown>;
   readonly log: Logger;
   /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
   readonly leaseMs?: number;
@@ -68,19 +74,30 @@ export const startRelay = (o: RelayOptions): Relay => {
     sleepers.add(done);
   });
 
-  /** One dispatch: retried while Temporal is away; a refusal for good is recorded on the signal. */
+  /**
+   * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
+   * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
+   */
   const startOne = async (event: StoredEvent) => {
     const request = await requestOf(o.store, event);
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
+    const origin = originOf(event);
+    const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
+    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), () => startIn(event, request, origin.request_id)));
+  };
+
+  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined) => {
     const { record, redelivery } = request;
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       if (stopped || !lease) throw new LeaseLost();
       try {
         // Stopping waits for a start in flight; the dispatch client bounds each one (5 s).
+        const workflowId = redelivery?.workflow_id ?? workflowIdOf(record.signal.id);
         await o.start(record.signal, redelivery?.plan ?? record.plan, redelivery && {
-          workflowId: redelivery.workflow_id, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
-        });
+          workflowId, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
+        }, requestId);
         waiting = undefined;
+        o.log.info('dispatch started', { workflow_id: workflowId });
         return;
       } catch (e) {
         waiting = e instanceof Error ? e.message : String(e);

@@ -28,9 +28,22 @@ export interface SignalRecord {
   not_matched_truncated: boolean;
 }
 
-export const acceptedEvent = (record: SignalRecord, acceptedAt: Date): NewEvent => ({
-  type: SIGNAL_ACCEPTED, data: record as unknown as Record<string, unknown>, metadata: { accepted_at: acceptedAt.toISOString() },
+/**
+ * Where a signal's work began: the accepting request's id and (tracing on) its W3C `traceparent`.
+ * Kept in the acceptance's metadata, so the relay, maybe in another process later, starts the
+ * dispatch in the same trace and its log lines name the same request.
+ */
+export interface SignalOrigin { request_id?: string; traceparent?: string }
+
+export const acceptedEvent = (record: SignalRecord, acceptedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
+  type: SIGNAL_ACCEPTED, data: record as unknown as Record<string, unknown>, metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
 });
+
+/** The origin kept on an event (signals accepted before it was kept have none). */
+export const originOf = (e: StoredEvent): SignalOrigin => {
+  const { request_id: requestId, traceparent } = e.metadata;
+  return { ...(typeof requestId === 'string' ? { request_id: requestId } : {}), ...(typeof traceparent === 'string' ? { traceparent } : {}) };
+};
 
 /** `redelivery`: the number of the redelivery refused, absent for the signal's own dispatch. */
 export const refusedEvent = (reason: string, redelivery?: number): NewEvent => ({
@@ -49,8 +62,8 @@ export interface Redelivery {
   plan: DispatchPlan;
 }
 
-export const redeliveryEvent = (r: Redelivery, requestedAt: Date): NewEvent => ({
-  type: REDELIVERY_REQUESTED, data: r as unknown as Record<string, unknown>, metadata: { requested_at: requestedAt.toISOString() },
+export const redeliveryEvent = (r: Redelivery, requestedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
+  type: REDELIVERY_REQUESTED, data: r as unknown as Record<string, unknown>, metadata: { requested_at: requestedAt.toISOString(), ...origin },
 });
 
 export interface StoredRedelivery extends Redelivery {

@@ -5,6 +5,7 @@ import { relayCheckpoint } from '../intake/relay-lease';
 import { redeliveryEvent, signalStreamOf, StoredSignal, storedSignalOf } from '../intake/signal-record';
 import { DispatchClient } from '../temporal/dispatch-client';
 import type { FieldError } from '../validation/field-errors';
+import { requestOrigin } from '../observability/origin';
 import { chooseActions, RedeliveryAsk } from './choose';
 
 export interface RedeliveryDeps {
@@ -59,7 +60,7 @@ export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, 
     delivery_ids: choice.plan.actions.map((a) => a.deliveryId), plan: choice.plan,
   };
   try {
-    await deps.store.append(signalStreamOf(signalId), [redeliveryEvent(redelivery, deps.now())], stored.revision);
+    await deps.store.append(signalStreamOf(signalId), [redeliveryEvent(redelivery, deps.now(), requestOrigin())], stored.revision);
   } catch (e) {
     if (e instanceof WrongExpectedRevision) return { outcome: 'busy', detail: 'another redelivery of this signal was asked for at the same time' };
     throw e;

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { ReadModel } from '../../projections/read-model';
 import type { SignalEnvelope } from '../dispatch/types';
 import { EventStore } from '../event-store/port';
+import type { Logger } from '../logger';
 import { invalid, problem, sendProblem } from '../http/problem';
 import { mount, RouteGuards } from '../http/mount';
 import { recordSignals } from '../intake/record';
@@ -13,6 +14,7 @@ import { DispatchClient } from '../temporal/dispatch-client';
 import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
 import { overfullPlans, oversizeSignals } from './accept';
+import { requestOrigin } from '../observability/origin';
 
 export interface SignalDeps {
   readonly store: EventStore;
@@ -20,7 +22,7 @@ export interface SignalDeps {
   /** Absent when this process runs without Temporal: signal endpoints answer 503. */
   readonly dispatch: DispatchClient | undefined;
   readonly now: () => Date;
-  readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
+  readonly log: Pick<Logger, 'error' | 'info'>;
 }
 
 /**
@@ -46,16 +48,19 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const plans = envelopes.map((e) => dispatch.plan(e));
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
-  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now());
+  // The request's id and trace go with each signal: the relay starts its dispatch in them.
+  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin());
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
+  const signalIds = envelopes.map((e) => e.id);
   if (failed.length > 0) {
-    deps.log.error('could not store signals', { failed: failed.length, of: envelopes.length, error: String(failed[0]) });
+    deps.log.error('could not store signals', { signal_id: signalIds, failed: failed.length, of: envelopes.length, error: String(failed[0]) });
     return sendProblem(res, {
       ...problem(503, `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
       signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })),
     });
   }
   const accepted = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+  for (const a of accepted) deps.log.info('signal accepted', { signal_id: a.id, state: a.state, duplicate: a.duplicate });
   res.status(202).json(isBatch ? accepted : accepted[0]);
 };
 

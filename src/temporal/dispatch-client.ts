@@ -37,7 +37,7 @@ export interface DispatchClient {
    * Starts the signal's workflow with its plan (or, for a redelivery, the redelivery's workflow);
    * the same workflow id never starts a second one.
    */
-  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart): Promise<{ workflowId: string; duplicate: boolean }>;
+  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string): Promise<{ workflowId: string; duplicate: boolean }>;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
@@ -89,7 +89,7 @@ export interface DispatchClientOptions {
 
 export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions): DispatchClient => ({
   plan: options.plan,
-  start: async (signal, plan, redelivery) => {
+  start: async (signal, plan, redelivery, requestId) => {
     const workflowId = redelivery?.workflowId ?? workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
@@ -98,6 +98,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('dispatchSignal', {
         taskQueue, workflowId, args: [{
           signal, retry, plan, attemptsAs: attemptsAsFor(plan), marksFailed: true, ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
+          ...(requestId ? { requestId } : {}),
         }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',

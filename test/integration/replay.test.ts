@@ -18,3 +18,14 @@ test('recorded histories cover the dispatch scenarios', () => {
 test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {
   await Worker.runReplayHistory({ workflowBundle: { codePath: testServers().workflowBundlePath } }, history, name);
 });
+
+test('every history replays with tracing on (the workflow bundled with the OpenTelemetry interceptors)', async () => {
+  const { bundleWorkflows } = await import('../../src/worker');
+  const { TRACING_WORKFLOW_MODULES } = await import('../../src/observability/tracing');
+  const { makeWorkflowExporter } = await import('@temporalio/interceptors-opentelemetry');
+  const { InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { Resource } = await import('@opentelemetry/resources');
+  const workflowBundle = await bundleWorkflows(TRACING_WORKFLOW_MODULES);
+  const sinks = { exporter: makeWorkflowExporter(new SimpleSpanProcessor(new InMemorySpanExporter()), new Resource({})) };
+  for (const h of histories) await Worker.runReplayHistory({ workflowBundle, sinks }, h.history, h.name);
+}, 120_000);

@@ -9,7 +9,7 @@ import { testServers } from './servers';
 import type { BrokerServers } from './brokers';
 
 /** One message as a consumer of the broker saw it. */
-export interface Consumed { body: string; deliveryId: string | undefined; contentType: string | undefined }
+export interface Consumed { body: string; deliveryId: string | undefined; contentType: string | undefined; traceparent?: string | undefined }
 
 /**
  * A fresh destination on one of the test's real brokers: the broker config that publishes to
@@ -51,7 +51,8 @@ const rabbitmq = async (servers?: TargetServers): Promise<BrokerTarget> => {
     type: 'rabbitmq', broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } },
     read: (count, timeoutMs = 15_000) => collect(async () => {
       const m = await ch.get(queue, { noAck: true });
-      return m ? [{ body: m.content.toString('utf8'), deliveryId: m.properties.messageId as string, contentType: m.properties.contentType as string }] : [];
+      return m ? [{ body: m.content.toString('utf8'), deliveryId: m.properties.messageId as string, contentType: m.properties.contentType as string,
+        traceparent: (m.properties.headers as Record<string, string> | undefined)?.traceparent }] : [];
     }, count, timeoutMs, got),
     close: async () => { await conn.close(); },
   };
@@ -71,7 +72,8 @@ const kafka = async (servers: BrokerServers = testServers().brokers): Promise<Br
   const arrived: Consumed[] = [];
   const got: Consumed[] = [];
   void consumer.run({ eachMessage: async ({ message: m }) => {
-    arrived.push({ body: m.value?.toString('utf8') ?? '', deliveryId: m.headers?.['delivery-id']?.toString(), contentType: m.headers?.['content-type']?.toString() });
+    arrived.push({ body: m.value?.toString('utf8') ?? '', deliveryId: m.headers?.['delivery-id']?.toString(), contentType: m.headers?.['content-type']?.toString(),
+      traceparent: m.headers?.traceparent?.toString() });
   } });
   return {
     type: 'kafka', broker: { broker_type: 'kafka', conn_details: { bootstrap_servers: brokers.join(',') }, params: { topic } },
@@ -89,7 +91,7 @@ const redis = async (servers: BrokerServers = testServers().brokers): Promise<Br
     read: (count, timeoutMs = 15_000) => collect(async () => {
       const entries = await client.xrange(stream, '-', '+');
       const fields = entries.map(([, f]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 === 0 ? [[v, f[i + 1]!]] : []))));
-      return fields.length >= count ? fields.map((f) => ({ body: f.body ?? '', deliveryId: f['delivery-id'], contentType: f['content-type'] })) : [];
+      return fields.length >= count ? fields.map((f) => ({ body: f.body ?? '', deliveryId: f['delivery-id'], contentType: f['content-type'], traceparent: f.traceparent })) : [];
     }, count, timeoutMs, []),
     close: async () => { client.disconnect(); },
   };
@@ -105,7 +107,8 @@ const sqsQueue = async (sqs: SQSClient, fifo = false) => {
   const got: Consumed[] = [];
   const read = (count: number, timeoutMs = 15_000) => collect(async () => {
     const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
-    return (r.Messages ?? []).map((m) => ({ body: m.Body ?? '', deliveryId: m.MessageAttributes?.['delivery-id']?.StringValue, contentType: m.MessageAttributes?.['content-type']?.StringValue }));
+    return (r.Messages ?? []).map((m) => ({ body: m.Body ?? '', deliveryId: m.MessageAttributes?.['delivery-id']?.StringValue, contentType: m.MessageAttributes?.['content-type']?.StringValue,
+      traceparent: m.MessageAttributes?.traceparent?.StringValue }));
   }, count, timeoutMs, got);
   return { url, read };
 };
@@ -143,7 +146,7 @@ const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promis
       const ackIds = (r.receivedMessages ?? []).map((m) => m.ackId!);
       if (ackIds.length > 0) await subscriber.acknowledge({ subscription: subscription.name, ackIds });
       return (r.receivedMessages ?? []).map(({ message: m }) => ({
-        body: Buffer.from(m!.data ?? '').toString('utf8'), deliveryId: m!.attributes?.['delivery-id'], contentType: m!.attributes?.['content-type'],
+        body: Buffer.from(m!.data ?? '').toString('utf8'), deliveryId: m!.attributes?.['delivery-id'], contentType: m!.attributes?.['content-type'], traceparent: m!.attributes?.traceparent ?? undefined,
       }));
     }, count, timeoutMs, got),
     close: async () => { await subscriber.close(); await client.close(); },
