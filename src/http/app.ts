@@ -14,6 +14,8 @@ import { DOCS_PAGE } from './docs-page';
 import { refuseUnsafeJson } from './json-body';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
+import { mountAuditRoutes } from '../audit/mount';
+import { EventStreamOptions } from '../audit/stream';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -23,6 +25,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly log: Logger;
   /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
   readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
+  /** Bounds of the audit feed's live streams (src/audit/stream.ts); defaults otherwise. */
+  readonly eventStreams?: EventStreamOptions;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -102,6 +106,7 @@ export const buildApp = (deps: AppDeps) => {
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
   mountRedeliveryRoutes(app, deps, guards);
+  mountAuditRoutes(app, deps.store, deps.log, guards, deps.eventStreams);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));
