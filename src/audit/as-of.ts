@@ -11,7 +11,8 @@ import { evolveView, toResource, TriggerView } from '../../projections/trigger-v
 /** `as_of` as milliseconds since the epoch, or the field error. */
 export const parseAsOf = (value: unknown): E.Either<{ path: string; message: string }, number> => {
   const error = { path: 'query.as_of', message: 'must be one RFC 3339 timestamp, such as 2026-11-22T12:00:00Z (an offset\'s + sent as %2B)' };
-  return typeof value === 'string' && E.isRight(Timestamp.decode(value)) ? E.right(Date.parse(value)) : E.left(error);
+  const ms = typeof value === 'string' && E.isRight(Timestamp.decode(value)) ? Date.parse(value) : NaN;
+  return Number.isFinite(ms) ? E.right(ms) : E.left(error);
 };
 
 /**

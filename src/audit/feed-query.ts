@@ -7,15 +7,19 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
 /** A position as the feed writes it: a decimal integer, as a string (positions are 64-bit). */
 export const POSITION = '^(0|[1-9][0-9]{0,19})$';
 const POSITION_RE = new RegExp(POSITION);
-const MAX_POSITION = 2n ** 64n - 1n;
+/**
+ * No store reaches it (a SQLite rowid is at most this; KurrentDB commit positions are log
+ * offsets): a larger `after` is the same request, nothing follows it, and adapters can bind it.
+ */
+export const MAX_POSITION = 2n ** 63n - 1n;
 
 export interface FeedQuery { readonly after: Checkpoint; readonly limit: number }
 
-/** A position given by a client (`after`, `Last-Event-ID`); undefined when it is not one. */
+/** A position given by a client (`after`, `Last-Event-ID`), at most MAX_POSITION; undefined when it is not one. */
 export const parsePosition = (text: string): bigint | undefined => {
   if (!POSITION_RE.test(text)) return undefined;
   const p = BigInt(text);
-  return p <= MAX_POSITION ? p : undefined;
+  return p <= MAX_POSITION ? p : MAX_POSITION;
 };
 
 const one = (query: Request['query'], name: string, errors: FieldError[]): string | undefined => {
