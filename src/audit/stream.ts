@@ -44,17 +44,17 @@ const write = (res: Response, text: string) => new Promise<void>((resolve) => {
  * so a slow client slows its own reads only. The subscription closes when the client goes.
  */
 export const createEventStreams = (store: EventStore, log: Logger, options: EventStreamOptions = EVENT_STREAM_DEFAULTS) => {
-  let open = 0;
+  const open = new Set<Response>();
   const handle = (req: Request, res: Response) => {
     const start = startOf(req);
     if (E.isLeft(start)) return sendProblem(res, start.left);
-    if (open >= options.maxStreams) {
+    if (open.size >= options.maxStreams) {
       res.set('Retry-After', '5');
       return sendProblem(res, problem(503, `this process already serves ${options.maxStreams} event streams; try again later`));
     }
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     if (req.method === 'HEAD') return res.end();
-    open++;
+    open.add(res);
     res.write(`: audit feed of trigger events; retry after 1 s on a drop\nretry: 1000\n\n`);
     const subscription = store.subscribe(start.right, async (batch) => {
       if (!res.destroyed) await write(res, batch.map(sseOf).join(''));
@@ -62,9 +62,16 @@ export const createEventStreams = (store: EventStore, log: Logger, options: Even
     const heartbeat = setInterval(() => { if (!res.destroyed) res.write(': heartbeat\n\n'); }, options.heartbeatMs);
     res.once('close', () => {
       clearInterval(heartbeat);
-      open--;
+      open.delete(res);
       subscription.close().catch((e: unknown) => log.warn('event stream: closing the subscription failed', { error: String(e) }));
     });
   };
-  return { handle, open: () => open };
+  return {
+    handle,
+    open: () => open.size,
+    /** Ends every stream (on shutdown: an open stream would keep server.close() waiting forever); clients reconnect elsewhere. */
+    endAll: () => { for (const res of open) res.end(); },
+  };
 };
+
+export type EventStreams = ReturnType<typeof createEventStreams>;

@@ -15,7 +15,7 @@ import { refuseUnsafeJson } from './json-body';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
-import { EventStreamOptions } from '../audit/stream';
+import { createEventStreams, EventStreams } from '../audit/stream';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -25,8 +25,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly log: Logger;
   /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
   readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
-  /** Bounds of the audit feed's live streams (src/audit/stream.ts); defaults otherwise. */
-  readonly eventStreams?: EventStreamOptions;
+  /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
+  readonly eventStreams?: EventStreams;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -106,7 +106,7 @@ export const buildApp = (deps: AppDeps) => {
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
   mountRedeliveryRoutes(app, deps, guards);
-  mountAuditRoutes(app, deps.store, deps.log, guards, deps.eventStreams);
+  mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

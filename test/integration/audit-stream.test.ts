@@ -3,9 +3,13 @@ import { Server } from 'node:http';
 import request from 'supertest';
 import { EventStore } from '../../src/event-store/port';
 import { createHttpServer, listen } from '../../src/http/server';
-import { EventStreamOptions } from '../../src/audit/stream';
+import { createEventStreams, EventStreamOptions } from '../../src/audit/stream';
+import { silentLogger } from '../../src/logger';
 import { feedEvent } from '../../src/audit/feed';
-import { aTrigger, startTestApp } from '../support/test-app';
+import { rmSync } from 'node:fs';
+import { aTrigger, startTestApp, tempDir } from '../support/test-app';
+import { startServerProcess, stopServerProcess } from '../support/server-process';
+import { testServers } from '../support/servers';
 import { openSse, SseMessage } from '../support/sse-client';
 
 /** GET /api/events/stream on a real server (node:http, the service's timeouts made short), read by a raw client. */
@@ -30,7 +34,7 @@ const startServer = async (eventStreams: EventStreamOptions) => {
   let subs!: ReturnType<typeof counting>;
   const t = await startTestApp({}, undefined, undefined, {}, (store) => {
     subs = counting(store);
-    return { store: subs.wrapped, eventStreams };
+    return { store: subs.wrapped, eventStreams: createEventStreams(subs.wrapped, silentLogger, eventStreams) };
   });
   // Timeouts far shorter than the stream lives: they must not cut it.
   const server = await listen(createHttpServer(t.app, { headersMs: 300, requestMs: 300, keepAliveMs: 100, checkIntervalMs: 100 }), '127.0.0.1', 0);
@@ -133,3 +137,21 @@ test('opening and closing 50 streams leaves no subscription open; past the bound
     await stop(t, server);
   }
 });
+
+test('SIGTERM ends open event streams: the server process stops instead of waiting for the clients', async () => {
+  const dir = tempDir();
+  try {
+    const server = await startServerProcess({ DATA_DIR: dir, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath }, 60_000);
+    const created = await fetch(`${server.url}/api/action-triggers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trigger) });
+    expect(created.status).toBe(201);
+    const stream = await openSse(`${server.url}/api/events/stream`);
+    await stream.waitFor((m) => m.length === 1);
+    const ended = new Promise<void>((r) => stream.onEnd(r));
+    const stopped = Date.now();
+    expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
+    await ended;
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);

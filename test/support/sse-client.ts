@@ -9,6 +9,7 @@ export interface SseMessage { id?: string; event?: string; data: string }
 export const openSse = (url: string, headers: Record<string, string> = {}) => new Promise<{
   status: number; headers: IncomingMessage['headers']; messages: SseMessage[]; comments: () => number;
   waitFor: (done: (m: SseMessage[]) => boolean, ms?: number) => Promise<SseMessage[]>; close: () => void; body: () => string;
+  onEnd: (f: () => void) => void;
 }>((resolve, reject) => {
   const messages: SseMessage[] = [];
   let comments = 0;
@@ -39,6 +40,9 @@ export const openSse = (url: string, headers: Record<string, string> = {}) => ne
       waiters.forEach((w) => w());
     });
     res.on('error', () => undefined);
+    let ended = false;
+    const enders: Array<() => void> = [];
+    res.on('close', () => { ended = true; enders.forEach((f) => f()); });
     resolve({
       status: res.statusCode ?? 0, headers: res.headers, messages, comments: () => comments, body: () => raw,
       waitFor: (done, ms = 5000) => new Promise((ok, fail) => {
@@ -48,6 +52,7 @@ export const openSse = (url: string, headers: Record<string, string> = {}) => ne
         check();
       }),
       close: () => { req.destroy(); },
+      onEnd: (f) => { if (ended) f(); else enders.push(f); },
     });
   });
   req.on('error', reject);
