@@ -8,6 +8,7 @@ import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { buildApp } from './http/app';
+import { createEventStreams } from './audit/stream';
 import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './logger';
 import { previewOptionsOf } from './triggers/dry-run';
@@ -82,9 +83,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log);
   let server: Server | undefined;
   let port = config.port;
+  const eventStreams = createEventStreams(store, log);
   if (role !== 'worker') {
     const app = buildApp({
-      store, readModel, projection, log, apiKeys, dispatch,
+      store, readModel, projection, log, apiKeys, dispatch, eventStreams,
       policy: policyOf(config),
       triggerInput: buildTriggerInputCodec(policyOf(config)),
       triggerPatch: buildTriggerPatchCodec(policyOf(config)),
@@ -102,6 +104,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     });
   }
   const stop = async () => {
+    eventStreams.endAll();
     if (server) await new Promise((r) => server!.close(r));
     await relay?.stop();
     await retention?.stop();

@@ -104,6 +104,16 @@ export const openKurrentStore = (connectionString: string): EventStore => {
       return 'start';
     },
     subscribe,
+    // readAll from a position includes the event at it: one more is asked for, and it is skipped.
+    readCategory: async (category, after, limit) => {
+      const out: StoredEvent[] = [];
+      for await (const resolved of client.readAll({ fromPosition: fromPositionOf(after), maxCount: limit + 1, filter: categoryFilter(category) })) {
+        const stored = toStored(resolved);
+        if (stored && stored.position !== after) out.push(stored);
+        if (out.length >= limit) break;
+      }
+      return out;
+    },
     countAfter: async (category, from, cap) => {
       let n = 0;
       for await (const resolved of client.readAll({ fromPosition: fromPositionOf(from), maxCount: cap + 1, filter: categoryFilter(category) })) {

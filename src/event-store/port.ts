@@ -65,6 +65,11 @@ export interface EventStore {
    * each batch's handler before delivering the next, then follows new events live.
    */
   subscribe(from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, options?: SubscribeOptions): Subscription;
+  /**
+   * Up to `limit` events of the category after `after`, in position order: a page. Paging on from
+   * the last position returned misses nothing and repeats nothing (the audit feed relies on it).
+   */
+  readCategory(category: Category, after: Checkpoint, limit: number): Promise<StoredEvent[]>;
   /** How many events of the category lie after `from` (a backlog), counting at most `cap`. */
   countAfter(category: Category, from: Checkpoint, cap: number): Promise<number>;
   /**

@@ -136,6 +136,7 @@ export const openSqliteStore = (file: string): EventStore => {
     subscribe: (from, handler, onError, options = {}) => followSqlite(
       (position, limit) => readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
+    readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
     removeRecordedBefore: async (category, before, through, max) => removeBefore.immediate(category, before.getTime(), through, max),
     truncateBefore: async (streamId, revision) => { truncate.run(streamId, revision); },

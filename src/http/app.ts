@@ -16,6 +16,8 @@ import { refuseUnsafeJson } from './json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
+import { mountAuditRoutes } from '../audit/mount';
+import { createEventStreams, EventStreams } from '../audit/stream';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -25,6 +27,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly log: Logger;
   /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
   readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
+  /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
+  readonly eventStreams?: EventStreams;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -105,6 +109,7 @@ export const buildApp = (deps: AppDeps) => {
   mountSignalRoutes(app, deps, guards);
   mountRedeliveryRoutes(app, deps, guards);
   mountDispatchRoutes(app, deps, guards);
+  mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
 
   app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.log));

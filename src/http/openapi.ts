@@ -11,6 +11,7 @@ import { componentSchemas, CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_
 import { IF_MATCH } from './request';
 import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';
 import { dispatchPaths } from './openapi-dispatches';
+import { asOfParameter, eventPaths, eventSchemas } from './openapi-events';
 
 const PROBLEM_JSON = 'application/problem+json';
 const problemResponse = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: ref('Problem') } } });
@@ -58,7 +59,7 @@ const triggerPaths = {
   },
   '/api/action-triggers/{id}': {
     parameters: [idParam],
-    get: { summary: 'Get one trigger', operationId: 'getTrigger', responses: { 200: triggerResponse('The trigger'), ...errors, 404: problemResponse('Unknown or deleted') } },
+    get: { summary: 'Get one trigger', operationId: 'getTrigger', parameters: [asOfParameter], responses: { 200: triggerResponse('The trigger'), ...errors, 404: problemResponse('Unknown or deleted') } },
     put: { summary: 'Replace a trigger', operationId: 'replaceTrigger', parameters: [ifMatch], requestBody: body('TriggerInput'),
       responses: { 200: triggerResponse('Replaced'), ...writeErrors, ...conditional } },
     patch: { summary: 'Change some fields (JSON merge patch over the definition; the result is validated as a whole)', operationId: 'patchTrigger',
@@ -138,8 +139,8 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
       + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`.' },
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
-    schemas: { ...componentSchemas(policy), ...redeliverySchemas },
+    schemas: { ...componentSchemas(policy), ...redeliverySchemas, ...eventSchemas },
   },
   security: [{ apiKey: [] }],
-  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...dispatchPaths, ...publicPaths },
+  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...dispatchPaths, ...eventPaths, ...publicPaths },
 });

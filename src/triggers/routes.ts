@@ -16,6 +16,7 @@ import { parseIdsToDelete } from './delete-query';
 import { historyOf } from './history';
 import { READ_MODEL_WAIT_MS } from '../limits';
 import { toResource } from '../../projections/trigger-view';
+import { getTriggerAsOf } from '../audit/as-of';
 
 type Outcome = E.Either<DomainError, CommandResult>;
 
@@ -62,8 +63,10 @@ export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
   await sendTrigger(deps, res, id, outcome.right, 201);
 };
 
-export const getTrigger = (deps: TriggerDeps) => (req: Request, res: Response) => {
+export const getTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
+  // A past state is folded from the events: the read model holds only the present.
+  if (req.query.as_of !== undefined && isTriggerId(id)) return getTriggerAsOf(deps.store, id, req, res);
   const found = isTriggerId(id) ? deps.readModel.getJson(id) : undefined;
   if (!found) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
   sendJson(res, 200, found.json, { ETag: etagOf(found.version) });

@@ -117,6 +117,27 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       expect(await store.countAfter('signal', from, 2)).toBe(2);
     });
 
+    test('readCategory pages through one category in position order, each page after the last one', async () => {
+      const from = await store.headPosition();
+      const written: bigint[] = [];
+      for (let i = 0; i < 5; i++) {
+        written.push((await store.append(freshStream(), [event(i)], 'no_stream')).position);
+        await store.append(freshSignal(), [event(i)], 'no_stream');
+      }
+      const pages: StoredEvent[][] = [];
+      let after: bigint | 'start' = from;
+      for (;;) {
+        const page = await store.readCategory('action_trigger', after, 2);
+        if (page.length === 0) break;
+        pages.push(page);
+        after = page[page.length - 1]!.position;
+      }
+      expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+      expect(pages.flat().map((e) => e.position)).toEqual(written);
+      expect(pages.flat().every((e) => e.streamId.startsWith(TRIGGER_STREAM_PREFIX))).toBe(true);
+      expect((await store.readCategory('action_trigger', 'start', 1))[0]!.position).toBeLessThanOrEqual(written[0]!);
+    });
+
     test('removeRecordedBefore removes old signal streams only, and their ids may start again', async () => {
       const old = freshSignal();
       const trigger = freshStream();

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFrom, policyOf } from '../../src/config';
 import { openSqliteStore } from '../../src/event-store/sqlite';
-import { buildApp } from '../../src/http/app';
+import { AppDeps, buildApp } from '../../src/http/app';
+import { EventStore } from '../../src/event-store/port';
 import { ApiKeyEntry } from '../../src/http/auth';
 import { silentLogger } from '../../src/logger';
 import { previewOptionsOf } from '../../src/triggers/dry-run';
@@ -18,7 +19,7 @@ export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefi
 
 /** The HTTP app on a real SQLite event store and read model in a fresh temp dir. */
 export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient,
-  readModelOptions: ReadModelOptions = {}) => {
+  readModelOptions: ReadModelOptions = {}, appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({})) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
   const store = openSqliteStore(join(dir, 'events.sqlite'));
   const readModel = openReadModel(join(dir, 'read-model.sqlite'), readModelOptions);
@@ -34,6 +35,7 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
     preview: previewOptionsOf(config),
     maxBodyBytes: config.limits.maxBodyBytes,
     ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
+    ...appOverrides(store),
   });
   // As in main.ts: stored signals reach Temporal through the relay.
   const relay = dispatch && startRelay({ store, log: silentLogger, start: dispatch.start });
