@@ -44,8 +44,10 @@ const listDispatches = (deps: Deps) => async (req: Request, res: Response) => {
     const page = await deps.dispatch.listForTrigger(id.toLowerCase(), query.limit, query.cursor);
     res.status(200).json({ items: page.items, next_cursor: page.nextPageToken ? Buffer.from(page.nextPageToken).toString('base64url') : null });
   } catch (e) {
-    // A cursor Temporal does not take back is the caller's mistake; anything else, Temporal away.
-    if (query.cursor && /token|page/i.test(String(e))) return sendProblem(res, invalid([{ path: 'query.cursor', message: 'is not a cursor from a previous page' }]));
+    // With a cursor: if the same list without it works, the cursor was not one of Temporal's page tokens.
+    if (query.cursor && await deps.dispatch.listForTrigger(id.toLowerCase(), 1, undefined).then(() => true, () => false)) {
+      return sendProblem(res, invalid([{ path: 'query.cursor', message: 'is not a cursor from a previous page' }]));
+    }
     deps.log.error('could not list dispatches', { error: String(e) });
     sendProblem(res, problem(503, 'the dispatch service is unavailable'));
   }
