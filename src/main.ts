@@ -23,6 +23,10 @@ import { startProjection } from '../projections/runner';
 import { startRelay } from './intake/relay';
 import { dispatchInfo } from './intake/backlog';
 import { startRetention } from './intake/retention';
+import { createMetrics, noMetrics } from './observability/metrics';
+import { clusterMetricsOf } from './observability/cluster-metrics';
+import { withAppendTiming } from './observability/timed-store';
+import { serveWorkerMetrics } from './observability/worker-metrics';
 
 export type Role = 'all' | 'api' | 'worker';
 /** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */
@@ -42,7 +46,8 @@ const temporalAddress = async (config: Config, log: Logger) => {
 
 /** Composition root: config → adapters → projection → Temporal → worker and/or API. */
 export const start = async (log: Logger, role: Role = 'all', config: Config = loadConfig()) => {
-  installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel);
+  installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel, config.metrics.temporalBindAddress);
+  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
   const apiKeys = config.file.api_keys ?? [];
   let host = config.host;
   if (apiKeys.length === 0 && !LOOPBACK_HOSTS.has(host)) {
@@ -50,10 +55,11 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     host = '127.0.0.1';
   }
   mkdirSync(config.dataDir, { recursive: true });
-  const store = openEventStore(config);
+  const store = withAppendTiming(openEventStore(config), metrics);
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
+  metrics.projectionLag(projection.lag);
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
@@ -68,7 +74,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
     eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
   });
-  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env }) : undefined;
+  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, metrics }) : undefined;
   let searchAttributesReady = native !== undefined;
   const relay = role === 'worker' ? undefined : startRelay({
     store, log,
@@ -90,6 +96,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       preview: previewOptionsOf(config),
       maxBodyBytes: config.limits.maxBodyBytes,
       dispatchInfo: () => dispatchInfo(store, dispatch, relay),
+      metrics: cluster.isWorker && metrics.enabled ? clusterMetricsOf(metrics) : metrics,
     });
     server = await listen(createHttpServer(app), host, config.port);
     const address = server.address();
@@ -99,8 +106,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }
+  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log) : undefined;
   const stop = async () => {
     if (server) await new Promise((r) => server!.close(r));
+    await metricsServer?.close();
     await relay?.stop();
     await retention?.stop();
     await worker?.stop();

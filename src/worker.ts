@@ -8,6 +8,7 @@ import { ReadModel } from '../projections/read-model';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './logger';
+import type { Metrics } from './observability/metrics';
 
 export interface WorkerDeps {
   readonly config: Config;
@@ -19,10 +20,11 @@ export interface WorkerDeps {
   /** Prebuilt workflow code (tests bundle once); default: bundled from workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
   readonly env?: NodeJS.ProcessEnv;
+  readonly metrics?: Metrics;
 }
 
 /** Routes the Temporal SDK's own logs into our JSON lines (once per process). */
-export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error') => {
+export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error', metricsAddress?: string) => {
   const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' } as const)[level];
   try {
     Runtime.install({
@@ -32,7 +34,11 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
         log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
       }),
       // The native core's own logs too: forwarded into the same lines, not printed to stderr by Rust.
-      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: sdkLevel, other: 'ERROR' }) } },
+      telemetryOptions: {
+        logging: { forward: {}, filter: makeTelemetryFilterString({ core: sdkLevel, other: 'ERROR' }) },
+        // The SDK's own metrics (workflow and activity task latencies, slots, polls) on a page of its own.
+        ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
+      },
     });
   } catch { /* a runtime is already installed */ }
 };
@@ -58,7 +64,7 @@ export const startWorker = async (deps: WorkerDeps) => {
   const worker = await Worker.create({
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? (deps.env?.WORKFLOW_BUNDLE_PATH ? { codePath: deps.env.WORKFLOW_BUNDLE_PATH } : await bundleWorkflows()),
-    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log }),
+    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log, metrics: deps.metrics }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,

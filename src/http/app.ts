@@ -14,6 +14,9 @@ import { DOCS_PAGE } from './docs-page';
 import { refuseUnsafeJson } from './json-body';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
+import { Metrics, noMetrics } from '../observability/metrics';
+import { httpMetrics } from '../observability/http-metrics';
+import { mountMetricsRoute } from '../observability/metrics-route';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -23,6 +26,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly log: Logger;
   /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
   readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
+  /** Default: none recorded, no `/metrics`. */
+  readonly metrics?: Metrics;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -78,6 +83,8 @@ export const buildApp = (deps: AppDeps) => {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId);
+  const metrics = deps.metrics ?? noMetrics;
+  if (metrics.enabled) app.use(httpMetrics(metrics));
   const auth = createAuth(deps.apiKeys);
   // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
   // a parsed one is then checked for nesting depth and prototype keys.
@@ -98,6 +105,7 @@ export const buildApp = (deps: AppDeps) => {
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  mountMetricsRoute(app, metrics, auth.requireScope);
 
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
