@@ -60,6 +60,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
   metrics.projectionLag(projection.lag);
+  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log) : undefined;
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
@@ -106,7 +107,6 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }
-  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log) : undefined;
   const stop = async () => {
     if (server) await new Promise((r) => server!.close(r));
     await metricsServer?.close();
