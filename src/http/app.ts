@@ -102,7 +102,7 @@ export const buildApp = (deps: AppDeps) => {
       status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}), ...(dispatch ? { dispatch } : {}),
     });
   });
-  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
+  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
   mountMetricsRoute(app, metrics, auth.requireScope);

@@ -49,12 +49,16 @@ test('with API keys, /metrics needs the metrics:read scope', async () => {
   }
 });
 
-test('with metrics off there is no /metrics page', async () => {
+test('with metrics off there is no /metrics page, and the OpenAPI document has none; with them on, it has', async () => {
   const t = await startTestApp();
+  const on = await startTestApp({}, undefined, undefined, {}, createMetrics({ defaultMetrics: false }));
   try {
     await request(t.app).get('/metrics').expect(404);
+    expect((await request(t.app).get('/api/openapi.json').expect(200)).body.paths['/metrics']).toBeUndefined();
+    expect(Object.keys((await request(on.app).get('/api/openapi.json').expect(200)).body.paths['/metrics'])).toEqual(['get']);
   } finally {
     await t.close();
+    await on.close();
   }
 });
 
