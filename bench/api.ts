@@ -20,6 +20,8 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
 const scenarios = async (url: string, ids: string[], label: string): Promise<Figures[]> => {
   const body = JSON.stringify(benchDefinition(1));
   let n = 0;
+  // Untimed: each service starts cold (JIT, page cache); the first figure should not pay for it.
+  await autocannon({ connections: CONNECTIONS, duration: 2, url: `${url}/api/action-triggers/${ids[0]}` });
   return [
     await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
     await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
