@@ -15,6 +15,7 @@ import { Connections } from './publishers/connections';
 import { brokerChannel } from './publishers/deliver';
 import { WebhookTransport } from './webhook/transport';
 import { WEBHOOK_USER_AGENT, webhookChannel } from './webhook/deliver';
+import type { Metrics } from '../src/observability/metrics';
 
 export interface ActivityDeps {
   readonly config: Config;
@@ -24,6 +25,7 @@ export interface ActivityDeps {
   readonly brokerConnections: Connections;
   readonly dynamicValues: DynamicValueSource;
   readonly log: Logger;
+  readonly metrics?: Metrics;
 }
 
 /** One activity per channel: the shared attempt pipeline, with a result that stays small whatever the trigger renders. */
@@ -40,6 +42,9 @@ export const createActivities = (deps: ActivityDeps) => {
   const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });
   const pipeline: PipelineDeps = {
     definitionAt, dynamicValues: deps.dynamicValues, ledger: createDeliveredLedger(deps.store, deps.log), log: deps.log, breaker,
+    metrics: deps.metrics && {
+      metrics: deps.metrics, brokerTypes: new Map(Object.entries(deps.config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
+    },
   };
   return {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,8 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
 const scenarios = async (url: string, ids: string[], label: string): Promise<Figures[]> => {
   const body = JSON.stringify(benchDefinition(1));
   let n = 0;
+  // Untimed: each service starts cold (JIT, page cache); the first figure should not pay for it.
+  await autocannon({ connections: CONNECTIONS, duration: 2, url: `${url}/api/action-triggers/${ids[0]}` });
   return [
     await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
     await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
@@ -30,7 +32,8 @@ const scenarios = async (url: string, ids: string[], label: string): Promise<Fig
 
 /**
  * `npm run bench -- api`: the API role (`npm run api`), 10,000 stored triggers, 50 connections,
- * against bare node and bare express; once as one process, once with API_PROCESSES=2 (one per core).
+ * against bare node and bare express; once as one process, once with API_PROCESSES=2 (one per core);
+ * then one process again with `metrics.enabled: false`, for the cost of metrics in the same run.
  */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
@@ -49,6 +52,11 @@ export const benchApi = async () => {
     service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, API_PROCESSES: '2' }, 'api');
     await waitForListening(service, 2);
     results.push(...await scenarios(service.url, ids, '(API_PROCESSES=2)'));
+    await service.stop();
+    const off = join(dir, 'metrics-off.json');
+    writeFileSync(off, JSON.stringify({ metrics: { enabled: false } }));
+    service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: off }, 'api');
+    results.push(...await scenarios(service.url, ids, '(1 process, metrics off)'));
   } finally {
     await service.stop();
     await baseline.stop();
@@ -63,5 +71,11 @@ export const benchApi = async () => {
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const f of results) {
     console.log(`| ${f.name} | ${f.rps.toFixed(0)} | ${(f.rps / base).toFixed(2)} | ${(f.rps / framework).toFixed(2)} | ${f.p50} | ${f.p99} | ${f.errors} | ${f.non2xx} |`);
+  }
+  console.log('\n| scenario, one process | req/s metrics on ÷ off |');
+  console.log('|---|---:|');
+  for (const on of results.filter((f) => f.name.endsWith('(1 process)'))) {
+    const off = results.find((f) => f.name === on.name.replace('(1 process)', '(1 process, metrics off)'));
+    if (off) console.log(`| ${on.name.replace(' (1 process)', '')} | ${(on.rps / off.rps).toFixed(3)} |`);
   }
 };

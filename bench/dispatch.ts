@@ -8,7 +8,7 @@ import { request, Agent } from 'undici';
 import { silentLogger } from '../src/logger';
 import { installSdkLogging } from '../src/worker';
 import { startReceiver } from '../test/support/receiver';
-import { startBenchTemporal, startService } from './server';
+import { benchMetricsConfig, startBenchTemporal, startService } from './server';
 import { actionRows, actionsOfRecorded, actionsOfWorkflows, cpuSeconds, FIXTURES, serverCounter } from './temporal-costs';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
@@ -67,7 +67,8 @@ export const benchDispatch = async () => {
     .map((n) => (temporal.metricsUrl ? serverCounter(temporal.metricsUrl, n) : Promise.resolve(0))));
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
+  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, ...benchMetricsConfig() }));
+  console.log(`metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'} (BENCH_METRICS)`);
   const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
   const api = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   try {

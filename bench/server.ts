@@ -26,6 +26,9 @@ export const startService = (env: Record<string, string>, role: 'all' | 'api' = 
   child.once('exit', (code) => reject(new Error(`service exited (${code}): ${out}`)));
 });
 
+/** `BENCH_METRICS=0`: the service runs with `metrics.enabled: false` (the config keys to add). */
+export const benchMetricsConfig = () => (process.env.BENCH_METRICS === '0' ? { metrics: { enabled: false } } : {});
+
 /** Waits until `count` API processes of a service have said they listen. */
 export const waitForListening = async (service: Running, count: number) => {
   while ((service.output().match(/action-triggers API listening/g) ?? []).length < count) await new Promise((r) => setTimeout(r, 100));

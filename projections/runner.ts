@@ -17,8 +17,16 @@ export interface ProjectionRunner {
    * (then `failure()` says why: the service starts, and /readyz reports it).
    */
   ready: Promise<void>;
+  /**
+   * Trigger events not applied yet (counted to a cap), and for how long the read model has been
+   * behind: since it last applied a batch or was seen caught up (0 when caught up). A stuck
+   * projection's seconds grow; one following live stays near its poll interval.
+   */
+  lag(): Promise<{ events: number; seconds: number }>;
   stop(): Promise<void>;
 }
+
+const LAG_COUNT_CAP = 1_000_000;
 
 const reached = (checkpoint: bigint | 'start', position: bigint) => checkpoint !== 'start' && checkpoint >= position;
 
@@ -41,6 +49,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
   let checkpoint = model.checkpoint();
   let failure: string | undefined;
   let stopped = false;
+  let caughtUpAt = Date.now();
   const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
   const settle = () => {
     for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); w.resolve(true); }
@@ -58,6 +67,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
     try {
       checkpoint = model.apply(events);
       failure = undefined;
+      caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
     } catch (e) {
       if (!(e instanceof ReadModelUnavailable)) checkpoint = model.checkpoint();
       throw e;
@@ -93,14 +103,24 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
   });
   const ready = head === 'start' ? Promise.resolve() : Promise.race([waitFor(head).then(() => undefined), stuckOnce]);
 
+  const isCaughtUp = async () => {
+    const now = await store.headPosition();
+    const up = now === 'start' || reached(checkpoint, now);
+    if (up) caughtUpAt = Date.now();
+    return up;
+  };
   return {
     waitFor,
     ready,
+    lag: async () => {
+      if (await isCaughtUp()) return { events: 0, seconds: 0 };
+      const events = await store.countAfter('action_trigger', checkpoint, LAG_COUNT_CAP);
+      return { events, seconds: events === 0 ? 0 : (Date.now() - caughtUpAt) / 1000 };
+    },
     failure: () => failure ?? model.fault(),
     caughtUp: async () => {
       if (failure ?? model.fault()) return false;
-      const now = await store.headPosition();
-      return now === 'start' || reached(checkpoint, now);
+      return isCaughtUp();
     },
     stop: async () => {
       stopped = true;

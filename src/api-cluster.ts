@@ -1,5 +1,6 @@
 import cluster, { Worker } from 'node:cluster';
 import { Logger } from './logger';
+import { answerClusterMetrics } from './observability/cluster-metrics';
 
 /** How long a replacement waits after a process died, so a crash loop does not spin. */
 const RESTART_DELAY_MS = 1000;
@@ -44,6 +45,7 @@ export const runApiCluster = (count: number, log: Logger, mainFile: string) => {
     setTimeout(() => { if (!stopping) cluster.fork(); }, RESTART_DELAY_MS);
   });
 
+  answerClusterMetrics();
   for (let i = 0; i < count; i++) cluster.fork();
   log.info('API processes starting', { processes: count, pid: process.pid });
   process.once('SIGINT', () => stopAll('SIGINT', 0));

@@ -12,7 +12,7 @@ import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
 import { brokerSettingsProblems, splitSettingsPath } from './triggers/broker-settings';
 import { BROKER_TYPES, BrokerType as BrokerTypeName } from './brokers/settings-keys';
 
-export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write'] as const;
+export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
@@ -84,6 +84,7 @@ export const ConfigFile = closed('Config', {}, {
   breaker: closed('Breaker', {}, {
     consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
     failing_for_hours: positive('Hours') }),
+  metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 export type Broker = t.TypeOf<typeof Broker>;
@@ -106,6 +107,12 @@ export interface Config {
   readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
   /** How long accepted signals are kept (and their ids deduplicated); `signals.retention_days`, default 30. */
   readonly signalRetentionMs: number;
+  /**
+   * `metrics.enabled` (default true); `METRICS_PORT`: where `--role=worker` serves `/metrics`
+   * (the API roles serve it on their own port); `TEMPORAL_METRICS_ADDRESS`: where the Temporal
+   * SDK serves its own Prometheus page (both off unless set).
+   */
+  readonly metrics: { enabled: boolean; workerPort: number | undefined; temporalBindAddress: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -134,11 +141,15 @@ const Env = closed('Env', {}, {
   ACTION_TRIGGERS_CONFIG: NonEmptyString,
   API_PROCESSES: checked(described(t.string, 'must be a string'), 'Count',
     (s) => (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 64 ? undefined : 'must be a whole number from 1 to 64')),
+  METRICS_PORT: checked(described(t.string, 'must be a string'), 'Port',
+    (s) => (/^\d+$/.test(s) && Number(s) <= 65535 ? undefined : 'must be a port number (0-65535)')),
+  TEMPORAL_METRICS_ADDRESS: checked(described(t.string, 'must be a string'), 'HostPort',
+    (s) => (/^[\w.:[\]-]+:\d{1,5}$/.test(s) ? undefined : 'must be host:port, e.g. 127.0.0.1:9464')),
 });
 
 const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
-  'ACTION_TRIGGERS_CONFIG', 'API_PROCESSES'];
+  'ACTION_TRIGGERS_CONFIG', 'API_PROCESSES', 'METRICS_PORT', 'TEMPORAL_METRICS_ADDRESS'];
 
 const readJsonFile = (path: string): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
@@ -188,6 +199,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
       maxBodyBytes: limits.max_body_bytes ?? 1048576 },
     signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
+    metrics: { enabled: file.metrics?.enabled ?? true, workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
+      temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS },
   };
 };
 

@@ -25,6 +25,10 @@ import { startRelay } from './intake/relay';
 import { dispatchInfo } from './intake/backlog';
 import { startRetention } from './intake/retention';
 import { startTracing } from './observability/tracing';
+import { createMetrics, noMetrics } from './observability/metrics';
+import { clusterMetricsOf } from './observability/cluster-metrics';
+import { withAppendTiming } from './observability/timed-store';
+import { serveWorkerMetrics } from './observability/worker-metrics';
 
 export type Role = 'all' | 'api' | 'worker';
 /** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */
@@ -44,7 +48,8 @@ const temporalAddress = async (config: Config, log: Logger) => {
 
 /** Composition root: config → adapters → projection → Temporal → worker and/or API. */
 export const start = async (log: Logger, role: Role = 'all', config: Config = loadConfig()) => {
-  installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel);
+  installSdkLogging(log, config.logLevel === 'info' ? 'warn' : config.logLevel, config.metrics.temporalBindAddress);
+  const metrics = config.metrics.enabled ? createMetrics() : noMetrics;
   const apiKeys = config.file.api_keys ?? [];
   let host = config.host;
   if (apiKeys.length === 0 && !LOOPBACK_HOSTS.has(host)) {
@@ -52,10 +57,12 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     host = '127.0.0.1';
   }
   mkdirSync(config.dataDir, { recursive: true });
-  const store = openEventStore(config);
+  const store = withAppendTiming(openEventStore(config), metrics);
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
+  metrics.projectionLag(projection.lag);
+  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log) : undefined;
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
@@ -71,7 +78,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
     eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
   });
-  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, tracing }) : undefined;
+  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, tracing, metrics }) : undefined;
   let searchAttributesReady = native !== undefined;
   const relay = role === 'worker' ? undefined : startRelay({
     store, log,
@@ -94,6 +101,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       preview: previewOptionsOf(config),
       maxBodyBytes: config.limits.maxBodyBytes,
       dispatchInfo: () => dispatchInfo(store, dispatch, relay),
+      metrics: cluster.isWorker && metrics.enabled ? clusterMetricsOf(metrics) : metrics,
     });
     server = await listen(createHttpServer(app), host, config.port);
     const address = server.address();
@@ -106,6 +114,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const stop = async () => {
     eventStreams.endAll();
     if (server) await new Promise((r) => server!.close(r));
+    await metricsServer?.close();
     await relay?.stop();
     await retention?.stop();
     await worker?.stop();

@@ -9,6 +9,7 @@ import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './logger';
 import type { Tracing } from './observability/tracing';
+import type { Metrics } from './observability/metrics';
 
 export interface WorkerDeps {
   readonly config: Config;
@@ -22,10 +23,11 @@ export interface WorkerDeps {
   readonly env?: NodeJS.ProcessEnv;
   /** On: activity spans, the workflow's spans exported, and the workflow code bundled with its interceptors. */
   readonly tracing?: Tracing;
+  readonly metrics?: Metrics;
 }
 
 /** Routes the Temporal SDK's own logs into our JSON lines (once per process). */
-export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error') => {
+export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' | 'error', metricsAddress?: string) => {
   const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' } as const)[level];
   try {
     Runtime.install({
@@ -35,7 +37,11 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
         log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
       }),
       // The native core's own logs too: forwarded into the same lines, not printed to stderr by Rust.
-      telemetryOptions: { logging: { forward: {}, filter: makeTelemetryFilterString({ core: sdkLevel, other: 'ERROR' }) } },
+      telemetryOptions: {
+        logging: { forward: {}, filter: makeTelemetryFilterString({ core: sdkLevel, other: 'ERROR' }) },
+        // The SDK's own metrics (workflow and activity task latencies, slots, polls) on a page of its own.
+        ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
+      },
     });
   } catch { /* a runtime is already installed */ }
 };
@@ -69,7 +75,7 @@ export const startWorker = async (deps: WorkerDeps) => {
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
     workflowBundle: deps.workflowBundle ?? await workflowBundleOf(deps),
     ...deps.tracing?.workerOptions,
-    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log }),
+    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log, metrics: deps.metrics }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,

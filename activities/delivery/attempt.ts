@@ -9,6 +9,7 @@ import type { DeliveredLedger } from './delivered-ledger';
 import type { OutcomeRecorder } from './breaker';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
+import { countAttempt, DeliveryMetrics } from './attempt-metrics';
 
 /**
  * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
@@ -52,6 +53,8 @@ export interface PipelineDeps {
   readonly log: Logger;
   /** The circuit breaker: told each delivery and each final failure. */
   readonly breaker?: OutcomeRecorder;
+  /** Counts and times each attempt (absent: nothing recorded). */
+  readonly metrics?: DeliveryMetrics;
 }
 
 /** An action ready to send: its entry, the rendered body, and a renderer for its string maps. */
@@ -138,14 +141,19 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   }
   let result: Attempt;
   let warnings: string[] = [];
+  let definition: TriggerDefinition | undefined;
+  const started = process.hrtime.bigint();
   try {
     const prepared = await prepare(deps, channel, args, attempt);
+    definition = prepared.definition;
     result = await channel.send(prepared);
     warnings = prepared.rendered.warnings;
   } catch (e) {
     if (!(e instanceof AttemptEnded)) throw e;
     result = e.attempt;
   }
+  countAttempt(deps.metrics, { args, kind: channel.kind, definition, result, final: result.outcome === 'fail' || attempt >= args.retry.maxAttempts,
+    started, ownDispatch: dispatchId === workflowIdOf(args.signal.id) });
   const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });

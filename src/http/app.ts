@@ -18,6 +18,9 @@ import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';
+import { Metrics, noMetrics } from '../observability/metrics';
+import { httpMetrics } from '../observability/http-metrics';
+import { mountMetricsRoute } from '../observability/metrics-route';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -29,6 +32,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
   /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
   readonly eventStreams?: EventStreams;
+  /** Default: none recorded, no `/metrics`. */
+  readonly metrics?: Metrics;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -84,6 +89,8 @@ export const buildApp = (deps: AppDeps) => {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestId, requestScope);
+  const metrics = deps.metrics ?? noMetrics;
+  if (metrics.enabled) app.use(httpMetrics(metrics));
   const auth = createAuth(deps.apiKeys);
   // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
   // a parsed one is then checked for nesting depth and prototype keys.
@@ -101,9 +108,10 @@ export const buildApp = (deps: AppDeps) => {
       status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}), ...(dispatch ? { dispatch } : {}),
     });
   });
-  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy));
+  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  mountMetricsRoute(app, metrics, auth.requireScope);
 
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);

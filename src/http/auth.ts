@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { Scope } from '../config';
+import { Scope, SCOPES } from '../config';
 import { problem, sendProblem } from './problem';
 
 export interface ApiKeyEntry { id: string; scopes: readonly Scope[]; key?: string; key_sha256?: string }
@@ -17,7 +17,7 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 export const createAuth = (keys: readonly ApiKeyEntry[]) => {
   const byHash = new Map(keys.map((k) => [(k.key_sha256 ?? sha256(k.key ?? '')).toLowerCase(), k]));
   const open = keys.length === 0;
-  const anonymous: Caller = { actor: 'anonymous', scopes: new Set<Scope>(['triggers:read', 'triggers:write', 'signals:write']) };
+  const anonymous: Caller = { actor: 'anonymous', scopes: new Set<Scope>(SCOPES) };
   const callerOf = (req: Request): Caller | 'unauthenticated' | 'not-loopback' => {
     if (open) {
       return LOOPBACK.test(req.socket.remoteAddress ?? '') ? anonymous : 'not-loopback';

@@ -128,8 +128,15 @@ const publicPaths = {
     responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
 };
 
-/** The document a server running with `policy` serves. */
-export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
+const metricsPaths = {
+  '/metrics': { get: { summary: 'Prometheus metrics of this process (of every API process with API_PROCESSES>1); needs the scope metrics:read',
+    operationId: 'metrics', responses: { 200: { description: 'Prometheus text format 0.0.4',
+      content: { 'text/plain': { schema: { type: 'string' } } } }, 401: errors[401], 403: errors[403],
+    503: problemResponse('With API_PROCESSES>1: the processes did not all answer in time') } } },
+};
+
+/** The document a server running with `policy` serves; `/metrics` only where metrics are on. */
+export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?: boolean } = {}) => ({
   openapi: '3.1.0',
   info: { title: 'action-triggers', version: '0.1.0',
     description: 'Triggers bind model lifecycle signals to webhooks and broker messages. Every change is kept as an event. '
@@ -142,5 +149,5 @@ export const buildOpenApiDocument = (policy: TriggerPolicy) => ({
     schemas: { ...componentSchemas(policy), ...redeliverySchemas, ...eventSchemas },
   },
   security: [{ apiKey: [] }],
-  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...dispatchPaths, ...eventPaths, ...publicPaths },
+  paths: { ...triggerPaths, ...dryRunPaths, ...signalPaths, ...redeliveryPaths, ...dispatchPaths, ...eventPaths, ...publicPaths, ...(options.metrics ? metricsPaths : {}) },
 });

@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { ReadModel } from '../../projections/read-model';
 import type { SignalEnvelope } from '../dispatch/types';
@@ -15,6 +15,8 @@ import { toFieldErrors } from '../validation/field-errors';
 import { SIGNAL_ID, SignalBatch } from './codecs';
 import { overfullPlans, oversizeSignals } from './accept';
 import { requestOrigin } from '../observability/origin';
+import type { Metrics } from '../observability/metrics';
+import { Accepted } from '../intake/record';
 
 export interface SignalDeps {
   readonly store: EventStore;
@@ -23,7 +25,19 @@ export interface SignalDeps {
   readonly dispatch: DispatchClient | undefined;
   readonly now: () => Date;
   readonly log: Pick<Logger, 'error' | 'info'>;
+  readonly metrics?: Metrics;
 }
+
+const outcomeOf = (a: Accepted) => (a.duplicate ? 'duplicate' as const : a.state === 'unmatched' ? 'unmatched' as const : 'accepted' as const);
+
+/** Per signal stored (accepted, duplicate, unmatched); per request answered 4xx (rejected: its signals may not even parse). */
+const countSignals = (metrics: Metrics | undefined, accepted: readonly Accepted[]) => {
+  for (const a of accepted) metrics?.signals(outcomeOf(a));
+};
+const countRejected = (metrics: Metrics | undefined) => (_req: Request, res: Response, next: NextFunction) => {
+  if (metrics?.enabled) res.once('finish', () => { if (res.statusCode >= 400 && res.statusCode < 500) metrics.signals('rejected'); });
+  next();
+};
 
 /**
  * POST /api/signals: one signal or an array. The whole request is checked first (fields, sizes,
@@ -50,6 +64,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
   // The request's id and trace go with each signal: the relay starts its dispatch in them.
   const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin());
+  countSignals(deps.metrics, outcomes.flatMap((o) => (o.ok ? [o.value] : [])));
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
   const signalIds = envelopes.map((e) => e.id);
   if (failed.length > 0) {
@@ -84,6 +99,8 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
 };
 
 export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
+  // Before the route's guards: a refused key or body is a rejected request too.
+  app.post('/api/signals', countRejected(deps.metrics));
   mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, guards);
   mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
 };

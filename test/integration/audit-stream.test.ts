@@ -32,7 +32,7 @@ const counting = (store: EventStore) => {
 
 const startServer = async (eventStreams: EventStreamOptions) => {
   let subs!: ReturnType<typeof counting>;
-  const t = await startTestApp({}, undefined, undefined, {}, (store) => {
+  const t = await startTestApp({}, undefined, undefined, {}, undefined, (store) => {
     subs = counting(store);
     return { store: subs.wrapped, eventStreams: createEventStreams(subs.wrapped, silentLogger, eventStreams) };
   });

@@ -30,7 +30,7 @@ beforeAll(async () => {
   dir = tempDir('at-schemathesis-');
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({
-    api_keys: [{ id: 'schemathesis', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write'] }],
+    api_keys: [{ id: 'schemathesis', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] }],
     webhook_url_patterns: ['^http://127\\.0\\.0\\.1:9/'],
     allow_private_targets: true,
   }));
@@ -60,6 +60,6 @@ test('schemathesis finds no difference between the OpenAPI document and the beha
   if (!existsSync(ST)) throw new Error(`no schemathesis at ${ST}: run bash scripts/install-tools.sh`);
   const { code, output } = await runSchemathesis(server.url);
   if (code !== 0) process.stdout.write(`schemathesis exited with ${code}:\n${output}\n`);
-  expect(output).toMatch(/Selected: 21\/22/);
+  expect(output).toMatch(/Selected: 22\/23/);
   expect(code).toBe(0);
 });

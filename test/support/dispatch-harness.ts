@@ -11,6 +11,7 @@ import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { installSdkLogging, startWorker } from '../../src/worker';
 import { startTestApp, tempDir } from './test-app';
 import { testServers } from './servers';
+import type { Metrics } from '../../src/observability/metrics';
 
 /** What the Temporal SDK logged in this test process (WARN and up), for tests that check logs. */
 export const sdkLogLines: string[] = [];
@@ -32,7 +33,7 @@ export const TEST_RETRY = { initial_interval_secs: 0.2, backoff_coefficient: 2, 
  * The API and a worker on the shared Temporal dev server and RabbitMQ, with a fresh task queue
  * and fresh data dir: isolation by fresh ids, not by wiping shared state.
  */
-export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger } = {}) => {
+export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger; metrics?: Metrics } = {}) => {
   captureRuntimeLogs();
   const servers = testServers();
   const taskQueue = `test-${randomUUID()}`;
@@ -47,10 +48,10 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
     plan: (signal) => planDispatch(t.readModel, config.limits.defaultTimeoutSecs, signal), // t is set before any signal
   });
   const dir = tempDir();
-  const t = await startTestApp(file, dir, dispatch);
+  const t = await startTestApp(file, dir, dispatch, {}, options.metrics);
   const worker = options.worker === false ? undefined : await startWorker({
     config, connection, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
-    workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env,
+    workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env, metrics: options.metrics,
   });
   return {
     ...t, client, dispatch, taskQueue, config, dir,

@@ -14,17 +14,21 @@ import { startProjection } from '../../projections/runner';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
 import { startRelay } from '../../src/intake/relay';
 import { dispatchInfo } from '../../src/intake/backlog';
+import { Metrics } from '../../src/observability/metrics';
+import { withAppendTiming } from '../../src/observability/timed-store';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
 /** The HTTP app on a real SQLite event store and read model in a fresh temp dir. */
 export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient,
-  readModelOptions: ReadModelOptions = {}, appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({})) => {
+  readModelOptions: ReadModelOptions = {}, metrics?: Metrics, appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({})) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
-  const store = openSqliteStore(join(dir, 'events.sqlite'));
+  const sqlite = openSqliteStore(join(dir, 'events.sqlite'));
+  const store = metrics ? withAppendTiming(sqlite, metrics) : sqlite;
   const readModel = openReadModel(join(dir, 'read-model.sqlite'), readModelOptions);
   const projection = await startProjection(store, readModel, silentLogger);
   await projection.ready;
+  metrics?.projectionLag(projection.lag);
   const app = buildApp({
     store, readModel, projection, log: silentLogger, dispatch,
     apiKeys: (config.file.api_keys ?? []) as ApiKeyEntry[],
@@ -34,6 +38,7 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
     now: () => new Date(),
     preview: previewOptionsOf(config),
     maxBodyBytes: config.limits.maxBodyBytes,
+    metrics,
     ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
     ...appOverrides(store),
   });

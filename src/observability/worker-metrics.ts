@@ -1,0 +1,19 @@
+import { Server } from 'node:http';
+import { Config } from '../config';
+import { ApiKeyEntry, createAuth } from '../http/auth';
+import { createHttpServer, listen } from '../http/server';
+import { Logger } from '../logger';
+import { Metrics } from './metrics';
+import { buildMetricsApp } from './metrics-route';
+
+/**
+ * `--role=worker` has no API port: with METRICS_PORT set it serves `/metrics` alone there, on
+ * the same host and with the same keys (`metrics:read`) as the API would.
+ */
+export const serveWorkerMetrics = async (metrics: Metrics, host: string, config: Config, apiKeys: readonly ApiKeyEntry[], log: Logger) => {
+  if (!metrics.enabled || config.metrics.workerPort === undefined) return undefined;
+  const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys).requireScope)), host, config.metrics.workerPort);
+  const address = server.address();
+  log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}/metrics` });
+  return { close: () => new Promise<void>((r) => server.close(() => r())) };
+};
