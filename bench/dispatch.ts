@@ -50,7 +50,7 @@ export const floor = async (address: string) => {
 };
 
 /** Waits until no workflow is running on the server. */
-const drained = async (address: string) => {
+export const drained = async (address: string) => {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   for (let i = 0; i < 600 && (await client.workflow.count('ExecutionStatus="Running"')).count > 0; i++) await sleep(500);

@@ -1,12 +1,13 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
 import { benchFanOut } from './fan-out';
 import { benchBrokers } from './brokers';
 import { benchIntake } from './intake';
+import { benchObservability } from './observability';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability };
 
 const main = async () => {
   const names = process.argv.slice(2);

@@ -46,7 +46,8 @@ const listDispatches = (deps: Deps) => async (req: Request, res: Response) => {
   } catch (e) {
     // With a cursor: if the same list without it works, the cursor was not one of Temporal's page tokens.
     if (query.cursor && await deps.dispatch.listForTrigger(id.toLowerCase(), 1, undefined).then(() => true, () => false)) {
-      return sendProblem(res, invalid([{ path: 'query.cursor', message: 'is not a cursor from a previous page' }]));
+      // Well-formed but not Temporal's: no such page (a 400 is for a malformed query).
+      return sendProblem(res, problem(404, 'no page at this cursor: cursors come from next_cursor'));
     }
     deps.log.error('could not list dispatches', { error: String(e) });
     sendProblem(res, problem(503, 'the dispatch service is unavailable'));

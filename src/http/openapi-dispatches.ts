@@ -23,7 +23,7 @@ export const dispatchPaths = {
         200: { description: 'A page', content: { 'application/json': { schema: { type: 'object', required: ['items', 'next_cursor'], properties: {
           items: { type: 'array', items: DISPATCH_SUMMARY }, next_cursor: { type: ['string', 'null'], pattern: DISPATCH_CURSOR } } } } } },
         400: problemResponse('Invalid query; `errors` names each parameter'), 401: problemResponse('Missing or unknown API key'),
-        403: problemResponse('The API key lacks the scope'), 404: problemResponse('Not a trigger id'),
+        403: problemResponse('The API key lacks the scope'), 404: problemResponse('Not a trigger id, or a cursor Temporal did not make'),
         503: problemResponse('Temporal unreachable'),
       } },
   },

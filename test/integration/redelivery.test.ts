@@ -90,8 +90,8 @@ test('a failed action is redelivered with its webhook-id: as dispatched sends th
   ]);
   const badQuery = await request(h.app).get(`/api/action-triggers/${trigger.id}/dispatches?limit=0&cursor=!&x=1`).expect(400);
   expect(badQuery.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['query.cursor', 'query.limit', 'query.x']);
-  const forged = await request(h.app).get(`/api/action-triggers/${trigger.id}/dispatches?cursor=2M`).expect(400);
-  expect(forged.body.errors).toEqual([expect.objectContaining({ path: 'query.cursor' })]);
+  const forged = await request(h.app).get(`/api/action-triggers/${trigger.id}/dispatches?cursor=2M`).expect(404);
+  expect(forged.body.detail).toMatch(/cursor/);
   await request(h.app).get('/api/action-triggers/not-a-trigger/dispatches').expect(404);
 }, 90_000);
 
