@@ -25,10 +25,11 @@ const parseLabels = (text: string, line: string) => {
   return labels;
 };
 
+/** Values as Prometheus reads them (Go's ParseFloat: Inf and NaN in any case; prom-client writes `Nan`). */
 const numberOf = (s: string, line: string) => {
-  if (s === '+Inf') return Infinity;
-  if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
+  if (/^\+?inf$/i.test(s)) return Infinity;
+  if (/^-inf$/i.test(s)) return -Infinity;
+  if (/^nan$/i.test(s)) return NaN;
   const n = Number(s);
   if (s.trim() === '' || Number.isNaN(n)) throw new Error(`bad value in: ${line}`);
   return n;

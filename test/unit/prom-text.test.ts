@@ -20,3 +20,8 @@ test('reads a well-formed page', () => {
     { name: 'h_sum', labels: {}, value: 3 }, { name: 'h_count', labels: {}, value: 2 },
   ]);
 });
+
+test('reads NaN and Inf in any case, as Prometheus does (prom-client writes an empty mean as `Nan`)', () => {
+  const samples = parsePrometheusText('# TYPE g gauge\ng{a="1"} Nan\ng{a="2"} NaN\ng{a="3"} +inf\ng{a="4"} -Inf\n');
+  expect(samples.map((s) => s.value)).toEqual([NaN, NaN, Infinity, -Infinity]);
+});
