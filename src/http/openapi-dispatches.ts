@@ -1,8 +1,7 @@
 /** `GET /api/action-triggers/{id}/dispatches` in the OpenAPI document (src/dispatches/). */
 import { DEFAULT_DISPATCH_PAGE, DISPATCH_CURSOR, MAX_DISPATCH_PAGE } from '../dispatches/routes';
-import { ref, TRIGGER_ID_SCHEMA } from './openapi-schemas';
+import { problemResponse, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 
-const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 
 const DISPATCH_SUMMARY = { type: 'object', required: ['workflow_id', 'signal_id', 'state', 'started_at', 'failed'], properties: {
   workflow_id: { type: 'string' }, signal_id: { type: 'string' },

@@ -3,10 +3,9 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
 import { TIMESTAMP } from '../signals/codecs';
 import { POSITION } from '../audit/feed-query';
 import { EVENT_STREAM_DEFAULTS } from '../audit/stream';
-import { ref } from './openapi-schemas';
+import { problemResponse, ref } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;
-const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),

@@ -1,11 +1,9 @@
 /** The redelivery routes and schemas of the OpenAPI document (src/redelivery/). */
 import { MAX_ACTIONS_PER_DISPATCH, MAX_BULK_REDELIVERIES, MAX_REDELIVERIES_PER_SIGNAL } from '../limits';
 import { TIMESTAMP } from '../signals/codecs';
-import { ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
+import { json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;
-const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),

@@ -16,6 +16,10 @@ import { brokerNameDescription, brokerTypeSchemas, queueOverrideDescription } fr
 type Schema = Record<string, unknown>;
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** A problem+json response with a description (every error of the document). */
+export const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+/** An application/json body or response of a schema. */
+export const json = (schema: unknown) => ({ 'application/json': { schema } });
 export const CONTENT_TYPE_PART: Schema = { type: 'string', minLength: 1, maxLength: MAX_CONTENT_TYPE_PART, pattern: NON_BLANK,
   description: 'Not blank; matched case-insensitively' };
 export const TRIGGER_ID_SCHEMA: Schema = { type: 'string', format: 'uuid', pattern: TRIGGER_ID };

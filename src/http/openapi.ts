@@ -7,15 +7,12 @@ import { TriggerPolicy } from '../triggers/policy';
 import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
 import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/delete-query';
 import { SIGNALS } from '../triggers/codecs';
-import { componentSchemas, CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
+import { componentSchemas, CONTENT_TYPE_PART, json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from './request';
 import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';
 import { dispatchPaths } from './openapi-dispatches';
 import { asOfParameter, eventPaths, eventSchemas } from './openapi-events';
 
-const PROBLEM_JSON = 'application/problem+json';
-const problemResponse = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: ref('Problem') } } });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
 const idParam = { name: 'id', in: 'path', required: true, schema: TRIGGER_ID_SCHEMA };
 const body = (name: string) => ({ required: true, content: json(ref(name)) });
 const etag = { ETag: { schema: { type: 'string' }, description: 'The trigger version, quoted' } };
