@@ -51,6 +51,13 @@ install_kafka() {
   cp scripts/kafka/pom.xml "$dir/pom.xml"
 }
 
+# Chromium for the admin's browser tests (test/browser): Debian's package, driven by playwright-core.
+install_chromium() {
+  command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] && return
+  echo "installing chromium"
+  apt_install chromium
+}
+
 # Redis: Debian's redis-server (the tests start their own, on a free port).
 install_redis() {
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] && return
@@ -89,6 +96,7 @@ install_pubsub() {
 
 if [ "${1:-}" != "--temporal-only" ]; then
   install_kafka
+  install_chromium
   install_redis
   install_moto
   install_pubsub

@@ -85,6 +85,7 @@ export const ConfigFile = closed('Config', {}, {
     consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
     failing_for_hours: positive('Hours') }),
   metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
+  temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 export type Broker = t.TypeOf<typeof Broker>;

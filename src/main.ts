@@ -102,6 +102,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       maxBodyBytes: config.limits.maxBodyBytes,
       dispatchInfo: () => dispatchInfo(store, dispatch, relay),
       metrics: cluster.isWorker && metrics.enabled ? clusterMetricsOf(metrics) : metrics,
+      admin: {
+        temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`,
+        namespace: config.temporal.namespace,
+      },
     });
     server = await listen(createHttpServer(app), host, config.port);
     const address = server.address();

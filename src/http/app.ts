@@ -21,6 +21,7 @@ import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
 import { httpMetrics } from '../observability/http-metrics';
 import { mountMetricsRoute } from '../observability/metrics-route';
+import { AdminSettings, mountAdmin } from './admin';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -34,6 +35,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   readonly eventStreams?: EventStreams;
   /** Default: none recorded, no `/metrics`. */
   readonly metrics?: Metrics;
+  /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
+  readonly admin?: Omit<AdminSettings, 'keysRequired'>;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -112,6 +115,7 @@ export const buildApp = (deps: AppDeps) => {
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
   mountMetricsRoute(app, metrics, auth.requireScope);
+  mountAdmin(app, { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', ...deps.admin, keysRequired: !auth.open });
 
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
