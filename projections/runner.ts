@@ -88,11 +88,11 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
 
   // Close the subscription, move the damaged file aside, start again from the first event.
   let rebuilding: Promise<void> | undefined;
-  const rebuild = () => (rebuilding ??= (async () => {
+  const rebuild = (reopen = true) => (rebuilding ??= (async () => {
     await subscription.close();
     if (stopped) return;
     try {
-      model.rebuild();
+      if (reopen) model.rebuild();
       checkpoint = model.checkpoint();
       failure = undefined; // now simply behind: caughtUp() says when it has caught up again
       log.warn('read model reopened; catching up from its checkpoint', { checkpoint: String(checkpoint) });
@@ -101,7 +101,18 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     }
     subscription = follow(checkpoint);
   })().finally(() => { rebuilding = undefined; }));
-  const health = setInterval(() => { if (model.fault() !== undefined) void rebuild(); }, HEALTH_INTERVAL_MS);
+  // The model's own checkpoint behind ours: another runner on the same file (the trigger and the
+  // signal projections share one) rebuilt it, so this one follows again from there.
+  const wentBack = () => {
+    try {
+      const stored = model.checkpoint();
+      return checkpoint !== 'start' && (stored === 'start' || stored < checkpoint);
+    } catch { return false; }
+  };
+  const health = setInterval(() => {
+    if (model.fault() !== undefined) void rebuild();
+    else if (wentBack()) void rebuild(false);
+  }, HEALTH_INTERVAL_MS);
   health.unref();
 
   const waitFor = (position: bigint, timeoutMs = Infinity) => new Promise<boolean>((resolve) => {

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/logger';
 import { openReadModel, ReadModelUnavailable } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
 import { streamOf } from '../../src/triggers/events';
+import { acceptedEvent, signalStreamOf } from '../../src/intake/signal-record';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../support/test-app';
 
 const FILE = 'read-model.sqlite';
@@ -44,8 +45,19 @@ test.each([
   await again.close();
 });
 
-test('a read model damaged at run time answers 503 (not 500), says not ready, and rebuilds itself', async () => {
+test('a read model damaged at run time answers 503 (not 500), says not ready, and rebuilds itself (its signal index too)', async () => {
   const { t, ids } = await seed();
+  for (const id of ['idx-1', 'idx-2']) {
+    const signal = { id, signal: 'post_save' as const, app_label: 'nobody', model_name: 'watches', instance: {}, occurred_at: new Date().toISOString() };
+    await t.store.append(signalStreamOf(id), [acceptedEvent({ signal, plan: { triggers: [], actions: [] }, not_matched: [], not_matched_truncated: false }, new Date())], 'no_stream');
+  }
+  const indexed = async () => {
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      try { if (t.readModel.signalPage({}, 10).length === 2) break; } catch { /* rebuilding */ }
+    }
+    return t.readModel.signalPage({}, 10).map((s) => s.id);
+  };
+  expect(await indexed()).toEqual(['idx-2', 'idx-1']);
   const file = join(t.dir, FILE);
   // Damage every page but the header behind the running process's back, then make its next
   // read transaction drop its page cache (another connection commits).
@@ -69,6 +81,8 @@ test('a read model damaged at run time answers 503 (not 500), says not ready, an
   expect(ready.status).toBe(200);
   expect(asideFiles(t.dir)).toHaveLength(1);
   expect((await request(t.app).get(`/api/action-triggers/${ids[0]}`).expect(200)).body.id).toBe(ids[0]);
+  // The signal projection shares the file: it noticed and followed again from the start.
+  expect(await indexed()).toEqual(['idx-2', 'idx-1']);
   await t.close();
 });
 
