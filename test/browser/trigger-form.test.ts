@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { aTrigger } from '../support/test-app';
+
+/** The trigger form: create and edit, errors at their fields, If-Match, live preview, keyboard. */
+jest.setTimeout(180_000);
+
+/** The element id dom.js's fieldId gives a field path. */
+const fieldId = (path: string) => `#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+const idOfHash = (page: Page) => /#\/triggers\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
+
+/** The text an input's aria-describedby points at. */
+const describedBy = (page: Page, selector: string) => page.$eval(selector, (el) =>
+  (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? `(no #${id})`).join(' | '));
+
+describe('trigger form', () => {
+  let s: AdminSession;
+  const apiUrl = (path: string) => `${s.url}${path}`;
+  const getTrigger = async (id: string) => {
+    const res = await fetch(apiUrl(`/api/action-triggers/${id}`));
+    return { status: res.status, etag: res.headers.get('etag'), body: res.status === 200 ? await res.json() : undefined };
+  };
+
+  beforeAll(async () => { s = await startAdminSession({ config: { dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] } } }); });
+  afterAll(async () => { await s?.stop(); });
+
+  it('shows every API error at its field at once, then creates the trigger once they are fixed', async () => {
+    const page = await s.open('/triggers/new');
+    await page.getByRole('heading', { name: 'New trigger' }).waitFor();
+    await page.fill(fieldId('content_types[0].app_label'), 'shop');
+    await page.fill(fieldId('webhooks[0].url'), 'not a url');
+    await page.getByRole('button', { name: 'Create trigger' }).click();
+
+    const summary = page.locator('.error-summary');
+    await summary.waitFor();
+    expect(await summary.locator('li').count()).toBe(2);
+    for (const path of ['content_types[0].model_name', 'webhooks[0].url']) {
+      expect(await page.getAttribute(fieldId(path), 'aria-invalid')).toBe('true');
+      expect(await describedBy(page, fieldId(path))).toMatch(/\S/);
+      await expect(summary.getByRole('link', { name: new RegExp(path.replace(/[[\].]/g, '\\$&')) }).count()).resolves.toBe(1);
+    }
+    expect(await describedBy(page, fieldId('webhooks[0].url'))).toMatch(/url|URL/);
+    // A summary link moves focus to its field, and the hash (the route) stays.
+    await summary.getByRole('link', { name: /webhooks\[0\]\.url/ }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-webhooks_0__url');
+    expect(page.url()).toMatch(/#\/triggers\/new$/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'trigger-edit-errors');
+
+    await page.fill(fieldId('content_types[0].model_name'), 'order');
+    await page.fill(fieldId('webhooks[0].url'), 'http://127.0.0.1:9/orders');
+    await page.getByRole('button', { name: 'Create trigger' }).click();
+    await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
+    const id = idOfHash(page)!;
+    const stored = await getTrigger(id);
+    expect(stored.body).toMatchObject({ content_types: [{ app_label: 'shop', model_name: 'order' }], webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }], active: true });
+    expect(await page.getByText('http://127.0.0.1:9/orders').count()).toBeGreaterThan(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'trigger');
+  });
+
+  it('edits with If-Match: a concurrent change gives the 412 message, and Reload brings its version into the form', async () => {
+    const created = await (await fetch(apiUrl('/api/action-triggers'), { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json();
+    const page = await s.open(`/triggers/${created.id}/edit`);
+    await page.getByRole('heading', { name: /^Edit trigger shop\.order/ }).waitFor();
+    expect(await page.inputValue(fieldId('webhooks[0].headers#0.name'))).toBe('x-source');
+    expect(JSON.parse(await page.inputValue(fieldId('payload')))).toEqual(created.payload);
+    await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/mine');
+
+    // Someone else saves first.
+    const other = await fetch(apiUrl(`/api/action-triggers/${created.id}`), { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': '"1"' },
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [], content_types: [{ app_label: 'shop', model_name: 'invoice' }] })) });
+    expect(other.status).toBe(200);
+
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Someone else changed this trigger' });
+    await alert.waitFor();
+    expect((await getTrigger(created.id)).body.content_types[0].model_name).toBe('invoice');
+    await alert.getByRole('button', { name: 'Reload the current version' }).click();
+    await page.getByText('Version 2.').waitFor();
+    expect(await page.inputValue(fieldId('content_types[0].model_name'))).toBe('invoice');
+    expect(await page.inputValue(fieldId('webhooks[0].url'))).toBe('https://hooks.example.com/orders');
+
+    await page.fill(fieldId('webhooks[0].timeout_secs'), '7');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /^Trigger shop\.invoice/ }).waitFor();
+    const after = await getTrigger(created.id);
+    expect(after.etag).toBe('"3"');
+    expect(after.body.webhooks[0]).toEqual({ url: 'https://hooks.example.com/orders', http_method: 'POST', headers: { 'x-source': 'shop' }, timeout_secs: 7 });
+    expect(after.body.payload).toEqual(created.payload);
+  });
+
+  it('previews the rendered body for a sample instance, with dynamic values left as {{ path }}', async () => {
+    const page = await s.open('/triggers/new');
+    await page.getByRole('heading', { name: 'New trigger' }).waitFor();
+    await page.fill(fieldId('content_types[0].app_label'), 'shop');
+    await page.fill(fieldId('content_types[0].model_name'), 'order');
+    await page.fill(fieldId('webhooks[0].url'), 'http://127.0.0.1:9/orders');
+    await page.fill(fieldId('payload'), '{"order": "{{ instance.number }}", "token": "{{ secrets.token }}"}');
+    await page.fill('#preview-instance', '{"id": 1, "number": "A-1042"}');
+    const body = page.locator('#preview-output .preview-body');
+    await body.filter({ hasText: 'A-1042' }).waitFor();
+    const text = await body.textContent();
+    expect(JSON.parse(text!)).toEqual({ order: 'A-1042', token: '{{ secrets.token }}' });
+
+    // A payload that does not parse, then one the API refuses: said in the panel, not as page errors.
+    await page.fill(fieldId('payload'), '{"order": ');
+    await page.locator('#preview-output').filter({ hasText: 'payload: is not valid JSON' }).waitFor();
+    await page.fill(fieldId('payload'), '{"x": "{{ secrets.other }}"}');
+    await page.locator('#preview-output').filter({ hasText: 'not an allowed dynamic value' }).waitFor();
+    await screenshot(page, 'trigger-new-preview');
+  });
+
+  it('can be filled and submitted with the keyboard alone', async () => {
+    const page = await s.open('/triggers/new');
+    await page.getByRole('heading', { name: 'New trigger' }).waitFor();
+    const tabTo = async (selector: string) => {
+      for (let i = 0; i < 40; i++) {
+        if (await page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector)) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`Tab never reached ${selector}`);
+    };
+    await tabTo(fieldId('config_signals.post_delete'));
+    await page.keyboard.press('Space');
+    await tabTo(fieldId('content_types[0].app_label'));
+    await page.keyboard.type('kb');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('thing');
+    await tabTo(fieldId('webhooks[0].url'));
+    await page.keyboard.type('http://127.0.0.1:9/kb');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: /^Trigger kb\.thing/ }).waitFor();
+    const stored = await getTrigger(idOfHash(page)!);
+    expect(stored.body.config_signals).toEqual([{ signal: 'post_save' }, { signal: 'post_delete' }]);
+    expect(stored.body.webhooks[0].url).toBe('http://127.0.0.1:9/kb');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('shows no console error, page error or 5xx in the whole file', () => { s.expectClean(); });
+});
