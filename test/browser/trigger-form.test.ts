@@ -11,15 +11,24 @@ const fieldId = (path: string) => `#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 const idOfHash = (page: Page) => /#\/triggers\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
 
 /** The text an input's aria-describedby points at. */
-const describedBy = (page: Page, selector: string) => page.$eval(selector, (el) =>
-  (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? `(no #${id})`).join(' | '));
+const describedBy = async (page: Page, selector: string) => {
+  const ids = (await page.getAttribute(selector, 'aria-describedby'))?.split(' ') ?? [];
+  return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' | ');
+};
+
+interface TriggerJson {
+  id: string; version: number; payload?: unknown;
+  config_signals: Array<{ signal: string }>;
+  content_types: Array<{ app_label: string; model_name: string }>;
+  webhooks: Array<{ url: string; http_method: string; headers?: Record<string, string>; timeout_secs?: number }>;
+}
 
 describe('trigger form', () => {
   let s: AdminSession;
   const apiUrl = (path: string) => `${s.url}${path}`;
   const getTrigger = async (id: string) => {
     const res = await fetch(apiUrl(`/api/action-triggers/${id}`));
-    return { status: res.status, etag: res.headers.get('etag'), body: res.status === 200 ? await res.json() : undefined };
+    return { status: res.status, etag: res.headers.get('etag'), body: (res.status === 200 ? await res.json() : undefined) as TriggerJson };
   };
 
   beforeAll(async () => { s = await startAdminSession({ config: { dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] } } }); });
@@ -43,7 +52,7 @@ describe('trigger form', () => {
     expect(await describedBy(page, fieldId('webhooks[0].url'))).toMatch(/url|URL/);
     // A summary link moves focus to its field, and the hash (the route) stays.
     await summary.getByRole('link', { name: /webhooks\[0\]\.url/ }).click();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-webhooks_0__url');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('f-webhooks_0__url');
     expect(page.url()).toMatch(/#\/triggers\/new$/);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'trigger-edit-errors');
@@ -62,7 +71,7 @@ describe('trigger form', () => {
 
   it('edits with If-Match: a concurrent change gives the 412 message, and Reload brings its version into the form', async () => {
     const created = await (await fetch(apiUrl('/api/action-triggers'), { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json();
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json() as TriggerJson;
     const page = await s.open(`/triggers/${created.id}/edit`);
     await page.getByRole('heading', { name: /^Edit trigger shop\.order/ }).waitFor();
     expect(await page.inputValue(fieldId('webhooks[0].headers#0.name'))).toBe('x-source');
@@ -77,7 +86,7 @@ describe('trigger form', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'Someone else changed this trigger' });
     await alert.waitFor();
-    expect((await getTrigger(created.id)).body.content_types[0].model_name).toBe('invoice');
+    expect((await getTrigger(created.id)).body.content_types[0]!.model_name).toBe('invoice');
     await alert.getByRole('button', { name: 'Reload the current version' }).click();
     await page.getByText('Version 2.').waitFor();
     expect(await page.inputValue(fieldId('content_types[0].model_name'))).toBe('invoice');
@@ -118,7 +127,7 @@ describe('trigger form', () => {
     await page.getByRole('heading', { name: 'New trigger' }).waitFor();
     const tabTo = async (selector: string) => {
       for (let i = 0; i < 40; i++) {
-        if (await page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector)) return;
+        if (await page.evaluate(`document.activeElement === document.querySelector(${JSON.stringify(selector)})`)) return;
         await page.keyboard.press('Tab');
       }
       throw new Error(`Tab never reached ${selector}`);
@@ -135,7 +144,7 @@ describe('trigger form', () => {
     await page.getByRole('heading', { name: /^Trigger kb\.thing/ }).waitFor();
     const stored = await getTrigger(idOfHash(page)!);
     expect(stored.body.config_signals).toEqual([{ signal: 'post_save' }, { signal: 'post_delete' }]);
-    expect(stored.body.webhooks[0].url).toBe('http://127.0.0.1:9/kb');
+    expect(stored.body.webhooks[0]!.url).toBe('http://127.0.0.1:9/kb');
     expect(await seriousViolations(page)).toEqual([]);
   });
 
