@@ -55,7 +55,7 @@ describe('trigger form', () => {
     expect(await page.evaluate('document.activeElement?.id')).toBe('f-webhooks_0__url');
     expect(page.url()).toMatch(/#\/triggers\/new$/);
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, 'trigger-edit-errors');
+    await screenshot(page, 'trigger-new-errors');
 
     await page.fill(fieldId('content_types[0].model_name'), 'order');
     await page.fill(fieldId('webhooks[0].url'), 'http://127.0.0.1:9/orders');
@@ -64,9 +64,8 @@ describe('trigger form', () => {
     const id = idOfHash(page)!;
     const stored = await getTrigger(id);
     expect(stored.body).toMatchObject({ content_types: [{ app_label: 'shop', model_name: 'order' }], webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }], active: true });
-    expect(await page.getByText('http://127.0.0.1:9/orders').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('cell', { name: 'http://127.0.0.1:9/orders', exact: true }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, 'trigger');
   });
 
   it('edits with If-Match: a concurrent change gives the 412 message, and Reload brings its version into the form', async () => {
@@ -92,9 +91,29 @@ describe('trigger form', () => {
     expect(await page.inputValue(fieldId('content_types[0].model_name'))).toBe('invoice');
     expect(await page.inputValue(fieldId('webhooks[0].url'))).toBe('https://hooks.example.com/orders');
 
+    // Three bad fields, a header's name among them: each error at its own field.
+    await page.fill(fieldId('webhooks[0].url'), 'ftp://hooks.example.com/orders');
+    await page.fill(fieldId('webhooks[0].timeout_secs'), '0');
+    await page.fill(fieldId('webhooks[0].headers#0.name'), 'x source');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.error-summary li').nth(2).waitFor();
+    expect(await page.locator('.error-summary li').count()).toBe(3);
+    for (const path of ['webhooks[0].url', 'webhooks[0].timeout_secs', 'webhooks[0].headers#0.name', 'webhooks[0].headers#0.value']) {
+      expect(await page.getAttribute(fieldId(path), 'aria-invalid')).toBe('true');
+    }
+    expect(await describedBy(page, fieldId('webhooks[0].headers#0.name'))).toMatch(/header name/);
+    expect(await describedBy(page, fieldId('webhooks[0].timeout_secs'))).toMatch(/greater than 0/);
+    expect(await page.getAttribute(fieldId('content_types[0].model_name'), 'aria-invalid')).toBeNull();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'trigger-edit-errors');
+
+    await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/orders');
+    await page.fill(fieldId('webhooks[0].headers#0.name'), 'x-source');
     await page.fill(fieldId('webhooks[0].timeout_secs'), '7');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: /^Trigger shop\.invoice/ }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'trigger');
     const after = await getTrigger(created.id);
     expect(after.etag).toBe('"3"');
     expect(after.body.webhooks[0]).toEqual({ url: 'https://hooks.example.com/orders', http_method: 'POST', headers: { 'x-source': 'shop' }, timeout_secs: 7 });

@@ -14,9 +14,10 @@ const pretty = (body, contentType) => {
 };
 
 function actionView(a, i) {
+  // A refused action may have no request or message to show.
   const title = a.kind === 'webhook'
-    ? `Webhook ${a.index + 1}: ${a.request?.method ?? ''} ${a.request?.url ?? ''}`
-    : `Broker queue ${a.index + 1}: ${a.message?.broker ?? ''} (${a.message?.broker_type ?? ''})`;
+    ? `Webhook ${a.index + 1}${a.request ? `: ${a.request.method} ${a.request.url}` : ''}`
+    : `Broker queue ${a.index + 1}${a.message ? `: ${a.message.broker} (${a.message.broker_type})` : ''}`;
   const body = a.kind === 'webhook' ? a.request?.body : a.message?.body;
   const contentType = a.kind === 'webhook' ? a.request?.content_type : a.message?.content_type;
   const headers = a.request?.headers ?? a.message?.parameters ?? {};
@@ -26,7 +27,7 @@ function actionView(a, i) {
     a.warnings?.length ? h('ul', { class: 'warnings' }, a.warnings.map((w) => h('li', {}, w))) : null,
     a.body_omitted ? h('p', { class: 'muted' }, a.body_omitted) : null,
     h('pre', { class: 'preview-body', 'aria-label': `Rendered body, action ${i + 1}` }, pretty(body, contentType)),
-    h('details', {}, h('summary', {}, a.kind === 'webhook' ? 'Headers' : 'Parameters'),
+    Object.keys(headers).length === 0 ? null : h('details', {}, h('summary', {}, a.kind === 'webhook' ? 'Headers' : 'Parameters'),
       h('pre', {}, Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\n'))));
 }
 

@@ -34,7 +34,8 @@ function headers(reg, webhook, w, changed) {
       const name = textField(reg, { path: `${base}.name`, label: 'Header name', model: header, key: 'name' });
       const value = textField(reg, { path: `${base}.value`, label: 'Header value', model: header, key: 'value', hint: 'May hold {{ instance.… }} or a dynamic value such as {{ secrets.token }}' });
       const inputs = [name, value].map((f) => f.querySelector('input'));
-      reg.add({ path: () => `webhooks[${w}].headers.${header.name.trim()}`, label: `Webhook ${w + 1}, header ${header.name}`, focus: inputs[0], inputs, container: value });
+      reg.add({ path: () => `webhooks[${w}].headers.${header.name.trim()}`, get label() { return `Webhook ${w + 1}, header ${header.name.trim()}`; },
+        focus: inputs[0], inputs, container: value });
       return h('div', { class: 'pair' }, name, value);
     },
   });

@@ -13,7 +13,7 @@ export const triggerName = (t) => `${contentTypesText(t) || 'trigger'} (${String
 /** The entity tag of a version, as the API's ETag and If-Match spell it. */
 export const etagOf = (version) => `"${version}"`;
 
-/** A string map (headers, conn_details, parameters) as `key: value` lines, or a dash. */
-export const mapText = (m) => (m && Object.keys(m).length > 0 ? Object.entries(m).map(([k, v]) => `${k}: ${v}`).join('\n') : '—');
+/** A string map (headers, conn_details, parameters) as `key: value` lines. */
+export const mapText = (m) => Object.entries(m ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n');
 
 export const activeBadge = (t) => h('span', { class: t.active ? 'badge badge-on' : 'badge badge-off' }, t.active ? 'active' : 'inactive');

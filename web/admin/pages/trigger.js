@@ -8,11 +8,17 @@ const path = (id) => `/api/action-triggers/${encodeURIComponent(id)}`;
 const facts = (pairs) => h('dl', { class: 'facts' }, pairs.filter(([, v]) => v !== null && v !== undefined)
   .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 
-const table = (caption, heads, rows) => (rows.length === 0 ? h('p', { class: 'muted' }, `No ${caption.toLowerCase()}.`)
-  : h('table', {}, h('caption', {}, caption), h('thead', {}, h('tr', {}, heads.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c)))))));
+/** A table under its own h2 (which names it), or a line saying there is nothing. */
+const section = (title, heads, rows) => {
+  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return [h('h2', { id }, title), rows.length === 0 ? h('p', { class: 'muted' }, `No ${title.toLowerCase()}.`)
+    : h('table', { 'aria-labelledby': id }, h('thead', {}, h('tr', {}, heads.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c))))))];
+};
 
 const pre = (s) => h('pre', {}, s);
+/** A string map as `key: value` lines, or a dash when empty. */
+const mapCell = (m) => (m && Object.keys(m).length > 0 ? pre(mapText(m)) : '—');
 
 function definition(t) {
   return [
@@ -26,12 +32,10 @@ function definition(t) {
       ['Created', time(t.created_at)],
       ['Updated', time(t.updated_at)],
     ]),
-    h('h2', {}, 'Webhooks'),
-    table('Webhooks', ['Method', 'URL', 'Headers', 'Timeout (s)'],
-      t.webhooks.map((w) => [w.http_method, h('span', { class: 'url' }, w.url), pre(mapText(w.headers)), w.timeout_secs ?? 'default'])),
-    h('h2', {}, 'Broker queues'),
-    table('Broker queues', ['Broker', 'Connection details', 'Parameters', 'Timeout (s)'],
-      t.msg_broker_queues.map((q) => [q.name, pre(mapText(q.conn_details)), pre(mapText(q.parameters)), q.timeout_secs ?? 'default'])),
+    section('Webhooks', ['Method', 'URL', 'Headers', 'Timeout (s)'],
+      t.webhooks.map((w) => [w.http_method, h('span', { class: 'url' }, w.url), mapCell(w.headers), w.timeout_secs ?? 'default'])),
+    section('Broker queues', ['Broker', 'Connection details', 'Parameters', 'Timeout (s)'],
+      t.msg_broker_queues.map((q) => [q.name, mapCell(q.conn_details), mapCell(q.parameters), q.timeout_secs ?? 'default'])),
     h('h2', {}, 'Payload'),
     t.payload === undefined ? h('p', { class: 'muted' }, 'No payload template: the default body is sent.') : pre(JSON.stringify(t.payload, null, 2)),
     h('details', {}, h('summary', {}, 'The trigger as JSON'), pre(JSON.stringify(t, null, 2))),
