@@ -1,6 +1,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { apiCaller } from './support/api-calls';
 import { AdminSession, SCREENSHOTS, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 
 /** A trigger's history page: its events with who and which request, and a diff per version, also once deleted. */
@@ -10,13 +11,8 @@ let s: AdminSession;
 beforeAll(async () => { s = await startAdminSession(); });
 afterAll(async () => { await s?.stop(); });
 
-const call = async (method: string, path: string, requestId: string, body?: unknown) => {
-  const res = await fetch(`${s.url}${path}`, {
-    method, headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : await res.json() as Record<string, unknown>;
-};
+const call = (method: string, path: string, requestId: string, body?: unknown) =>
+  apiCaller(s.url)(method, path, body, { 'X-Request-Id': requestId });
 
 const definition = (url: string) => ({
   config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
@@ -31,13 +27,13 @@ describe('trigger history', () => {
   let id: string;
 
   it('shows each event with its version, actor and request id, and the changed lines of each version as −/+', async () => {
-    id = (await call('POST', '/api/action-triggers', 'hist-create', definition('http://127.0.0.1:9/old-hook')))!.id as string;
+    id = (await call('POST', '/api/action-triggers', 'hist-create', definition('http://127.0.0.1:9/old-hook'))).id as string;
     await call('PUT', `/api/action-triggers/${id}`, 'hist-put', definition('http://127.0.0.1:9/new-hook'));
     await call('PATCH', `/api/action-triggers/${id}`, 'hist-patch', { active: false, content_types: [{ app_label: 'shop', model_name: 'invoice' }] });
 
     const page = await s.open(`/triggers/${id}/history`);
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    const actor = ((await call('GET', `/api/action-triggers/${id}/history`, 'hist-read')) as unknown as Array<{ metadata: { actor: string } }>)[0]!.metadata.actor;
+    const actor = (await apiCaller(s.url)<Array<{ metadata: { actor: string } }>>('GET', `/api/action-triggers/${id}/history`))[0]!.metadata.actor;
     expect(await timeline(page)).toEqual([
       ['1', 'Created', actor, 'hist-create'],
       ['2', 'Updated', actor, 'hist-put'],

@@ -14,6 +14,16 @@ const triggerLink = (id, version) => h('a', { href: `#/triggers/${encodeURICompo
 
 const fact = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)];
 
+/** The actions counted by state, the worst first: `1 failed, 2 delivered`. */
+export function outcomeOf(actions) {
+  const order = ['failed', 'retrying', 'pending', 'delivered'];
+  const counts = new Map();
+  for (const a of actions) counts.set(a.state, (counts.get(a.state) ?? 0) + 1);
+  const rank = (st) => (order.includes(st) ? order.indexOf(st) : order.length);
+  const states = [...counts.keys()].sort((a, b) => rank(a) - rank(b));
+  return states.map((st, i) => [i > 0 ? ', ' : '', h('span', { class: `state-${st}` }, `${counts.get(st)} ${st}`)]);
+}
+
 /** One action per row: outcome, attempts, status code, last error, render warnings. */
 export function actionsTable(actions, { showTrigger = true } = {}) {
   if (actions.length === 0) return h('p', { class: 'muted' }, 'No actions.');
@@ -52,6 +62,7 @@ export function signalView(view, config) {
   return [
     h('dl', { class: 'facts' },
       fact('State', state(view.state), isLive(view) ? h('span', { class: 'muted' }, ' (following live)') : null),
+      view.actions.length > 0 ? fact('Outcome', outcomeOf(view.actions)) : null,
       view.reason ? fact('Reason', view.reason) : null,
       view.accepted_at ? fact('Accepted', time(view.accepted_at)) : null,
       view.redelivery_of ? fact('Redelivery of', `${view.redelivery_of} (number ${view.number}, ${view.mode})`) : null,
