@@ -116,6 +116,7 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     expect(await row.locator('.status-code').textContent()).toBe('500');
     expect(await row.locator('.last-error').textContent()).toMatch(/500/);
     expect(rx.on('/fail')).toHaveLength(2);
+    expect(await fact(page, 'Outcome').textContent()).toBe('1 failed');
     expect(await fact(page, 'Workflow').locator('a.temporal-link').getAttribute('href')).toBe(temporalHref(String(sent.workflow_id)));
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'signal');

@@ -1,6 +1,7 @@
 // #/triggers/<id>/dispatches: the trigger's dispatches, newest first, each with its actions' outcome.
 import { adminConfig, api } from '../api.js';
-import { h, pageHeading, replace, time } from '../dom.js';
+import { errorView } from '../app.js';
+import { announce, h, pageHeading, replace, time } from '../dom.js';
 import { mapLimited } from '../lib/pool.js';
 import { workflowLink } from '../lib/temporal-link.js';
 import { triggerLinks } from '../lib/trigger-links.js';
@@ -50,6 +51,15 @@ function row(triggerId, d, details, config) {
     h('td', {}, workflowLink(config, d.workflow_id)));
 }
 
+/** Loads the page again in place; keeps the keyboard on the Refresh button. */
+async function refresh(main, id, query) {
+  try {
+    await render(main, { id }, query);
+    main.querySelector('.actions button')?.focus();
+    announce('Dispatches refreshed');
+  } catch (e) { replace(main, errorView(e)); }
+}
+
 export default async function render(main, { id }, query) {
   const cursor = query.get('cursor') ?? undefined;
   const [config, page] = await Promise.all([
@@ -63,7 +73,7 @@ export default async function render(main, { id }, query) {
   replace(main,
     pageHeading(`Dispatches of trigger ${id}`),
     triggerLinks(id, '/dispatches'),
-    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => render(main, { id }, query) }, 'Refresh')),
+    h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => refresh(main, id, query) }, 'Refresh')),
     items.length === 0 ? h('p', {}, cursor ? 'No more dispatches.' : 'No dispatches yet.') : h('table', { class: 'dispatches' },
       h('caption', { class: 'muted' }, 'Newest first. Outcome: this trigger\'s actions in the dispatch.'),
       h('thead', {}, h('tr', {}, ['Started', 'Closed', 'State', 'Signal', 'Outcome', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)))),

@@ -6,6 +6,8 @@ import { workflowLink } from '../lib/temporal-link.js';
 const PAGE_SIZE = 50;
 const STATES = ['queued', 'running', 'completed', 'unmatched', 'refused', 'expired'];
 const FILTERS = ['trigger_id', 'state'];
+/** Kept in the page's address with the filters (`#/signals?limit=10`), so paging keeps it. */
+const LIMIT_RE = /^[1-9][0-9]{0,2}$/;
 
 const hashOf = (params) => {
   const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
@@ -33,7 +35,7 @@ function filterForm(current) {
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    location.hash = hashOf(Object.fromEntries(FILTERS.map((f) => [f, form.elements[f].value.trim()])));
+    location.hash = hashOf({ ...Object.fromEntries(FILTERS.map((f) => [f, form.elements[f].value.trim()])), limit: current.limit });
   });
   return form;
 }
@@ -66,12 +68,13 @@ function table(items, config) {
 
 export default async function render(main, _params, query) {
   const current = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? undefined]));
+  if (LIMIT_RE.test(query.get('limit') ?? '')) current.limit = query.get('limit');
   const cursor = query.get('cursor') ?? undefined;
   const top = [pageHeading('Signals'), jumpForm(), filterForm(current)];
   const config = await adminConfig();
   let page;
   try {
-    page = await api('GET', '/api/signals', { query: { ...current, limit: PAGE_SIZE, cursor } });
+    page = await api('GET', '/api/signals', { query: { limit: PAGE_SIZE, ...current, cursor } });
   } catch (e) {
     // A service without the list (an older version) still shows a signal by id.
     if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
