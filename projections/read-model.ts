@@ -14,6 +14,8 @@ export interface ListFilter {
   readonly signal?: string;
   readonly app_label?: string;
   readonly model_name?: string;
+  /** Lower-case text found in a content type (`app_label.model_name`) or a webhook URL. */
+  readonly q?: string;
 }
 
 export interface ListPage {
@@ -70,11 +72,12 @@ const rowToView = (r: Row): TriggerView => ({
 });
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT,
+    search TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS trigger_keys (
     trigger_id TEXT NOT NULL, signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL);
   CREATE UNIQUE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id, signal, app_label, model_name);
@@ -82,6 +85,11 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);`;
 
 type Queries = Omit<ReadModel, 'fault' | 'rebuild'>;
+
+/** What `?q=` searches: each content type as `app_label.model_name` and each webhook URL, lower case. */
+const searchTextOf = (d: TriggerView['definition']) => [
+  ...d.content_types.map((ct) => `${ct.app_label}.${ct.model_name}`), ...d.webhooks.map((w) => w.url),
+].join('\n').toLowerCase();
 
 /** The statements over one open file. */
 const bind = (db: Database.Database, maxPageBytes: number): Queries => {
@@ -94,10 +102,10 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const q = {
     getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
     getJson: db.prepare<[string], { json: string; version: number }>('SELECT json, version FROM triggers WHERE id = ?'),
-    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason)
-      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason)
+    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason, search)
+      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason, @search)
       ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
-        definition = @definition, json = @json, deactivated_reason = @deactivated_reason`),
+        definition = @definition, json = @json, deactivated_reason = @deactivated_reason, search = @search`),
     remove: db.prepare('DELETE FROM triggers WHERE id = ?'),
     removeKeys: db.prepare('DELETE FROM trigger_keys WHERE trigger_id = ?'),
     addKey: db.prepare('INSERT OR IGNORE INTO trigger_keys VALUES (?, ?, ?, ?)'),
@@ -121,7 +129,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     const d = view.definition;
     q.upsert.run({ id: view.id, active: d.active ? 1 : 0, version: view.version, created_at: view.created_at,
       updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)),
-      deactivated_reason: view.deactivated_reason ?? null });
+      deactivated_reason: view.deactivated_reason ?? null, search: searchTextOf(d) });
     q.removeKeys.run(view.id);
     for (const { signal } of d.config_signals) {
       for (const ct of d.content_types) q.addKey.run(view.id, signal, contentTypePart(ct.app_label), contentTypePart(ct.model_name));
@@ -164,6 +172,8 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const list = (filter: ListFilter, limit: number, after: string | undefined): ListPage => {
     const where: string[] = ['t.id > @after'];
     if (filter.active !== undefined) where.push('t.active = @active');
+    // A scan in id order that stops at the page's end: milliseconds over 10,000+ triggers.
+    if (filter.q !== undefined) where.push('instr(t.search, @q) > 0');
     const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
     if (keyConds.length > 0) {
       where.push(`EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
@@ -175,6 +185,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
       after: after ?? '', limit: limit + 1,
       active: filter.active ? 1 : 0,
       signal: filter.signal,
+      q: filter.q,
       app_label: filter.app_label === undefined ? undefined : contentTypePart(filter.app_label),
       model_name: filter.model_name === undefined ? undefined : contentTypePart(filter.model_name),
     });

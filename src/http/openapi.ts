@@ -4,7 +4,7 @@
  * every route is described; test/integration/schemathesis.test.ts checks the behaviour against it.
  */
 import { TriggerPolicy } from '../triggers/policy';
-import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
+import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT, MAX_Q_LENGTH } from '../triggers/list-query';
 import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/delete-query';
 import { SIGNALS } from '../triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
@@ -41,6 +41,8 @@ const triggerPaths = {
       { name: 'signal', in: 'query', schema: { enum: [...SIGNALS] } },
       { name: 'app_label', in: 'query', schema: CONTENT_TYPE_PART },
       { name: 'model_name', in: 'query', schema: CONTENT_TYPE_PART },
+      { name: 'q', in: 'query', schema: { type: 'string', minLength: 1, maxLength: MAX_Q_LENGTH },
+        description: 'Text (any case) found in a content type (`app_label.model_name`) or a webhook URL' },
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
       { name: 'cursor', in: 'query', schema: { type: 'string', pattern: CURSOR }, description: 'From the previous page\'s Link header' }],
     responses: { 200: { description: 'Triggers in creation order', headers: { Link: { schema: { type: 'string' }, description: '<…>; rel="next" when more follow' } },

@@ -12,7 +12,8 @@ export const MAX_LIMIT = 1000;
  */
 export const CURSOR = '^[A-Za-z0-9_-]{1,512}$';
 const CURSOR_RE = new RegExp(CURSOR);
-const KNOWN = new Set(['active', 'signal', 'app_label', 'model_name', 'limit', 'cursor']);
+const KNOWN = new Set(['active', 'signal', 'app_label', 'model_name', 'q', 'limit', 'cursor']);
+export const MAX_Q_LENGTH = 200;
 
 export interface ListQuery { filter: ListFilter; limit: number; after: string | undefined }
 
@@ -47,6 +48,11 @@ export const parseListQuery = (query: Request['query']): E.Either<FieldError[], 
     const decoded = v === undefined ? undefined : ContentTypePart.decode(v);
     if (decoded?._tag === 'Right') filter[name] = decoded.right;
     else if (decoded?._tag === 'Left') errors.push({ path: `query.${name}`, message: decoded.left[0]?.message ?? 'is not valid' });
+  }
+  const q = one('q');
+  if (q !== undefined) {
+    if (q.length >= 1 && q.length <= MAX_Q_LENGTH) filter.q = q.toLowerCase();
+    else errors.push({ path: 'query.q', message: `must be 1 to ${MAX_Q_LENGTH} characters` });
   }
   const limitText = one('limit');
   const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);

@@ -45,6 +45,30 @@ test('filters combine and match content types case-insensitively; the Link keeps
   expect(none.headers.link).toBeUndefined();
 });
 
+test('q finds text in any content type or webhook URL, in any case, and pages like the rest', async () => {
+  const ids: string[] = [];
+  for (const [app, url] of [['Billing', 'https://hooks.example.com/Invoices/a'], ['shipping', 'https://carrier.example.net/track']] as const) {
+    const created = await request(t.app).post('/api/action-triggers')
+      .send(aTrigger({ content_types: [{ app_label: app, model_name: 'Parcel' }], webhooks: [{ url, http_method: 'POST' }] })).expect(201);
+    ids.push(created.body.id);
+  }
+  const q = async (text: string, more = '') => (await request(t.app).get(`/api/action-triggers?q=${encodeURIComponent(text)}${more}`).expect(200)).body.map((x: { id: string }) => x.id);
+  expect(await q('INVOICES/')).toEqual([ids[0]]);
+  expect(await q('billing.parcel')).toEqual([ids[0]]);
+  expect(await q('.parcel')).toEqual(ids);
+  expect(await q('.parcel', '&app_label=shipping')).toEqual([ids[1]]);
+  expect(await q('carrier.example')).toEqual([ids[1]]);
+  // Literal text: LIKE's wildcards and regex syntax match only themselves.
+  expect(await q('%')).toEqual([]);
+  expect(await q('_')).toEqual([]);
+  expect(await q('.*')).toEqual([]);
+  const paged = await request(t.app).get('/api/action-triggers?q=parcel&limit=1').expect(200);
+  expect(nextLink(paged.headers.link)).toMatch(/q=parcel&limit=1&cursor=/);
+  await request(t.app).get(`/api/action-triggers?q=${'x'.repeat(201)}`).expect(400);
+  expect((await request(t.app).get('/api/action-triggers?q=').expect(400)).body.errors[0].path).toBe('query.q');
+  for (const id of ids) await request(t.app).delete(`/api/action-triggers/${id}`).expect(204);
+});
+
 test('bad query parameters are named', async () => {
   const res = await request(t.app).get('/api/action-triggers?active=yes&limit=5000&signal=saved&cursor=%%%&colour=red').expect(400);
   expect(res.body.errors.map((e: { path: string }) => e.path).sort())
