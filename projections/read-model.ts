@@ -7,25 +7,13 @@ import { readStoredEvent } from '../src/triggers/stored-events';
 import { MAX_LIST_PAGE_BYTES } from '../src/limits';
 import { Logger, silentLogger } from '../src/logger';
 import { evolveView, toResource, TriggerView } from './trigger-view';
+import { bindTriggerList, ListFilter, ListPage } from './trigger-list';
 import { inodeOf, isCorruption, moveAside, openCheckedFile } from './read-model-file';
+import { bindSignalIndex, SIGNAL_INDEX_DROP, SIGNAL_INDEX_TABLES, SignalIndex } from './signal-index';
 
-export interface ListFilter {
-  readonly active?: boolean;
-  readonly signal?: string;
-  readonly app_label?: string;
-  readonly model_name?: string;
-  /** Lower-case text found in a content type (`app_label.model_name`) or a webhook URL. */
-  readonly q?: string;
-}
+export type { ListFilter, ListPage } from './trigger-list';
 
-export interface ListPage {
-  /** Each item is the resource's JSON text, ready to send. */
-  readonly items: string[];
-  /** The last id of the page when more may follow. */
-  readonly nextAfter: string | undefined;
-}
-
-export interface ReadModel {
+export interface ReadModel extends SignalIndex {
   /** The resource JSON text and version, or undefined when unknown or deleted. */
   getJson(id: string): { json: string; version: number } | undefined;
   get(id: string): TriggerView | undefined;
@@ -82,7 +70,8 @@ const SCHEMA = `
     trigger_id TEXT NOT NULL, signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL);
   CREATE UNIQUE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id, signal, app_label, model_name);
   CREATE INDEX IF NOT EXISTS trigger_keys_for_dispatch ON trigger_keys (signal, app_label, model_name, trigger_id);
-  CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);`;
+  CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);
+  ${SIGNAL_INDEX_TABLES}`;
 
 type Queries = Omit<ReadModel, 'fault' | 'rebuild'>;
 
@@ -95,7 +84,7 @@ const searchTextOf = (d: TriggerView['definition']) => [
 const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
     // A new layout: drop the old tables; the runner rebuilds them from the events.
-    db.exec('DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS checkpoint;');
+    db.exec(`DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS checkpoint; ${SIGNAL_INDEX_DROP}`);
     db.exec(SCHEMA);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
@@ -168,41 +157,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     return last;
   };
 
-  const listStatements = new Map<string, Database.Statement<Record<string, unknown>, { id: string; json: string }>>();
-  const list = (filter: ListFilter, limit: number, after: string | undefined): ListPage => {
-    const where: string[] = ['t.id > @after'];
-    if (filter.active !== undefined) where.push('t.active = @active');
-    // A scan in id order that stops at the page's end: milliseconds over 10,000+ triggers.
-    if (filter.q !== undefined) where.push('instr(t.search, @q) > 0');
-    const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
-    if (keyConds.length > 0) {
-      where.push(`EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
-    }
-    const sql = `SELECT t.id, t.json FROM triggers t WHERE ${where.join(' AND ')} ORDER BY t.id LIMIT @limit`;
-    let statement = listStatements.get(sql);
-    if (!statement) { statement = db.prepare(sql); listStatements.set(sql, statement); }
-    const rows = statement.iterate({
-      after: after ?? '', limit: limit + 1,
-      active: filter.active ? 1 : 0,
-      signal: filter.signal,
-      q: filter.q,
-      app_label: filter.app_label === undefined ? undefined : contentTypePart(filter.app_label),
-      model_name: filter.model_name === undefined ? undefined : contentTypePart(filter.model_name),
-    });
-    // One row at a time: a page stops at `limit` items or `maxPageBytes`, whichever comes
-    // first, and always holds one item so paging moves on.
-    const items: string[] = [];
-    let bytes = 2;
-    let lastId: string | undefined;
-    for (const r of rows) {
-      const size = Buffer.byteLength(r.json) + 1;
-      if (items.length === limit || (items.length > 0 && bytes + size > maxPageBytes)) return { items, nextAfter: lastId };
-      items.push(r.json);
-      bytes += size;
-      lastId = r.id;
-    }
-    return { items, nextAfter: undefined };
-  };
+  const list = bindTriggerList(db, maxPageBytes);
 
   return {
     getJson: (id) => q.getJson.get(id),
@@ -214,7 +169,8 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
       .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
     checkpoint,
     apply,
-    reset: () => db.exec('DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint;'),
+    reset: () => db.exec("DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint WHERE name = 'triggers';"),
+    ...bindSignalIndex(db),
     close: () => db.close(),
   };
 };
@@ -252,6 +208,11 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
     checkpoint: guard((q) => q.checkpoint),
     apply: guard((q) => q.apply),
     reset: guard((q) => q.reset),
+    signalCheckpoint: guard((q) => q.signalCheckpoint),
+    applySignals: guard((q) => q.applySignals),
+    resetSignals: guard((q) => q.resetSignals),
+    signalPage: guard((q) => q.signalPage),
+    removeSignalsBefore: guard((q) => q.removeSignalsBefore),
     fault: () => fault ?? (inodeOf(file) === opened.ino ? undefined : 'the read model file was replaced by another process'),
     rebuild: () => {
       if (fault !== undefined) moveAside(file, opened.ino, log);

@@ -1,4 +1,4 @@
-import { EventStore, Subscription } from '../src/event-store/port';
+import { Category, EventStore, Subscription } from '../src/event-store/port';
 import { Logger } from '../src/logger';
 import { ReadModel, ReadModelUnavailable } from './read-model';
 
@@ -39,8 +39,17 @@ const HEALTH_INTERVAL_MS = 1000;
  * An event that cannot be applied stops it there (logged, retried, `failure()` says why);
  * a damaged read model is moved aside and rebuilt from the first event.
  */
-export const startProjection = async (store: EventStore, model: ReadModel, log: Logger): Promise<ProjectionRunner> => {
-  const head = await store.headPosition();
+/** What a runner keeps in step: the trigger read model, or its signal index (signalProjectionOf). */
+export type Projected = Pick<ReadModel, 'checkpoint' | 'apply' | 'reset' | 'fault' | 'rebuild'>;
+
+/** The read model's signal index as a projection of the `signal` category. */
+export const signalProjectionOf = (model: ReadModel): Projected => ({
+  checkpoint: () => model.signalCheckpoint(), apply: (events) => model.applySignals(events), reset: () => model.resetSignals(),
+  fault: () => model.fault(), rebuild: () => model.rebuild(),
+});
+
+export const startProjection = async (store: EventStore, model: Projected, log: Logger, category: Category = 'action_trigger'): Promise<ProjectionRunner> => {
+  const head = await store.headPosition(category);
   const stored = model.checkpoint();
   if (stored !== 'start' && (head === 'start' || stored > head)) {
     log.warn('read model is ahead of the event store (store was reset?): rebuilding it');
@@ -74,7 +83,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
     } finally {
       settle();
     }
-  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); });
+  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); }, { category });
   let subscription = follow(checkpoint);
 
   // Close the subscription, move the damaged file aside, start again from the first event.
@@ -104,7 +113,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
   const ready = head === 'start' ? Promise.resolve() : Promise.race([waitFor(head).then(() => undefined), stuckOnce]);
 
   const isCaughtUp = async () => {
-    const now = await store.headPosition();
+    const now = await store.headPosition(category);
     const up = now === 'start' || reached(checkpoint, now);
     if (up) caughtUpAt = Date.now();
     return up;
@@ -114,7 +123,7 @@ export const startProjection = async (store: EventStore, model: ReadModel, log: 
     ready,
     lag: async () => {
       if (await isCaughtUp()) return { events: 0, seconds: 0 };
-      const events = await store.countAfter('action_trigger', checkpoint, LAG_COUNT_CAP);
+      const events = await store.countAfter(category, checkpoint, LAG_COUNT_CAP);
       return { events, seconds: events === 0 ? 0 : (Date.now() - caughtUpAt) / 1000 };
     },
     failure: () => failure ?? model.fault(),

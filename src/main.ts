@@ -20,7 +20,7 @@ import { planDispatch } from './dispatch/plan';
 import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
-import { startProjection } from '../projections/runner';
+import { signalProjectionOf, startProjection } from '../projections/runner';
 import { startRelay } from './intake/relay';
 import { dispatchInfo } from './intake/backlog';
 import { startRetention } from './intake/retention';
@@ -87,7 +87,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       return dispatch.start(signal, plan, redelivery, requestId);
     },
   });
-  const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log);
+  // The signal index (GET /api/signals) follows the signal category; only the API roles list signals.
+  const signalIndex = role === 'worker' ? undefined : await startProjection(store, signalProjectionOf(readModel), log, 'signal');
+  const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
   let server: Server | undefined;
   let port = config.port;
   const eventStreams = createEventStreams(store, log);
@@ -121,6 +123,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     await metricsServer?.close();
     await relay?.stop();
     await retention?.stop();
+    await signalIndex?.stop();
     await worker?.stop();
     await projection.stop();
     await connection.close();

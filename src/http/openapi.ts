@@ -10,7 +10,7 @@ import { SIGNALS } from '../triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from './request';
 import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';
-import { dispatchPaths } from './openapi-dispatches';
+import { dispatchPaths, signalListGet } from './openapi-dispatches';
 import { asOfParameter, eventPaths, eventSchemas } from './openapi-events';
 
 const idParam = { name: 'id', in: 'path', required: true, schema: TRIGGER_ID_SCHEMA };
@@ -94,6 +94,7 @@ const dryRunPaths = {
 
 const signalPaths = {
   '/api/signals': {
+    get: signalListGet,
     post: { summary: 'Emit one signal or an array; each is stored (202 once durable), then dispatched by a workflow (the same id never twice); Temporal need not be up', operationId: 'emitSignals',
       requestBody: body('SignalBatch'),
       responses: { 202: { description: 'Accepted: one object, or an array for an array', content: json({ oneOf: [ref('SignalAccepted'), { type: 'array', items: ref('SignalAccepted') }] }) },
@@ -125,6 +126,10 @@ const publicPaths = {
     responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } } },
   '/docs': { get: { summary: 'A page that renders this document', operationId: 'docs', security: [],
     responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+  '/admin/config.json': { get: { summary: 'What the admin interface (/admin/) needs besides the API: where the Temporal UI is, and whether keys are required',
+    operationId: 'adminConfig', security: [],
+    responses: { 200: { description: 'Settings', content: json({ type: 'object', required: ['temporal_ui_url', 'namespace', 'keys_required'],
+      properties: { temporal_ui_url: { type: 'string' }, namespace: { type: 'string' }, keys_required: { type: 'boolean' } } }) } } } },
 };
 
 const metricsPaths = {

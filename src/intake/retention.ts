@@ -1,6 +1,7 @@
 import { Checkpoint, EventStore, Retained } from '../event-store/port';
 import { Logger } from '../logger';
 import { relayCheckpoint } from './relay-lease';
+import type { SignalIndex } from '../../projections/signal-index';
 
 /** Signals removed per transaction: small enough that intake never waits long behind it. */
 const BATCH = 500;
@@ -22,12 +23,15 @@ const removeBefore = async (store: EventStore, category: Retained, before: Date,
  * once at start; never one the relay has not passed (a backlog is kept however old). Trigger
  * streams are never removed. Several processes may run it at once: removal is idempotent.
  */
-export const startRetention = (store: EventStore, retentionMs: number, log: Logger, intervalMs = INTERVAL_MS) => {
+export const startRetention = (store: EventStore, retentionMs: number, log: Logger, index?: Pick<SignalIndex, 'removeSignalsBefore'>, intervalMs = INTERVAL_MS) => {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const sweep = async () => {
     const before = new Date(Date.now() - retentionMs);
-    const signals = await removeBefore(store, 'signal', before, await relayCheckpoint(store), () => stopped);
+    const through = await relayCheckpoint(store);
+    const signals = await removeBefore(store, 'signal', before, through, () => stopped);
+    // The signal index forgets the same signals (GET /api/signals lists only what the store keeps).
+    if (index && through !== 'start') index.removeSignalsBefore(before, through);
     // Delivery records only matter while their dispatch may replay, long done after the window.
     const deliveries = await removeBefore(store, 'delivered', before, await store.headPosition('delivered'), () => stopped);
     if (signals + deliveries > 0) log.info('removed signals past their retention', { signals, deliveries, before: before.toISOString() });

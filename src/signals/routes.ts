@@ -17,6 +17,9 @@ import { overfullPlans, oversizeSignals } from './accept';
 import { requestOrigin } from '../observability/origin';
 import type { Metrics } from '../observability/metrics';
 import { Accepted } from '../intake/record';
+import { ReadModelUnavailable } from '../../projections/read-model';
+import { encodeSignalCursor, parseSignalListQuery } from './list-query';
+import { listSignals, SignalListPage } from './list';
 
 export interface SignalDeps {
   readonly store: EventStore;
@@ -98,9 +101,35 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   }
 };
 
+/** GET /api/signals?trigger_id=&state=&limit=&cursor=: stored signals, newest first (src/signals/list.ts). */
+const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const query = parseSignalListQuery(req.query);
+  if (Array.isArray(query)) return sendProblem(res, invalid(query));
+  if (query.unknownCursor) return sendProblem(res, problem(404, 'no page at this cursor: cursors come from next_cursor'));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  let page: SignalListPage;
+  try {
+    page = await listSignals(deps.readModel, deps.dispatch, await relayCheckpoint(deps.store), query);
+  } catch (e) {
+    if (e instanceof ReadModelUnavailable) throw e;
+    deps.log.error('could not list signals', { error: String(e) });
+    return sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+  }
+  const next = page.next === undefined ? null : encodeSignalCursor(page.next);
+  if (next) {
+    const params = new URLSearchParams(Object.entries(req.query).filter(([k, v]) => k !== 'cursor' && typeof v === 'string') as [string, string][]);
+    params.set('cursor', next);
+    res.set('Link', `</api/signals?${params.toString()}>; rel="next"`);
+  }
+  res.status(200).json({ items: page.items, next_cursor: next });
+};
+
 export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
   // Before the route's guards: a refused key or body is a rejected request too.
   app.post('/api/signals', countRejected(deps.metrics));
-  mount(app, '/api/signals', { POST: { scope: 'signals:write', handle: acceptSignals(deps) } }, guards);
+  mount(app, '/api/signals', {
+    GET: { scope: 'triggers:read', handle: signalList(deps) },
+    POST: { scope: 'signals:write', handle: acceptSignals(deps) },
+  }, guards);
   mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
 };

@@ -6,7 +6,7 @@ import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../intake/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../limits';
-import { DispatchPage, listDispatchesOf } from '../dispatches/list';
+import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatches/list';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/intake/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -42,6 +42,8 @@ export interface DispatchClient {
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
   listForTrigger(triggerId: string, pageSize: number, pageToken: Uint8Array | undefined): Promise<DispatchPage>;
+  /** The states of up to 100 workflows by id (visibility); a workflow it does not know is missing. */
+  statesOf(workflowIds: readonly string[]): Promise<Map<string, DispatchState>>;
   /** Workflow ids of dispatches started since `since` in which an action of the trigger failed for good, newest first. */
   failedSince(triggerId: string, since: Date, max: number): Promise<string[]>;
   reachable(): Promise<boolean>;
@@ -132,6 +134,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[], workflowId);
   },
   listForTrigger: (triggerId, pageSize, pageToken) => listDispatchesOf(client, triggerId, pageSize, pageToken),
+  statesOf: (workflowIds) => dispatchStatesOf(client, workflowIds),
   failedSince: async (triggerId, since, max) => {
     const ids: string[] = [];
     // Ids are UUIDs or our own id syntax and the time is ISO: nothing to escape in the query.

@@ -39,9 +39,13 @@ test('past the window signals and delivery records are removed from the store (a
     expect((await request(h.app).post('/api/signals').send(signal('old', 'kept-1')).expect(202)).body).toMatchObject({ duplicate: true });
     // Past it (the relay has passed both): removed.
     await new Promise((r) => setTimeout(r, 2000)); // the relay saves its checkpoint with its next lease renewal
-    const past = startRetention(h.store, 1, silentLogger);
+    const listed = async () => (await request(h.app).get('/api/signals?limit=100').expect(200)).body.items.map((i: { id: string }) => i.id);
+    expect(await listed()).toEqual(['kept-2', 'kept-1']);
+    const past = startRetention(h.store, 1, silentLogger, h.readModel);
     await past.sweep();
     await past.stop();
+    // The signal list forgets them too.
+    expect(await listed()).toEqual([]);
     // The unmatched one is gone; the dispatched one is still told by its workflow (Temporal keeps it for its own retention).
     await request(h.app).get('/api/signals/kept-2').expect(404);
     expect(await h.store.read('delivered-signal-kept-1')).toEqual([]);
@@ -64,11 +68,13 @@ test('a signal the relay has not passed is kept however old (Temporal away)', as
   try {
     await request(t.app).post('/api/action-triggers').send(trigger('waiting')).expect(201);
     await request(t.app).post('/api/signals').send(signal('waiting', 'waiting-1')).expect(202);
-    const sweep = startRetention(t.store, 1, silentLogger);
+    const sweep = startRetention(t.store, 1, silentLogger, t.readModel);
     await new Promise((r) => setTimeout(r, 50));
     await sweep.sweep();
     await sweep.stop();
     expect((await request(t.app).get('/api/signals/waiting-1').expect(200)).body).toMatchObject({ state: 'queued' });
+    // Listing queued signals needs nothing from Temporal (away here).
+    expect((await request(t.app).get('/api/signals?state=queued').expect(200)).body.items).toEqual([expect.objectContaining({ id: 'waiting-1', state: 'queued' })]);
   } finally {
     await t.close();
     await connection.close();

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/logger';
 import { previewOptionsOf } from '../../src/triggers/dry-run';
 import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../../src/triggers/codecs';
 import { openReadModel, ReadModelOptions } from '../../projections/read-model';
-import { startProjection } from '../../projections/runner';
+import { signalProjectionOf, startProjection } from '../../projections/runner';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
 import { startRelay } from '../../src/intake/relay';
 import { dispatchInfo } from '../../src/intake/backlog';
@@ -28,6 +28,7 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
   const readModel = openReadModel(join(dir, 'read-model.sqlite'), readModelOptions);
   const projection = await startProjection(store, readModel, silentLogger);
   await projection.ready;
+  const signalIndex = await startProjection(store, signalProjectionOf(readModel), silentLogger, 'signal');
   metrics?.projectionLag(projection.lag);
   const app = buildApp({
     store, readModel, projection, log: silentLogger, dispatch,
@@ -47,11 +48,12 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
   const close = async (removeDir = true) => {
     await relay?.stop();
     await projection.stop();
+    await signalIndex.stop();
     readModel.close();
     await store.close();
     if (removeDir) rmSync(dir, { recursive: true, force: true });
   };
-  return { app, store, readModel, projection, relay, dir, close };
+  return { app, store, readModel, projection, signalIndex, relay, dir, close };
 };
 
 /** A valid trigger body; override fields per test. */
