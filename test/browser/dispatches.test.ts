@@ -125,6 +125,11 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const outcome = list.locator(`tr[data-workflow-id="${String(sent.workflow_id)}"] .outcomes li`);
     expect(await outcome.locator('.state').textContent()).toBe('failed');
     expect(await outcome.textContent()).toMatch(/^webhook #0 failed · 2 attempts · status 500Last error: .*500/);
+    // The signal list says so too.
+    const signals = await s.open(`/signals?trigger_id=${failing}`);
+    await signals.locator('table.signals').waitFor();
+    expect(await signals.locator('table.signals tbody tr').allTextContents()).toEqual([expect.stringContaining('completed (an action failed)')]);
+    expect(await seriousViolations(signals)).toEqual([]);
   });
 
   it('follows a running dispatch live, and stops asking once the page is left', async () => {

@@ -52,7 +52,11 @@ describe('signals', () => {
     await page.waitForURL(/trigger_id=/);
     await eventually(async () => ((await rowIds(page)).length === 3 ? true : undefined), 5000, 'filtered by trigger');
     expect(await rowIds(page)).toEqual([...ids].reverse());
-    expect(await page.locator('table.signals tbody tr').first().textContent()).toContain('1 delivered');
+    const first = page.locator('table.signals tbody tr').first();
+    expect(await first.locator('td').nth(0).textContent()).toBe('post_save of shop.listed');
+    expect(await first.locator('.state').textContent()).toBe('completed');
+    expect(await first.getByRole('link', { name: triggerId }).getAttribute('href')).toBe(`#/triggers/${triggerId}`);
+    expect(await first.locator('a.temporal-link').getAttribute('href')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/signal-${ids[2]}`);
 
     await page.getByLabel('Trigger id').fill('');
     await page.getByLabel('State').selectOption('unmatched');
@@ -73,6 +77,19 @@ describe('signals', () => {
     await page.getByRole('link', { name: 'First page' }).click();
     await eventually(async () => ((await rowIds(page)).length === 2 ? true : undefined), 5000, 'first page');
     await screenshot(page, 'signals');
+  });
+
+  it('says at the field that a trigger id is not one, without asking the API', async () => {
+    const page = await s.open('/signals');
+    await page.locator('table.signals').waitFor();
+    const asked: string[] = [];
+    page.on('request', (r) => { if (r.url().includes('/api/')) asked.push(r.url()); });
+    await page.getByLabel('Trigger id').fill('not-a-uuid');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    expect(await page.locator('#f-trigger_id-error').textContent()).toBe('trigger_id: must be a trigger id (a UUID)');
+    expect(await page.getByLabel('Trigger id').getAttribute('aria-invalid')).toBe('true');
+    expect(asked).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('opens a signal by its id', async () => {

@@ -1,41 +1,41 @@
-// #/signals: accepted signals, newest first, filtered by trigger and state; and a jump to one by id.
-import { adminConfig, api, ApiError, nextCursor } from '../api.js';
+// #/signals: stored signals, newest first (GET /api/signals), filtered by trigger and state; and a jump to one by id.
+import { adminConfig, api, nextCursor } from '../api.js';
 import { fieldId, h, pageHeading, replace, time } from '../dom.js';
 import { workflowLink } from '../lib/temporal-link.js';
 
 const PAGE_SIZE = 50;
-const STATES = ['queued', 'running', 'completed', 'unmatched', 'refused', 'expired'];
+/** The states the API filters by (src/signals/list-query.ts). */
+const STATES = ['queued', 'unmatched', 'refused', 'running', 'completed', 'failed', 'terminated', 'timed_out', 'canceled', 'expired'];
+const TRIGGER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILTERS = ['trigger_id', 'state'];
 /** Kept in the page's address with the filters (`#/signals?limit=10`), so paging keeps it. */
-const LIMIT_RE = /^[1-9][0-9]{0,2}$/;
+const LIMIT_RE = /^(100|[1-9][0-9]?)$/;
 
 const hashOf = (params) => {
   const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
   return `#/signals${q ? `?${q}` : ''}`;
 };
 
-/** Delivered, failed, … counted over a signal's actions: `2 delivered, 1 failed`. */
-const actionSummary = (actions) => {
-  const counts = {};
-  for (const a of actions ?? []) counts[a.state] = (counts[a.state] ?? 0) + 1;
-  const parts = Object.entries(counts).map(([s, n]) => `${n} ${s}`);
-  return parts.length > 0 ? parts.join(', ') : 'none';
-};
-
 function filterForm(current) {
-  const labelled = (name, label, control) => {
-    control.id = fieldId(name);
-    control.name = name;
-    return h('div', { class: 'field' }, h('label', { for: control.id }, label), control);
-  };
+  const triggerInput = h('input', { type: 'text', id: fieldId('trigger_id'), name: 'trigger_id', value: current.trigger_id ?? '',
+    autocomplete: 'off', 'aria-describedby': `${fieldId('trigger_id')}-error` });
+  const triggerError = h('p', { class: 'field-error', id: `${fieldId('trigger_id')}-error`, hidden: true });
   const form = h('form', { class: 'filters', 'aria-label': 'Filter signals' },
-    labelled('trigger_id', 'Trigger id', h('input', { type: 'text', value: current.trigger_id ?? '', autocomplete: 'off' })),
-    labelled('state', 'State', h('select', {}, h('option', { value: '' }, 'any'),
-      STATES.map((s) => h('option', { value: s, selected: current.state === s }, s)))),
+    h('div', { class: 'field' }, h('label', { for: triggerInput.id }, 'Trigger id'), triggerInput, triggerError),
+    h('div', { class: 'field' }, h('label', { for: fieldId('state') }, 'State'),
+      h('select', { id: fieldId('state'), name: 'state' }, h('option', { value: '' }, 'any'),
+        STATES.map((s) => h('option', { value: s, selected: current.state === s }, s)))),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    location.hash = hashOf({ ...Object.fromEntries(FILTERS.map((f) => [f, form.elements[f].value.trim()])), limit: current.limit });
+    const triggerId = triggerInput.value.trim();
+    // Checked here as the API would (a UUID), so a typo is shown at the field without a failed request.
+    const bad = triggerId !== '' && !TRIGGER_ID.test(triggerId);
+    triggerError.hidden = !bad;
+    triggerError.textContent = bad ? 'trigger_id: must be a trigger id (a UUID)' : '';
+    triggerInput.setAttribute('aria-invalid', String(bad));
+    if (bad) { triggerInput.focus(); return; }
+    location.hash = hashOf({ trigger_id: triggerId, state: form.elements.state.value, limit: current.limit });
   });
   return form;
 }
@@ -55,14 +55,16 @@ function jumpForm() {
 function table(items, config) {
   if (items.length === 0) return h('p', {}, 'No signals match.');
   return h('table', { class: 'signals' },
-    h('thead', {}, h('tr', {}, ['Signal', 'Accepted', 'State', 'Triggers', 'Actions', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('caption', { class: 'muted' }, 'Newest first.'),
+    h('thead', {}, h('tr', {}, ['Signal', 'Kind', 'Accepted', 'State', 'Triggers', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, items.map((s) => h('tr', {},
       h('th', { scope: 'row' }, h('a', { href: `#/signals/${encodeURIComponent(s.id)}` }, s.id)),
+      h('td', {}, `${s.signal} of ${s.app_label}.${s.model_name}`),
       h('td', {}, time(s.accepted_at)),
-      h('td', {}, h('span', { class: `state state-${s.state}` }, s.state)),
-      h('td', {}, (s.triggers ?? []).length === 0 ? '—' : h('ul', { class: 'plain' }, s.triggers.map((t) => h('li', {},
-        h('a', { href: `#/triggers/${encodeURIComponent(t.trigger_id)}` }, t.trigger_id))))),
-      h('td', {}, actionSummary(s.actions)),
+      h('td', {}, h('span', { class: `state state-${s.state}` }, s.state),
+        s.failed_actions ? [' ', h('span', { class: 'state-failed' }, '(an action failed)')] : null),
+      h('td', {}, (s.trigger_ids ?? []).length === 0 ? '—' : h('ul', { class: 'plain' }, s.trigger_ids.map((t) => h('li', {},
+        h('a', { href: `#/triggers/${encodeURIComponent(t)}` }, t))))),
       h('td', {}, s.workflow_id ? workflowLink(config, s.workflow_id) : '—')))));
 }
 
@@ -72,19 +74,9 @@ export default async function render(main, _params, query) {
   const cursor = query.get('cursor') ?? undefined;
   const top = [pageHeading('Signals'), jumpForm(), filterForm(current)];
   const config = await adminConfig();
-  let page;
-  try {
-    page = await api('GET', '/api/signals', { query: { limit: PAGE_SIZE, ...current, cursor } });
-  } catch (e) {
-    // A service without the list (an older version) still shows a signal by id.
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
-      replace(main, top, h('p', { class: 'notice' }, 'This service does not list signals. Open one by its id above.'));
-      return;
-    }
-    throw e;
-  }
-  const next = nextCursor(page.link);
-  replace(main, top, table(page.body.items ?? page.body, config),
+  const page = await api('GET', '/api/signals', { query: { limit: PAGE_SIZE, ...current, cursor } });
+  const next = page.body.next_cursor ?? nextCursor(page.link);
+  replace(main, top, table(page.body.items, config),
     h('nav', { class: 'actions', 'aria-label': 'Pages' },
       cursor ? h('a', { href: hashOf(current) }, 'First page') : null,
       next ? h('a', { href: hashOf({ ...current, cursor: next }), rel: 'next' }, 'Next page') : null));
