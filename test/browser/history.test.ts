@@ -1,8 +1,6 @@
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { apiCaller } from './support/api-calls';
-import { AdminSession, SCREENSHOTS, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 
 /** A trigger's history page: its events with who and which request, and a diff per version, also once deleted. */
 jest.setTimeout(120_000);
@@ -51,7 +49,6 @@ describe('trigger history', () => {
     expect(await diffs.nth(0).getAttribute('aria-label')).toBe('Changes from version 1 to version 2');
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'trigger-history-diff');
-    copyFileSync(join(SCREENSHOTS, 'trigger-history-diff.png'), join(__dirname, '..', '..', 'docs', 'admin-history-diff.png'));
   });
 
   it('is usable by keyboard: from the heading, Tab reaches the trigger links and opens the first definition', async () => {
