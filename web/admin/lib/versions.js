@@ -1,0 +1,37 @@
+// A trigger's definition after each of its events, folded as the aggregate does (src/triggers/trigger.ts).
+
+/**
+ * `[{ event, before, after }]` for history entries `{ type, version, data, metadata }`, oldest
+ * first: the definition before and after each event; undefined when absent or deleted. Created
+ * and Updated carry the whole definition; (de)activation changes `active` only.
+ */
+export function versionsOf(events) {
+  let current;
+  return events.map((event) => {
+    const before = current;
+    current = evolve(current, event);
+    return { event, before, after: current };
+  });
+}
+
+function evolve(definition, event) {
+  switch (event.type) {
+    case 'TriggerCreated':
+    case 'TriggerUpdated':
+      return event.data?.definition;
+    case 'TriggerActivated':
+      return definition && { ...definition, active: true };
+    case 'TriggerDeactivated':
+      return definition && { ...definition, active: false };
+    case 'TriggerDeleted':
+      return undefined;
+    default:
+      return definition;
+  }
+}
+
+/** What an event did, in a word or two. */
+export const EVENT_LABELS = {
+  TriggerCreated: 'Created', TriggerUpdated: 'Updated', TriggerActivated: 'Activated',
+  TriggerDeactivated: 'Deactivated', TriggerDeleted: 'Deleted',
+};
