@@ -70,3 +70,10 @@ test('breaker: defaults 100 consecutive failures and 120 hours; fractional hours
   const errors = errorsOf(() => configFrom({ breaker: { consecutive_failures: 2.5, failing_for_hours: 0, after: 1 } }));
   expect(errors.map((e) => e.path).sort()).toEqual(['breaker.after', 'breaker.consecutive_failures', 'breaker.failing_for_hours']);
 });
+
+test('temporal_ui_url: an http(s) URL for the admin\'s workflow links; anything else is named', () => {
+  expect(configFrom({ temporal_ui_url: 'https://temporal.example.com/ui' }).file.temporal_ui_url).toBe('https://temporal.example.com/ui');
+  for (const bad of ['javascript:alert(1)', 'ftp://x', '//x', '', 'http://', 5]) {
+    expect(errorsOf(() => configFrom({ temporal_ui_url: bad })).map((e) => e.path)).toEqual(['temporal_ui_url']);
+  }
+});
