@@ -26,6 +26,11 @@ const scenarios = async (url: string, ids: string[], label: string): Promise<Fig
     await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
     await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
     await run(`filtered list (signal, app_label, active; limit 100) ${label}`, { url: `${url}/api/action-triggers?signal=post_delete&app_label=crm&active=true&limit=100` }),
+    // The admin's list: a page deep in the list (cursor at the 5,000th id), and ?q= text search:
+    // one that fills its page early, one that matches nothing (a scan of all 10,000).
+    await run(`list page from the middle (cursor; limit 50) ${label}`, { url: `${url}/api/action-triggers?limit=50&cursor=${Buffer.from(ids[5000]!).toString('base64url')}` }),
+    await run(`search q=hook/99 (limit 50) ${label}`, { url: `${url}/api/action-triggers?q=hook%2F99&limit=50` }),
+    await run(`search q matching nothing (scans 10,000) ${label}`, { url: `${url}/api/action-triggers?q=no-such-hook&limit=50` }),
     await run(`create trigger ${label}`, { url: `${url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
   ];
 };
