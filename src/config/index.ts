@@ -1,94 +1,16 @@
 import * as t from 'io-ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from './validation/closed';
-import { FieldError, toFieldErrors } from './validation/field-errors';
-import { BrokerOverrides, contentTypeKey, TriggerPolicy } from './triggers/policy';
-import type { ContentType } from './triggers/codecs';
-import type { RetrySettings } from './dispatch/types';
-import type { BreakerSettings } from './breaker/state';
-// Broker types this build can publish to; the others are a config error, not a silent no-op.
-import { SUPPORTED_BROKER_TYPES } from '../activities/publishers/registry';
-import { brokerSettingsProblems, splitSettingsPath } from './triggers/broker-settings';
-import { BROKER_TYPES, BrokerType as BrokerTypeName } from './brokers/settings-keys';
+import { FieldError, toFieldErrors } from '../validation/field-errors';
+import { BrokerOverrides, contentTypeKey, TriggerPolicy } from '../triggers/policy';
+import type { RetrySettings } from '../dispatch/types';
+import type { BreakerSettings } from '../breaker/state';
+import { brokerSettingsProblems, splitSettingsPath } from '../triggers/broker-settings';
+import { Broker, ConfigFile } from './file';
+import { Env, ENV_KEYS } from './env';
 
-export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
-  (n) => (Number.isFinite(n) && n > 0 ? undefined : 'must be greater than 0'));
-const oneOf = <T extends string>(values: readonly T[], name: string) => new t.Type<T, T, unknown>(name,
-  (u): u is T => values.includes(u as T),
-  (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
-  t.identity);
-const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => {
-  try { new RegExp(s); return undefined; } catch (e) { return `is not a valid regular expression: ${(e as Error).message}`; }
-});
-
-/**
- * Which keys a trigger's `msg_broker_queues` entry may set over this broker's. Default: no
- * `conn_details` key (a trigger writer must not point the worker at another host or account),
- * any `parameters` key (they name queues and routing keys on the operator's broker).
- */
-const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
-
-/** Matched case-insensitively (as the origin project does), kept in lower case. */
-const BrokerType = new t.Type<BrokerTypeName, string, unknown>('BrokerType',
-  (u): u is BrokerTypeName => BROKER_TYPES.includes(u as BrokerTypeName),
-  (u, c) => {
-    const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
-    return BROKER_TYPES.includes(lower as BrokerTypeName) ? t.success(lower as BrokerTypeName)
-      : t.failure(u, c, `must be one of ${BROKER_TYPES.join(', ')}`);
-  }, String);
-
-const Broker = checked(closed('Broker', { broker_type: BrokerType },
-  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides }), 'Broker',
-  (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
-    : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
-
-const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
-  { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',
-    (s) => (/^[0-9a-fA-F]{64}$/.test(s) ? undefined : 'must be 64 hex characters')) }), 'ApiKey',
-  (k) => (k.key === undefined && k.key_sha256 === undefined ? 'needs key_sha256 (or key, for local use)' : undefined));
-
-const ContentTypeObject = closed('ContentType', { app_label: NonEmptyString, model_name: NonEmptyString }, {});
-/**
- * `"app_label.model_name"`, or `{ "app_label", "model_name" }` when a part holds a dot (Django
- * allows `my.app`): a dotted string could be split in more than one place.
- */
-const AllowedContentType = new t.Type<ContentType, ContentType, unknown>('AllowedContentType',
-  (u): u is ContentType => ContentTypeObject.is(u),
-  (u, c) => {
-    if (typeof u !== 'string') return ContentTypeObject.validate(u, c);
-    const m = /^([^.\s]+)\.([^.\s]+)$/.exec(u);
-    return m ? t.success({ app_label: m[1]!, model_name: m[2]! })
-      : t.failure(u, c, 'must be app_label.model_name, or an object {app_label, model_name} when a part holds a dot');
-  }, t.identity);
-
-export const ConfigFile = closed('Config', {}, {
-  brokers: t.record(t.string, Broker),
-  dynamic_values: closed('DynamicValues', {}, { module: NonEmptyString, allowed_paths: arrayOf(NonEmptyString) }),
-  allowed_content_types: arrayOf(AllowedContentType),
-  webhook_url_patterns: arrayOf(regex),
-  allow_private_targets: described(t.boolean, 'must be true or false'),
-  limits: closed('Limits', {}, {
-    default_timeout_secs: positive('Secs'), max_webhook_timeout_secs: positive('Secs'),
-    max_broker_timeout_secs: positive('Secs'), max_body_bytes: positive('Bytes') }),
-  retry: closed('Retry', {}, {
-    initial_interval_secs: positive('Secs'), backoff_coefficient: checked(positive('Coefficient'), 'Coefficient',
-      (n) => (n >= 1 ? undefined : 'must be at least 1')),
-    max_interval_secs: positive('Secs'), max_attempts: positive('Count') }),
-  api_keys: arrayOf(ApiKey),
-  signing_secret: NonEmptyString,
-  signals: closed('Signals', {}, { retention_days: positive('Days') }),
-  breaker: closed('Breaker', {}, {
-    consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
-    failing_for_hours: positive('Hours') }),
-  metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
-  temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
-});
-export type ConfigFile = t.TypeOf<typeof ConfigFile>;
-export type Broker = t.TypeOf<typeof Broker>;
+export { SCOPES, ConfigFile } from './file';
+export type { Scope, Broker } from './file';
 
 export interface Config {
   readonly file: ConfigFile;
@@ -122,35 +44,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
-const Env = closed('Env', {}, {
-  HOST: NonEmptyString,
-  PORT: checked(described(t.string, 'must be a string'), 'Port',
-    (s) => (/^\d+$/.test(s) && Number(s) <= 65535 ? undefined : 'must be a port number (0-65535)')),
-  DATA_DIR: NonEmptyString,
-  EVENT_STORE: oneOf(['sqlite', 'kurrentdb'] as const, 'EventStore'),
-  KURRENTDB_CONNECTION_STRING: NonEmptyString,
-  TEMPORAL_ADDRESS: NonEmptyString,
-  TEMPORAL_NAMESPACE: NonEmptyString,
-  TEMPORAL_TASK_QUEUE: NonEmptyString,
-  TEMPORAL_CLI_PATH: NonEmptyString,
-  TEMPORAL_DEV_SERVER_PORT: checked(described(t.string, 'must be a string'), 'Port',
-    (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
-  TEMPORAL_UI_PORT: checked(described(t.string, 'must be a string'), 'Port',
-    (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
-  LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const, 'LogLevel'),
-  ACTION_TRIGGERS_CONFIG: NonEmptyString,
-  API_PROCESSES: checked(described(t.string, 'must be a string'), 'Count',
-    (s) => (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 64 ? undefined : 'must be a whole number from 1 to 64')),
-  METRICS_PORT: checked(described(t.string, 'must be a string'), 'Port',
-    (s) => (/^\d+$/.test(s) && Number(s) <= 65535 ? undefined : 'must be a port number (0-65535)')),
-  TEMPORAL_METRICS_ADDRESS: checked(described(t.string, 'must be a string'), 'HostPort',
-    (s) => (/^[\w.:[\]-]+:\d{1,5}$/.test(s) ? undefined : 'must be host:port, e.g. 127.0.0.1:9464')),
-});
-
-const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
-  'ACTION_TRIGGERS_CONFIG', 'API_PROCESSES', 'METRICS_PORT', 'TEMPORAL_METRICS_ADDRESS'];
 
 const readJsonFile = (path: string): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
@@ -271,3 +164,4 @@ export const breakerSettingsOf = (config: Config): BreakerSettings => ({
   consecutiveFailures: config.file.breaker?.consecutive_failures ?? 100,
   failingForMs: (config.file.breaker?.failing_for_hours ?? 120) * 3_600_000,
 });
+

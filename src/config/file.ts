@@ -1,0 +1,85 @@
+import * as t from 'io-ts';
+import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../validation/closed';
+import type { ContentType } from '../triggers/codecs';
+// Broker types this build can publish to; the others are a config error, not a silent no-op.
+import { SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
+import { BROKER_TYPES, BrokerType as BrokerTypeName } from '../brokers/settings-keys';
+
+/** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
+export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
+  (n) => (Number.isFinite(n) && n > 0 ? undefined : 'must be greater than 0'));
+export const oneOf = <T extends string>(values: readonly T[], name: string) => new t.Type<T, T, unknown>(name,
+  (u): u is T => values.includes(u as T),
+  (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
+  t.identity);
+const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => {
+  try { new RegExp(s); return undefined; } catch (e) { return `is not a valid regular expression: ${(e as Error).message}`; }
+});
+
+/**
+ * Which keys a trigger's `msg_broker_queues` entry may set over this broker's. Default: no
+ * `conn_details` key (a trigger writer must not point the worker at another host or account),
+ * any `parameters` key (they name queues and routing keys on the operator's broker).
+ */
+const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
+
+/** Matched case-insensitively (as the origin project does), kept in lower case. */
+const BrokerType = new t.Type<BrokerTypeName, string, unknown>('BrokerType',
+  (u): u is BrokerTypeName => BROKER_TYPES.includes(u as BrokerTypeName),
+  (u, c) => {
+    const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
+    return BROKER_TYPES.includes(lower as BrokerTypeName) ? t.success(lower as BrokerTypeName)
+      : t.failure(u, c, `must be one of ${BROKER_TYPES.join(', ')}`);
+  }, String);
+
+const Broker = checked(closed('Broker', { broker_type: BrokerType },
+  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides }), 'Broker',
+  (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
+    : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
+
+const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
+  { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',
+    (s) => (/^[0-9a-fA-F]{64}$/.test(s) ? undefined : 'must be 64 hex characters')) }), 'ApiKey',
+  (k) => (k.key === undefined && k.key_sha256 === undefined ? 'needs key_sha256 (or key, for local use)' : undefined));
+
+const ContentTypeObject = closed('ContentType', { app_label: NonEmptyString, model_name: NonEmptyString }, {});
+/**
+ * `"app_label.model_name"`, or `{ "app_label", "model_name" }` when a part holds a dot (Django
+ * allows `my.app`): a dotted string could be split in more than one place.
+ */
+const AllowedContentType = new t.Type<ContentType, ContentType, unknown>('AllowedContentType',
+  (u): u is ContentType => ContentTypeObject.is(u),
+  (u, c) => {
+    if (typeof u !== 'string') return ContentTypeObject.validate(u, c);
+    const m = /^([^.\s]+)\.([^.\s]+)$/.exec(u);
+    return m ? t.success({ app_label: m[1]!, model_name: m[2]! })
+      : t.failure(u, c, 'must be app_label.model_name, or an object {app_label, model_name} when a part holds a dot');
+  }, t.identity);
+
+export const ConfigFile = closed('Config', {}, {
+  brokers: t.record(t.string, Broker),
+  dynamic_values: closed('DynamicValues', {}, { module: NonEmptyString, allowed_paths: arrayOf(NonEmptyString) }),
+  allowed_content_types: arrayOf(AllowedContentType),
+  webhook_url_patterns: arrayOf(regex),
+  allow_private_targets: described(t.boolean, 'must be true or false'),
+  limits: closed('Limits', {}, {
+    default_timeout_secs: positive('Secs'), max_webhook_timeout_secs: positive('Secs'),
+    max_broker_timeout_secs: positive('Secs'), max_body_bytes: positive('Bytes') }),
+  retry: closed('Retry', {}, {
+    initial_interval_secs: positive('Secs'), backoff_coefficient: checked(positive('Coefficient'), 'Coefficient',
+      (n) => (n >= 1 ? undefined : 'must be at least 1')),
+    max_interval_secs: positive('Secs'), max_attempts: positive('Count') }),
+  api_keys: arrayOf(ApiKey),
+  signing_secret: NonEmptyString,
+  signals: closed('Signals', {}, { retention_days: positive('Days') }),
+  breaker: closed('Breaker', {}, {
+    consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
+    failing_for_hours: positive('Hours') }),
+  metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
+  temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
+});
+export type ConfigFile = t.TypeOf<typeof ConfigFile>;
+export type Broker = t.TypeOf<typeof Broker>;
