@@ -1,4 +1,5 @@
-import { breakerSettingsOf, Config } from '../src/config';
+import { breakerSettingsOf, Config, policyOf } from '../src/config';
+import { matchesFromStart } from '../src/triggers/webhook-url';
 import { EventStore } from '../src/event-store/port';
 import { Logger } from '../src/logger';
 import { withLogFields } from '../src/observability/log-context';
@@ -37,6 +38,10 @@ const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => (args: Action
   });
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
+/** webhook_url_patterns as a check of one URL; none configured: every URL. */
+const urlAllowedBy = (patterns: readonly RegExp[]) => (patterns.length === 0 ? undefined
+  : (url: string) => patterns.some((p) => matchesFromStart(p, url)));
+
 export const createActivities = (deps: ActivityDeps) => {
   const definitionAt = createDefinitionAt(deps.store);
   const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });
@@ -50,6 +55,7 @@ export const createActivities = (deps: ActivityDeps) => {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
     deliverWebhook: activityOf(pipeline, webhookChannel({
       dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
+      urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
     })),
     publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections)),
   };

@@ -22,7 +22,7 @@ export interface PreviewOptions {
   readonly allowedDynamicPaths: readonly string[];
   readonly dynamicModule: boolean;
   readonly defaultTimeoutSecs: number;
-  /** Today's write-time check of a webhook URL (webhook_url_patterns); the worker does not repeat it. */
+  /** Today's check of a webhook URL (webhook_url_patterns), as at write time; each attempt makes it again. */
   readonly urlProblem: (url: string) => string | undefined;
   readonly checkTarget?: (url: string) => Promise<TargetCheck>;
 }

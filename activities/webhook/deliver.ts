@@ -18,6 +18,8 @@ export interface WebhookOptions {
   readonly dispatcher: Dispatcher;
   readonly signingSecret: string | undefined;
   readonly userAgent: string;
+  /** webhook_url_patterns as configured now (absent: any URL); checked again at each attempt. */
+  readonly urlAllowed?: (url: string) => boolean;
 }
 
 /** Header names are case-insensitive: the user's come first, ours (delivery identity) win. */
@@ -74,6 +76,10 @@ const identityNow = (o: WebhookOptions): RequestIdentity => {
  * the request is a CLIENT span and carries its `traceparent`, so the receiver can join the trace.
  */
 const send = (o: WebhookOptions) => (p: Prepared<Webhook>): Promise<Attempt> => {
+  // The patterns may have tightened since the trigger was written: today's config decides.
+  if (o.urlAllowed && !o.urlAllowed(p.action.url)) {
+    return Promise.resolve({ outcome: 'fail', errorType: 'WebhookUrlRefused', reason: 'the webhook URL is not allowed by webhook_url_patterns (as configured now)' });
+  }
   const req = webhookRequestOf(p, identityNow(o));
   return inOutboundSpan(req.method, SpanKind.CLIENT, webhookAttributes(req.method, req.url), (traceHeaders) => sendRequest(o, p, { ...req, headers: { ...req.headers, ...traceHeaders } }));
 };

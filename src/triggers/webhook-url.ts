@@ -7,7 +7,7 @@ const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 const isDnsName = (host: string) => host.length > 0 && host.length <= 253 && host.split('.').every((l) => LABEL.test(l));
 
 /** A sticky pattern matches from the start of the URL only (`re.match`); reset, since `test` moves it. */
-const matchesFromStart = (pattern: RegExp, url: string) => {
+export const matchesFromStart = (pattern: RegExp, url: string) => {
   pattern.lastIndex = 0;
   return pattern.test(url);
 };

@@ -11,7 +11,12 @@ let rx: Awaited<ReturnType<typeof startReceiver>>;
 let h: Harness;
 beforeAll(async () => {
   rx = await startReceiver();
-  h = await startDispatchHarness({ brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url } } } });
+  // Only the receiver's lower-case one-segment paths are allowed (the stored trigger below has another).
+  const port = new URL(rx.url('/')).port;
+  h = await startDispatchHarness({
+    brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url } } },
+    webhook_url_patterns: [`^http://127\\.0\\.0\\.1:${port}/[a-z-]+$`],
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -39,6 +44,16 @@ test('a stored trigger whose header the rules now refuse fails at delivery, not 
   const status = await waitForDispatch(h.app, await emit('stored-header'));
   expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('header "Host" is set by the HTTP client') }));
   expect(rx.on('/stored')).toHaveLength(0);
+});
+
+test('a stored webhook URL today\'s webhook_url_patterns refuse fails at delivery, nothing sent', async () => {
+  await storeTrigger(h, { ...on('old-url'), webhooks: [{ url: rx.url('/Forbidden/1'), http_method: 'POST' }, { url: rx.url('/allowed'), http_method: 'POST' }] });
+  const status = await waitForDispatch(h.app, await emit('old-url'));
+  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('not allowed by webhook_url_patterns') }));
+  // One refused action never blocks the others.
+  expect(status.actions[1]).toEqual(expect.objectContaining({ state: 'delivered' }));
+  expect(rx.on('/Forbidden/1')).toHaveLength(0);
+  expect(rx.on('/allowed')).toHaveLength(1);
 });
 
 test('conn_details a broker does not let triggers set fail the action at delivery (the config may have changed since)', async () => {
