@@ -158,6 +158,49 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     expect(await page.locator('table.actions-table .state').textContent()).toBe('delivered');
   });
 
+  it('follows a running dispatch on the dispatches page: the row shows running, then delivered without a click; then it stops asking', async () => {
+    const barrel = await trigger('barrel', { url: rx.url('/barrel') });
+    rx.script('/barrel', [{ status: 200, delayMs: 3000 }]);
+    const sent = await call('POST', '/api/signals', { signal: 'post_save', app_label: 'shop', model_name: 'barrel', instance: { id: 5 } });
+    const workflowId = String(sent.workflow_id);
+    // The receiver holds its reply: from here the dispatch runs for about 3 s.
+    await rx.waitFor(() => rx.on('/barrel').length === 1);
+    const page = await dispatchesShowing(barrel, workflowId, (text) => text.includes('running'));
+    const row = page.locator(`tr[data-workflow-id="${workflowId}"]`);
+    expect(await row.locator('.state').first().textContent()).toBe('running');
+    expect(await row.locator('.outcomes li').allTextContents()).toEqual([expect.not.stringContaining('delivered')]);
+    const listed: number[] = [];
+    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${barrel}/dispatches`)) listed.push(Date.now()); });
+    // No click from here on.
+    await row.locator('.outcomes li', { hasText: 'delivered' }).waitFor({ timeout: 20_000 });
+    await row.locator('.state', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+    expect(await row.locator('.outcomes li').allTextContents()).toEqual(['webhook #0 delivered · 1 attempt · status 200']);
+    expect(await row.getByText('(following live)').count()).toBe(0);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(await page.locator('#status').textContent()).toBe(`Dispatch of signal ${String(sent.id)}: completed`);
+    // Final: no more requests.
+    const asked = listed.length;
+    await page.waitForTimeout(2500);
+    expect(listed.length).toBe(asked);
+    expect(rx.on('/barrel')).toHaveLength(1);
+  });
+
+  it('stops following the dispatches page once it is left', async () => {
+    const drum = await trigger('drum', { url: rx.url('/drum') });
+    rx.script('/drum', [{ status: 200, delayMs: 5000 }]);
+    const sent = await call('POST', '/api/signals', { signal: 'post_save', app_label: 'shop', model_name: 'drum', instance: { id: 6 } });
+    await rx.waitFor(() => rx.on('/drum').length === 1);
+    const page = await dispatchesShowing(drum, String(sent.workflow_id), (text) => text.includes('running'));
+    const listed: number[] = [];
+    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${drum}/dispatches`)) listed.push(Date.now()); });
+    await eventually(async () => (listed.length >= 1 ? true : undefined), 5000, 'followed');
+    await page.evaluate(`location.hash = '#/triggers/${drum}/history'`);
+    await page.getByRole('heading', { name: `History of trigger ${drum}` }).waitFor();
+    const left = listed.length;
+    await page.waitForTimeout(2500);
+    expect(listed.length).toBe(left);
+  });
+
   it('never shows a resolved secret: the receiver gets it, the admin pages show only {{ secrets.token }}', async () => {
     const vault = await trigger('vault', { url: rx.url('/vault'), headers: { Authorization: 'Bearer {{ secrets.token }}' } }, { token_echo: '{{ secrets.token }}' });
     const send = await s.open(`/triggers/${vault}/send-test`);

@@ -47,10 +47,24 @@ function bodyOf(form, contentTypes) {
   return { body: { signal: form.elements.signal.value, app_label: ct.app_label, model_name: ct.model_name, instance, ...(id ? { id } : {}) } };
 }
 
+/**
+ * A 403 for a missing scope, at the form, in words and focused (the keyboard is where the news is).
+ * False for another 403, which errorView shows as the API said it.
+ */
+function refuse(box, error) {
+  const scope = /lacks the scope (\S+)/.exec(error.message)?.[1];
+  if (!scope) return false;
+  replace(box, h('div', { class: 'error', role: 'alert', tabindex: '-1' },
+    `Your API key may not send signals: it lacks the ${scope} scope. Nothing was sent.`));
+  box.firstChild.focus();
+  return true;
+}
+
 export default async function render(main, { id }) {
   const [config, { body: trigger }] = await Promise.all([adminConfig(), api('GET', `/api/action-triggers/${encodeURIComponent(id)}`)]);
   const contentTypes = trigger.content_types;
-  const formError = h('div', { role: 'alert' });
+  // errorView and the refusal below are alerts themselves: this holds them, not one more alert around them.
+  const formError = h('div', { class: 'form-error' });
   const result = h('section', { 'aria-labelledby': 'result-heading', hidden: true });
   let following;
   const form = h('form', { novalidate: true, 'aria-label': 'Test signal' },
@@ -79,6 +93,7 @@ export default async function render(main, { id }) {
       following = followSignal(box, accepted.id, config);
       form.elements.id.value = newSignalId();
     } catch (e) {
+      if (e instanceof ApiError && e.status === 403 && refuse(formError, e)) return;
       const rest = e instanceof ApiError ? showErrors(form, e.fieldErrors) : [];
       if (!(e instanceof ApiError) || e.fieldErrors.length === 0 || rest.length > 0) replace(formError, errorView(e));
     }
