@@ -1,4 +1,4 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | paced | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
@@ -6,8 +6,9 @@ import { benchFanOut } from './fan-out';
 import { benchBrokers } from './brokers';
 import { benchIntake } from './intake';
 import { benchObservability } from './observability';
+import { benchPaced } from './paced';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced };
 
 const main = async () => {
   const names = process.argv.slice(2);
