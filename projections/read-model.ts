@@ -60,12 +60,13 @@ const rowToView = (r: Row): TriggerView => ({
 });
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT,
-    search TEXT NOT NULL);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT);
+  -- What ?q= searches, apart from the wide rows: a scan reads only this.
+  CREATE TABLE IF NOT EXISTS trigger_search (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS trigger_keys (
     trigger_id TEXT NOT NULL, signal TEXT NOT NULL, app_label TEXT NOT NULL, model_name TEXT NOT NULL);
   CREATE UNIQUE INDEX IF NOT EXISTS trigger_keys_by_trigger ON trigger_keys (trigger_id, signal, app_label, model_name);
@@ -84,17 +85,19 @@ const searchTextOf = (d: TriggerView['definition']) => [
 const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
     // A new layout: drop the old tables; the runner rebuilds them from the events.
-    db.exec(`DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS checkpoint; ${SIGNAL_INDEX_DROP}`);
+    db.exec(`DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS trigger_search; DROP TABLE IF EXISTS checkpoint; ${SIGNAL_INDEX_DROP}`);
     db.exec(SCHEMA);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
   const q = {
     getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
     getJson: db.prepare<[string], { json: string; version: number }>('SELECT json, version FROM triggers WHERE id = ?'),
-    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason, search)
-      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason, @search)
+    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason)
+      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason)
       ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
-        definition = @definition, json = @json, deactivated_reason = @deactivated_reason, search = @search`),
+        definition = @definition, json = @json, deactivated_reason = @deactivated_reason`),
+    setSearch: db.prepare('INSERT OR REPLACE INTO trigger_search VALUES (?, ?)'),
+    removeSearch: db.prepare('DELETE FROM trigger_search WHERE id = ?'),
     remove: db.prepare('DELETE FROM triggers WHERE id = ?'),
     removeKeys: db.prepare('DELETE FROM trigger_keys WHERE trigger_id = ?'),
     addKey: db.prepare('INSERT OR IGNORE INTO trigger_keys VALUES (?, ?, ?, ?)'),
@@ -118,7 +121,8 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     const d = view.definition;
     q.upsert.run({ id: view.id, active: d.active ? 1 : 0, version: view.version, created_at: view.created_at,
       updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)),
-      deactivated_reason: view.deactivated_reason ?? null, search: searchTextOf(d) });
+      deactivated_reason: view.deactivated_reason ?? null });
+    q.setSearch.run(view.id, searchTextOf(d));
     q.removeKeys.run(view.id);
     for (const { signal } of d.config_signals) {
       for (const ct of d.content_types) q.addKey.run(view.id, signal, contentTypePart(ct.app_label), contentTypePart(ct.model_name));
@@ -134,6 +138,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     if (next === null) {
       q.remove.run(event.data.trigger_id);
       q.removeKeys.run(event.data.trigger_id);
+      q.removeSearch.run(event.data.trigger_id);
     } else if (next !== undefined && next.version !== current?.version) {
       save(next);
     }
@@ -169,7 +174,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
       .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
     checkpoint,
     apply,
-    reset: () => db.exec("DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM checkpoint WHERE name = 'triggers';"),
+    reset: () => db.exec("DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM trigger_search; DELETE FROM checkpoint WHERE name = 'triggers';"),
     ...bindSignalIndex(db),
     close: () => db.close(),
   };

@@ -21,15 +21,17 @@ export interface ListPage {
 export const bindTriggerList = (db: Database.Database, maxPageBytes: number) => {
   const listStatements = new Map<string, Database.Statement<Record<string, unknown>, { id: string; json: string }>>();
   return (filter: ListFilter, limit: number, after: string | undefined): ListPage => {
-    const where: string[] = ['t.id > @after'];
+    // With ?q=, the narrow search table is scanned in id order and each hit joined to its row
+    // (CROSS JOIN keeps that order of loops): the wide rows are read only for matches.
+    const from = filter.q === undefined ? 'triggers t' : 'trigger_search s CROSS JOIN triggers t ON t.id = s.id';
+    const where: string[] = [filter.q === undefined ? 't.id > @after' : 's.id > @after'];
     if (filter.active !== undefined) where.push('t.active = @active');
-    // A scan in id order that stops once the page is full.
-    if (filter.q !== undefined) where.push('instr(t.search, @q) > 0');
+    if (filter.q !== undefined) where.push('instr(s.text, @q) > 0');
     const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
     if (keyConds.length > 0) {
       where.push(`EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
     }
-    const sql = `SELECT t.id, t.json FROM triggers t WHERE ${where.join(' AND ')} ORDER BY t.id LIMIT @limit`;
+    const sql = `SELECT t.id, t.json FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${filter.q === undefined ? 't.id' : 's.id'} LIMIT @limit`;
     let statement = listStatements.get(sql);
     if (!statement) { statement = db.prepare(sql); listStatements.set(sql, statement); }
     const rows = statement.iterate({

@@ -66,7 +66,14 @@ test('q finds text in any content type or webhook URL, in any case, and pages li
   expect(nextLink(paged.headers.link)).toMatch(/q=parcel&limit=1&cursor=/);
   await request(t.app).get(`/api/action-triggers?q=${'x'.repeat(201)}`).expect(400);
   expect((await request(t.app).get('/api/action-triggers?q=').expect(400)).body.errors[0].path).toBe('query.q');
+  // An update changes what is found; a deleted trigger is found no more.
+  const before = await request(t.app).get(`/api/action-triggers/${ids[1]}`).expect(200);
+  await request(t.app).patch(`/api/action-triggers/${ids[1]}`).set('If-Match', before.headers.etag)
+    .send({ webhooks: [{ url: 'https://renamed.example.org/x', http_method: 'POST' }] }).expect(200);
+  expect(await q('carrier.example')).toEqual([]);
+  expect(await q('RENAMED.example')).toEqual([ids[1]]);
   for (const id of ids) await request(t.app).delete(`/api/action-triggers/${id}`).expect(204);
+  expect(await q('.parcel')).toEqual([]);
 });
 
 test('bad query parameters are named', async () => {
