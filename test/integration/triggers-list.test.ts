@@ -68,7 +68,7 @@ test('q finds text in any content type or webhook URL, in any case, and pages li
   expect((await request(t.app).get('/api/action-triggers?q=').expect(400)).body.errors[0].path).toBe('query.q');
   // An update changes what is found; a deleted trigger is found no more.
   const before = await request(t.app).get(`/api/action-triggers/${ids[1]}`).expect(200);
-  await request(t.app).patch(`/api/action-triggers/${ids[1]}`).set('If-Match', before.headers.etag)
+  await request(t.app).patch(`/api/action-triggers/${ids[1]}`).set('If-Match', String(before.headers.etag))
     .send({ webhooks: [{ url: 'https://renamed.example.org/x', http_method: 'POST' }] }).expect(200);
   expect(await q('carrier.example')).toEqual([]);
   expect(await q('RENAMED.example')).toEqual([ids[1]]);
