@@ -7,6 +7,14 @@ import { callerOf } from './auth';
 const UUID = new RegExp(TRIGGER_ID);
 export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
 
+/** The `Link` header for the next page of a list: the same query with the new cursor. */
+export const linkToNext = (req: Request, cursor: string): string => {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && typeof v === 'string') params.set(k, v);
+  params.set('cursor', cursor);
+  return `<${req.baseUrl}${req.path}?${params.toString()}>; rel="next"`;
+};
+
 /** What `If-Match` accepts: `*`, or one version tag such as `"3"` or `W/"3"` (the OpenAPI document says the same). */
 export const IF_MATCH = '^[ \\t]*(\\*|(W/)?"[0-9]{1,15}")[ \\t]*$';
 const IF_MATCH_RE = new RegExp(IF_MATCH);

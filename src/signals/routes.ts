@@ -20,6 +20,7 @@ import { Accepted } from '../intake/record';
 import { ReadModelUnavailable } from '../../projections/read-model';
 import { encodeSignalCursor, parseSignalListQuery } from './list-query';
 import { listSignals, SignalListPage } from './list';
+import { linkToNext } from '../http/request';
 
 export interface SignalDeps {
   readonly store: EventStore;
@@ -116,11 +117,7 @@ const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => 
     return sendProblem(res, problem(503, 'the dispatch service is unavailable'));
   }
   const next = page.next === undefined ? null : encodeSignalCursor(page.next);
-  if (next) {
-    const params = new URLSearchParams(Object.entries(req.query).filter(([k, v]) => k !== 'cursor' && typeof v === 'string') as [string, string][]);
-    params.set('cursor', next);
-    res.set('Link', `</api/signals?${params.toString()}>; rel="next"`);
-  }
+  if (next) res.set('Link', linkToNext(req, next));
   res.status(200).json({ items: page.items, next_cursor: next });
 };
 

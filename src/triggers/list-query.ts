@@ -17,7 +17,7 @@ export const MAX_Q_LENGTH = 200;
 
 export interface ListQuery { filter: ListFilter; limit: number; after: string | undefined }
 
-const encodeCursor = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
+export const encodeCursor = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
 const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
 
 /** Validates the list's query string; every bad parameter is named. */
@@ -65,12 +65,4 @@ export const parseListQuery = (query: Request['query']): E.Either<FieldError[], 
     errors.push({ path: 'query.cursor', message: 'is not a cursor this service gave out' });
   }
   return errors.length > 0 ? E.left(errors) : E.right({ filter, limit, after });
-};
-
-/** The `Link` header for the next page: the same query with the new cursor. */
-export const linkToNext = (req: Request, lastId: string): string => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && typeof v === 'string') params.set(k, v);
-  params.set('cursor', encodeCursor(lastId));
-  return `<${req.baseUrl}${req.path}?${params.toString()}>; rel="next"`;
 };

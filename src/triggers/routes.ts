@@ -9,9 +9,9 @@ import { mergePatch } from './merge-patch';
 import { CommandResult, handleCommand } from '../event-store/handle-command';
 import { DomainError } from '../domain-error';
 import { invalid, problem, problemOf, sendProblem } from '../http/problem';
-import { etagOf, ifMatchError, ifMatchOf, isTriggerId, metadataOf, sendJson } from '../http/request';
+import { etagOf, ifMatchError, ifMatchOf, isTriggerId, linkToNext, metadataOf, sendJson } from '../http/request';
 import { toFieldErrors } from '../validation/field-errors';
-import { parseListQuery, linkToNext } from './list-query';
+import { encodeCursor, parseListQuery } from './list-query';
 import { parseIdsToDelete } from './delete-query';
 import { historyOf } from './history';
 import { READ_MODEL_WAIT_MS } from '../limits';
@@ -76,7 +76,7 @@ export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response)
   const query = parseListQuery(req.query);
   if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
   const page = deps.readModel.list(query.right.filter, query.right.limit, query.right.after);
-  if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, page.nextAfter));
+  if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, encodeCursor(page.nextAfter)));
   sendJson(res, 200, `[${page.items.join(',')}]`);
 };
 

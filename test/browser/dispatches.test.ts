@@ -5,6 +5,7 @@ import { startReceiver, Receiver } from '../support/receiver';
 import { tempDir } from '../support/test-app';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { fact } from './support/page-parts';
 
 /**
  * Test signals, a signal's page followed live, and a trigger's dispatches: real service, real
@@ -36,7 +37,6 @@ const trigger = async (model: string, webhook: Record<string, unknown>, payload?
   webhooks: [{ http_method: 'POST', ...webhook }], ...(payload === undefined ? {} : { payload }),
 })).id as string;
 
-const fact = (page: Page, term: string) => page.locator(`dl.facts dt:text-is("${term}") + dd`);
 const temporalHref = (workflowId: string) => `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 
 /** Sends a test signal from the send-test page; resolves to its id once the page shows it completed. */

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { apiCaller } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { timelineRows } from './support/page-parts';
 
 /** A trigger's history page: its events with who and which request, and a diff per version, also once deleted. */
 jest.setTimeout(120_000);
@@ -18,8 +19,7 @@ const definition = (url: string) => ({
 });
 
 /** The rows of the timeline: version, event, actor, request id (the time varies). */
-const timeline = (page: Page) => page.locator('table.history > tbody > tr:not(.change)').evaluateAll((rows) =>
-  rows.map((r) => [...r.children].slice(0, 4).map((c) => c.textContent?.trim())));
+const timeline = (page: Page) => timelineRows(page, 4);
 
 describe('trigger history', () => {
   let id: string;

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { describedBy, fact, fieldId, timelineRows, triggerLink } from './support/page-parts';
 
 /**
  * The issue's must-show sequence as one user would do it, in one browser page, only through the
@@ -24,14 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s?.stop(); await rx?.close(); });
 
-/** The element id dom.js's fieldId gives a field path. */
-const fieldId = (path: string) => `#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
-const fact = (term: string) => page.locator(`dl.facts dt:text-is("${term}") + dd`);
 const mainNav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
-const link = (name: string) => page.getByRole('navigation', { name: 'This trigger' }).getByRole('link', { name, exact: true });
-/** The timeline's rows: version and event. */
-const timeline = () => page.locator('table.history > tbody > tr:not(.change)').evaluateAll((rows) =>
-  rows.map((r) => [...r.children].slice(0, 2).map((c) => c.textContent?.trim())));
 
 interface TriggerJson { id: string; version: number; active: boolean; webhooks: Array<{ url: string }>; payload?: unknown }
 
@@ -52,8 +46,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     expect(await summary.locator('li').count()).toBe(2);
     for (const path of ['content_types[0].model_name', 'webhooks[0].url']) {
       expect(await page.getAttribute(fieldId(path), 'aria-invalid')).toBe('true');
-      const errorIds = (await page.getAttribute(fieldId(path), 'aria-describedby'))!.split(' ');
-      expect((await Promise.all(errorIds.map((e) => page.locator(`[id="${e}"]`).textContent()))).join(' ')).toMatch(/\S/);
+      expect(await describedBy(page, fieldId(path))).toMatch(/\S/);
     }
     expect(await page.getAttribute(fieldId('content_types[0].app_label'), 'aria-invalid')).toBeNull();
     await screenshot(page, 'journey-create-errors');
@@ -99,7 +92,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
 
     await page.getByRole('link', { name: 'History', exact: true }).click();
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    expect(await timeline()).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated']]);
+    expect(await timelineRows(page, 2)).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated']]);
     const edit = page.getByRole('group', { name: 'Changes from version 3 to version 4' });
     expect(await edit.locator('del').allTextContents()).toEqual([
       expect.stringMatching(/^− +"parcel": "\{\{ instance\.id \}\}"$/),
@@ -116,14 +109,14 @@ describe('the admin journey: one trigger from creation to deletion', () => {
   });
 
   it('sends a test signal from its page to a real receiver: the dispatch reaches delivered with its one attempt', async () => {
-    await link('Send a test signal').click();
+    await triggerLink(page, 'Send a test signal').click();
     await page.getByRole('heading', { name: `Send a test signal for trigger ${id}` }).waitFor();
     await page.getByLabel('Sample instance (JSON object)').fill('{"id": 42}');
     await page.getByRole('button', { name: 'Send test signal' }).click();
     const heading = page.locator('#result-heading a');
     await heading.waitFor();
     signalId = (await heading.textContent())!;
-    await fact('State').getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
+    await fact(page, 'State').getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
     const row = page.locator('.signal-view table.actions-table tbody tr');
     expect(await row.count()).toBe(1);
     expect(await row.locator('.state').textContent()).toBe('delivered');
@@ -135,7 +128,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
   });
 
   it('lists that dispatch on its dispatches page', async () => {
-    await link('Dispatches').click();
+    await triggerLink(page, 'Dispatches').click();
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
     const row = page.locator(`tr[data-workflow-id="signal-${signalId}"]`);
     // Temporal's visibility lists a dispatch a little after it started.
@@ -149,7 +142,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
   });
 
   it('deletes it with the confirmation; its history still renders, with the deletion, and its dispatches stay listed', async () => {
-    await link('Definition').click();
+    await triggerLink(page, 'Definition').click();
     await page.getByRole('heading', { name: /^Trigger journey\.parcel/ }).waitFor();
     await page.getByRole('button', { name: 'Delete…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this trigger?' });
@@ -162,9 +155,9 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     // From the signal the trigger dispatched (the list no longer has it): its history and dispatches.
     await page.evaluate(`location.hash = '#/triggers/${id}/history'`);
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    expect(await timeline()).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated'], ['5', 'Deleted']]);
+    expect(await timelineRows(page, 2)).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated'], ['5', 'Deleted']]);
     expect(await page.getByText('The trigger was deleted; its history and dispatches are kept.').count()).toBe(1);
-    await link('Dispatches').click();
+    await triggerLink(page, 'Dispatches').click();
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
     const row = page.locator(`tr[data-workflow-id="signal-${signalId}"]`);
     await row.waitFor();

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, seriousViolations, startAdminSession } from './support/admin-session';
+import { fact, triggerLink } from './support/page-parts';
 
 /**
  * With API keys configured, a read-only key (`triggers:read` only) on the pages around a trigger:
@@ -27,8 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s?.stop(); await rx?.close(); });
 
-const link = (name: string) => page.getByRole('navigation', { name: 'This trigger' }).getByRole('link', { name, exact: true });
-const fact = (term: string) => page.locator(`dl.facts dt:text-is("${term}") + dd`);
 
 describe('a read-only API key on a trigger\'s history, dispatches, signal and send-test pages', () => {
   let id: string;
@@ -58,7 +57,7 @@ describe('a read-only API key on a trigger\'s history, dispatches, signal and se
   });
 
   it('lists its dispatch on the dispatches page, and the signal page shows it delivered', async () => {
-    await link('Dispatches').click();
+    await triggerLink(page, 'Dispatches').click();
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
     const row = page.locator(`tr[data-workflow-id="signal-${signalId}"]`);
     await eventually(async () => {
@@ -73,7 +72,7 @@ describe('a read-only API key on a trigger\'s history, dispatches, signal and se
 
     await row.getByRole('link', { name: signalId, exact: true }).click();
     await page.getByRole('heading', { name: `Signal ${signalId}` }).waitFor();
-    expect(await fact('State').textContent()).toBe('completed');
+    expect(await fact(page, 'State').textContent()).toBe('completed');
     expect(await page.locator('table.actions-table .state').allTextContents()).toEqual(['delivered']);
     expect(await seriousViolations(page)).toEqual([]);
   });

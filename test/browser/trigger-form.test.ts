@@ -1,21 +1,15 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
+import { describedBy, fieldId } from './support/page-parts';
 import { aTrigger } from '../support/test-app';
 import { testServers } from '../support/servers';
 
 /** The trigger form: create and edit, errors at their fields, If-Match, live preview, keyboard. */
 jest.setTimeout(180_000);
 
-/** The element id dom.js's fieldId gives a field path. */
-const fieldId = (path: string) => `#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 const idOfHash = (page: Page) => /#\/triggers\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
 
-/** The text an input's aria-describedby points at. */
-const describedBy = async (page: Page, selector: string) => {
-  const ids = (await page.getAttribute(selector, 'aria-describedby'))?.split(' ') ?? [];
-  return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' | ');
-};
 
 interface TriggerJson {
   id: string; version: number; payload?: unknown;
