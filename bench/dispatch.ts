@@ -8,6 +8,7 @@ import { request, Agent } from 'undici';
 import { silentLogger } from '../src/logger';
 import { installSdkLogging } from '../src/worker';
 import { startReceiver } from '../test/support/receiver';
+import { jsonPoster } from './post';
 import { benchMetricsConfig, startBenchTemporal, startService } from './server';
 import { actionRows, actionsOfRecorded, actionsOfWorkflows, cpuSeconds, FIXTURES, serverCounter } from './temporal-costs';
 
@@ -70,7 +71,8 @@ export const benchDispatch = async () => {
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, ...benchMetricsConfig() }));
   console.log(`metrics ${process.env.BENCH_METRICS === '0' ? 'off' : 'on'} (BENCH_METRICS)`);
   const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
-  const api = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const poster = jsonPoster(service.url);
+  const api = poster.post;
   try {
     const a = await floor(temporal.address);
 
@@ -90,7 +92,7 @@ export const benchDispatch = async () => {
     await Promise.all(Array.from({ length: 50 }, async () => {
       while (Date.now() < sustainEnd) {
         // Emit no faster than deliveries keep up: at most 200 signals ahead of the receiver.
-        if (emitted - rx.on('/sustain').length > 200) { await sleep(5); continue; }
+        if (emitted - rx.count('/sustain') > 200) { await sleep(5); continue; }
         emitted++;
         await api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'order', instance: { id: emitted } });
       }
@@ -122,7 +124,7 @@ export const benchDispatch = async () => {
           .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
       }
       await Promise.all(sends);
-      await rx.waitFor(() => rx.on(`/${model}`).length >= count, 120_000).catch(() => undefined);
+      await rx.waitFor(() => rx.count(`/${model}`) >= count, 120_000).catch(() => undefined);
       const seconds = (Date.now() - t0) / 1000;
       const cpu = { temporal: (cpuSeconds(temporal.pid!) - cpuBefore.temporal) / seconds, service: (cpuSeconds(service.child.pid!) - cpuBefore.service) / seconds };
       const [starts, activities] = await eagerCounters();
@@ -173,6 +175,7 @@ export const benchDispatch = async () => {
       ? `server counters: ${eager.starts} eager workflow starts and ${eager.activities} eager activities for ${eager.sent} signals`
       : 'BENCH_TEMPORAL_METRICS=1 adds the server\'s counters of eager starts and activities'}.`);
   } finally {
+    await poster.close();
     await service.stop();
     await rx.close();
     await temporal.stop();

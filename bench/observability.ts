@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver } from '../test/support/otlp-receiver';
 import { startReceiver } from '../test/support/receiver';
+import { jsonPoster } from './post';
 import { drained } from './dispatch';
 import { startBenchTemporal, startService } from './server';
 import { cpuSeconds } from './temporal-costs';
@@ -46,7 +47,8 @@ export const benchObservability = async () => {
         DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: join(dir, 'config.json'),
         ...(variant.tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } : {}),
       });
-      const api = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const poster = jsonPoster(service.url);
+      const api = poster.post;
       try {
         const path = `/v${n}`;
         const trigger = await (await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: `m${n}` }],
@@ -61,7 +63,7 @@ export const benchObservability = async () => {
         let emitted = 0;
         await Promise.all(Array.from({ length: 50 }, async () => {
           while (Date.now() < end) {
-            if (emitted - rx.on(path).length > 200) { await sleep(5); continue; }
+            if (emitted - rx.count(path) > 200) { await sleep(5); continue; }
             emitted++;
             await api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: `m${n}`, instance: { id: emitted } });
           }
@@ -71,6 +73,7 @@ export const benchObservability = async () => {
         await drained(temporal.address);
         rows.push({ ...variant, get, accepted, deliveries: inWindow / SUSTAIN_S, cpuMs, spans: otlp.spans.length - spansBefore });
       } finally {
+        await poster.close();
         await service.stop();
         rmSync(dir, { recursive: true, force: true });
       }

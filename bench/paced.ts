@@ -2,14 +2,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReceiver } from '../test/support/receiver';
+import { jsonPoster } from './post';
 import { startBenchTemporal, startService } from './server';
+import { slowestStages } from './slowest';
 import { cpuSeconds } from './temporal-costs';
 import { threadCpu, threadRows } from './thread-cpu';
 
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const PACED_S = Number(process.env.BENCH_PACED_S ?? 30);
 const WARM_S = Number(process.env.BENCH_WARM_S ?? 5);
+/** `BENCH_SLOWEST=<n>`: where the n slowest deliveries spent their time (from their histories). */
+const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 0);
+/** `BENCH_REPEAT=<n>`: n measured windows one after another (this machine's noise shows in their spread). */
+const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1));
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
+const median = (xs: number[]) => pct(xs, 50);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -27,15 +34,16 @@ export const benchPaced = async () => {
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
   const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
   const pid = service.child.pid!;
-  const api = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const poster = jsonPoster(service.url);
+  const api = poster.post;
   try {
     await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'paced' }], active: true,
       webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }] });
     const run = async (seconds: number, tag: string) => {
       const acceptedAt = new Map<string, number>();
       const count = Math.round(RATE * seconds);
-      const before = rx.on('/paced').length;
-      const cpu0 = { temporal: cpuSeconds(temporal.pid!), service: cpuSeconds(pid) };
+      const before = rx.count('/paced');
+      const cpu0 = { temporal: cpuSeconds(temporal.pid!), service: cpuSeconds(pid), bench: cpuSeconds(process.pid) };
       const t0 = Date.now();
       const sends: Promise<void>[] = [];
       for (let i = 0; i < count; i++) {
@@ -45,29 +53,35 @@ export const benchPaced = async () => {
           .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
       }
       await Promise.all(sends);
-      await rx.waitFor(() => rx.on('/paced').length >= before + count, 120_000).catch(() => undefined);
+      await rx.waitFor(() => rx.count('/paced') >= before + count, 120_000).catch(() => undefined);
       const got = rx.on('/paced').slice(before);
       const perDelivery = (s0: number, s1: number) => ((s1 - s0) * 1000) / got.length;
-      const latencies = got.map((r) => r.at - (acceptedAt.get(String(r.headers['webhook-id']).split('.')[0]!) ?? r.at));
+      const delivered = got.map((r) => { const id = String(r.headers['webhook-id']).split('.')[0]!; return { id, acceptedAt: acceptedAt.get(id) ?? r.at, receivedAt: r.at }; });
+      const latencies = delivered.map((d) => d.receivedAt - d.acceptedAt);
       return {
-        received: got.length, sent: count, p50: pct(latencies, 50), p99: pct(latencies, 99),
-        cpu: { temporal: perDelivery(cpu0.temporal, cpuSeconds(temporal.pid!)), service: perDelivery(cpu0.service, cpuSeconds(pid)) },
+        delivered, received: got.length, sent: count, p50: pct(latencies, 50), p99: pct(latencies, 99),
+        cpu: { temporal: perDelivery(cpu0.temporal, cpuSeconds(temporal.pid!)), service: perDelivery(cpu0.service, cpuSeconds(pid)), bench: perDelivery(cpu0.bench, cpuSeconds(process.pid)) },
       };
     };
     await run(WARM_S, 'warm');
     const load = (await import('node:os')).loadavg()[0]!;
     console.log(`paced: measuring, service pid ${pid}`);
     const threads0 = threadCpu(pid);
-    const r = await run(PACED_S, 'paced');
-    const rows = threadRows(pid, threads0, threadCpu(pid), r.received);
-    console.log(`\nPaced dispatch at ${RATE} signals/s for ${PACED_S} s (load average ${load.toFixed(1)} at start)\n`);
-    console.log('| measure | value |');
-    console.log('|---|---:|');
-    console.log(`| received / sent | ${r.received} / ${r.sent} |`);
-    console.log(`| accept→receipt p50 / p99 ms | ${r.p50} / ${r.p99} |`);
-    console.log(`| CPU per delivery: Temporal server / service, ms | ${r.cpu.temporal.toFixed(2)} / ${r.cpu.service.toFixed(2)} |`);
-    for (const row of rows) console.log(`| service thread ${row.label}, ms per delivery | ${row.ms.toFixed(2)} |`);
+    const runs = [];
+    for (let n = 1; n <= REPEAT; n++) runs.push(await run(PACED_S, `paced${n}`));
+    const received = runs.reduce((sum, r) => sum + r.received, 0);
+    const rows = threadRows(pid, threads0, threadCpu(pid), received);
+    console.log(`\nPaced dispatch at ${RATE} signals/s, ${REPEAT} × ${PACED_S} s after ${WARM_S} s of warm-up (load average ${load.toFixed(1)} at start)\n`);
+    console.log('| run | received / sent | accept→receipt p50 / p99 ms | CPU per delivery ms: Temporal server / service / this process (load, receiver) |');
+    console.log('|---:|---:|---:|---:|');
+    runs.forEach((r, i) => console.log(`| ${i + 1} | ${r.received} / ${r.sent} | ${r.p50} / ${r.p99} | ${r.cpu.temporal.toFixed(2)} / ${r.cpu.service.toFixed(2)} / ${r.cpu.bench.toFixed(2)} |`));
+    if (REPEAT > 1) console.log(`| median | | ${median(runs.map((r) => r.p50))} / ${median(runs.map((r) => r.p99))} | |`);
+    console.log('\n| service thread, all runs | ms per delivery |\n|---|---:|');
+    for (const row of rows) console.log(`| ${row.label} | ${row.ms.toFixed(2)} |`);
+    const last = runs.at(-1)!;
+    if (SLOWEST > 0) console.log(`\nThe ${SLOWEST} slowest deliveries of run ${REPEAT}, ms\n\n${(await slowestStages(temporal.address, last.delivered, SLOWEST)).join('\n')}`);
   } finally {
+    await poster.close();
     await service.stop();
     await rx.close();
     await temporal.stop();

@@ -17,6 +17,9 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, unknown>;
 }
 
+/** The dev server's garbage-collection target unless GOGC is set (see startDevServer). */
+export const DEV_SERVER_GOGC = '400';
+
 export interface DevServer { address: string; pid?: number; stop(): Promise<void> }
 
 const reachable = async (address: string) => {
@@ -50,7 +53,11 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
     '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     ...Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
     ...(o.metricsPort === undefined ? [] : ['--metrics-port', String(o.metricsPort)])];
-  const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Go collects garbage each time its heap doubles (GOGC=100): at 50 dispatches/s every ~3 s, each
+  // 75-180 ms on one of the 2 cores, and the Go runtime was ~30 % of the server's CPU in a profile.
+  // GOGC=400 (a heap up to 5 × the live data, ~85 MB after a bench run) cut its CPU per dispatch
+  // ~8 % (docs/benchmarks.md § Session 7). A GOGC set by the caller wins.
+  const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { GOGC: DEV_SERVER_GOGC, ...process.env } });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });
   const deadline = Date.now() + 60_000;

@@ -16,6 +16,7 @@ export interface Reply { status?: number; delayMs?: number; headers?: Record<str
  */
 export const startReceiver = async (defaults: Reply = {}) => {
   const received: Received[] = [];
+  const counts = new Map<string, number>();
   const scripts = new Map<string, Reply[]>();
   const waiters: Array<() => void> = [];
   const open = new Set<ServerResponse>();
@@ -25,6 +26,7 @@ export const startReceiver = async (defaults: Reply = {}) => {
     req.on('end', () => {
       const path = req.url ?? '/';
       received.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      counts.set(path, (counts.get(path) ?? 0) + 1);
       waiters.splice(0).forEach((w) => w());
       const reply = scripts.get(path)?.shift() ?? defaults;
       open.add(res);
@@ -42,6 +44,8 @@ export const startReceiver = async (defaults: Reply = {}) => {
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     received,
     on: (path: string) => received.filter((r) => r.path === path),
+    /** How many requests a path got, without scanning them (benchmarks check it per request). */
+    count: (path: string) => counts.get(path) ?? 0,
     /** Scripts the next replies for a path. */
     script: (path: string, replies: Reply[]) => scripts.set(path, [...replies]),
     /** Resolves when `predicate` holds, checked on every request; rejects after `timeoutMs`. */
