@@ -126,19 +126,53 @@ export const startRelay = (o: RelayOptions): Relay => {
     if (!lease) wake();
   }));
 
-  const relayBatch = async (events: readonly StoredEvent[]) => {
-    const toStart = events.filter(startsDispatch);
-    let next = 0;
-    const lane = async () => { while (next < toStart.length) await startOne(toStart[next++]!); };
-    await Promise.all(Array.from({ length: Math.min(concurrency, toStart.length) }, lane));
-    checkpoint = events[events.length - 1]!.position;
+  // Starts share `concurrency` slots across batches, so one slow start never holds back the signals
+  // stored after it; the checkpoint moves only past batches whose starts have all ended.
+  let free = concurrency;
+  const slotWaiters: Array<() => void> = [];
+  const takeSlot = async () => { while (free === 0) await new Promise<void>((r) => slotWaiters.push(r)); free--; };
+  const freeSlot = () => { free++; slotWaiters.shift()?.(); };
+  let open: Array<{ position: Checkpoint; left: number }> = [];
+  const inFlight = new Set<Promise<void>>();
+  const settle = () => {
+    const before = checkpoint;
+    while (open[0]?.left === 0) checkpoint = open.shift()!.position;
     // Saved soon after moving, so other processes see `queued` end (and the backlog shrink) within CHECKPOINT_SAVE_MS.
-    if (Date.now() - renewedAt >= CHECKPOINT_SAVE_MS) void renew();
+    if (checkpoint !== before && Date.now() - renewedAt >= CHECKPOINT_SAVE_MS) void renew();
+  };
+
+  /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
+  const startUntilDone = async (event: StoredEvent) => {
+    for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      try {
+        return await startOne(event);
+      } catch (e) {
+        if (e instanceof LeaseLost || stopped || !lease) throw e;
+        o.log.error('relay failed; retrying', { error: String(e) });
+        await pause(delay);
+      }
+    }
+  };
+
+  const relayBatch = async (events: readonly StoredEvent[]) => {
+    const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
+    open.push(batch);
+    for (const event of events.filter(startsDispatch)) {
+      await takeSlot();
+      if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
+      batch.left++;
+      // A start that ends without the lease leaves its batch open: the next holder starts it again.
+      const started: Promise<void> = startUntilDone(event).then(() => { batch.left--; }, () => undefined)
+        .finally(() => { freeSlot(); inFlight.delete(started); settle(); });
+      inFlight.add(started);
+    }
+    settle();
   };
 
   /** While holding: follow the signals, renewing the lease every third of its time. */
   const relayWhileHolding = async () => {
     checkpoint = lease!.checkpoint;
+    open = [];
     const timer = setInterval(() => void renew(), leaseMs / 3);
     const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
       if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
@@ -146,6 +180,7 @@ export const startRelay = (o: RelayOptions): Relay => {
     while (lease && !stopped) await pause(leaseMs);
     clearInterval(timer);
     await subscription.close();
+    await Promise.all(inFlight);
     // Saves the checkpoint; on stop, also lets another relay take over at once.
     await renew();
   };

@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { openSqliteStore } from '../../src/event-store/sqlite';
+import { EventStore } from '../../src/event-store/port';
+import { silentLogger } from '../../src/logger';
+import { acceptedEvent, signalStreamOf } from '../../src/intake/signal-record';
+import { Relay, startRelay } from '../../src/intake/relay';
+import { relayCheckpoint } from '../../src/intake/relay-lease';
+import { SignalEnvelope } from '../../src/dispatch/types';
+import { tempDir } from '../support/test-app';
+
+/**
+ * The relay keeps starting signals stored after one whose start is slow (no batch waits for
+ * another), yet its checkpoint never passes a signal whose start has not ended: a relay that
+ * dies then starts that one again. Real SQLite store; `start` is a gate the test opens.
+ */
+const envelope = (id: string): SignalEnvelope => ({ id, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id }, occurred_at: new Date().toISOString() });
+const accept = (store: EventStore, id: string) => store.append(signalStreamOf(id), [acceptedEvent({
+  signal: envelope(id), not_matched: [], not_matched_truncated: false,
+  plan: { triggers: [], actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0 }] },
+} as never, new Date())], 'no_stream');
+const until = async (check: () => boolean, ms = 5000) => {
+  for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('condition not met');
+};
+
+let dir: string;
+let store: EventStore;
+let relay: Relay | undefined;
+beforeEach(() => { dir = tempDir('at-relay-'); store = openSqliteStore(join(dir, 'events.sqlite')); });
+afterEach(async () => { await relay?.stop(); relay = undefined; await store.close(); rmSync(dir, { recursive: true, force: true }); });
+
+it('starts later signals while an earlier start hangs, and keeps its checkpoint before the hanging one', async () => {
+  const gates = new Map<string, () => void>();
+  const started: string[] = [];
+  const ended: string[] = [];
+  relay = startRelay({ store, log: silentLogger, start: (signal) => new Promise<void>((resolve) => {
+    started.push(signal.id);
+    gates.set(signal.id, () => { ended.push(signal.id); resolve(); });
+  }) });
+  await until(() => relay!.status().holding);
+
+  const first = await accept(store, 'slow');
+  await until(() => started.includes('slow'));
+  await accept(store, 'a');
+  const last = await accept(store, 'b');
+  // Before: the relay waited for 'slow' before it read 'a' and 'b'.
+  await until(() => started.includes('a') && started.includes('b'));
+  gates.get('a')!();
+  gates.get('b')!();
+  await until(() => ended.length === 2);
+  await new Promise((r) => setTimeout(r, 300)); // past the checkpoint's save interval
+  expect(relay.status().checkpoint).toBe('start'); // 'slow' has not ended: nothing is past the checkpoint
+  expect(await relayCheckpoint(store)).toBe('start');
+
+  gates.get('slow')!();
+  await until(() => relay!.status().checkpoint === last.position);
+  expect(last.position).toBeGreaterThan(first.position);
+  await relay.stop();
+  expect(await relayCheckpoint(store)).toBe(last.position);
+  relay = undefined;
+});
+
+it('bounds the starts in flight across batches (concurrency)', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  relay = startRelay({ store, log: silentLogger, concurrency: 3, start: () => new Promise<void>((resolve) => {
+    most = Math.max(most, ++inFlight);
+    gates.push(() => { inFlight--; resolve(); });
+  }) });
+  await until(() => relay!.status().holding);
+  for (let i = 0; i < 8; i++) await accept(store, `s${i}`);
+  await until(() => gates.length === 3);
+  await new Promise((r) => setTimeout(r, 100));
+  expect(gates.length).toBe(3); // the fourth waits for a slot
+  for (let opened = 0; opened < 8; opened++) { await until(() => gates.length > opened); gates[opened]!(); }
+  await until(() => inFlight === 0 && gates.length === 8);
+  expect(most).toBe(3);
+});
