@@ -4,6 +4,7 @@ import { DomainError } from '../domain-error';
 import { EventMetadata, occurredAt, TriggerEvent } from '../triggers/events';
 import { readStoredEvent } from '../triggers/stored-events';
 import { evolve, initialState, TriggerState } from '../triggers/trigger';
+import { Folded, snapshotUpTo, writeSnapshots } from '../triggers/snapshots';
 
 export interface CommandResult {
   readonly state: TriggerState;
@@ -31,15 +32,20 @@ const MAX_ATTEMPTS = 10;
 const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
 
 /**
- * A trigger's state from its events: all of them, or the first `upToVersion`. An event that
- * cannot be read throws UnreadableEvent: skipping it would act on a wrong state.
+ * A trigger's state from its newest snapshot at or before `upToVersion` (default: the newest
+ * version) and the events after it (src/triggers/snapshots.ts). An event that cannot be read
+ * throws UnreadableEvent: skipping it would act on a wrong state.
  */
 export const loadTrigger = async (store: EventStore, streamId: string, upToVersion = Infinity) => {
-  const stored = (await store.read(streamId)).slice(0, upToVersion);
-  const state = stored.reduce((s: TriggerState, e) => evolve(s, readStoredEvent(e)), initialState);
-  const first = stored[0];
-  const last = stored[stored.length - 1];
-  return { state, version: stored.length, createdAt: first && occurredAt(first.metadata), updatedAt: last && occurredAt(last.metadata) };
+  const base = await snapshotUpTo(store, streamId, upToVersion);
+  const from = base?.version ?? 0;
+  const count = Number.isFinite(upToVersion) ? Math.max(0, upToVersion - from) : undefined;
+  const stored = count === 0 ? [] : await store.read(streamId, { fromRevision: BigInt(from), ...(count === undefined ? {} : { maxCount: count }) });
+  const folded: Folded[] = stored.map((e) => ({ event: readStoredEvent(e), occurredAt: occurredAt(e.metadata) }));
+  const state = folded.reduce((s: TriggerState, f) => evolve(s, f.event), base?.state ?? initialState);
+  const createdAt: string | undefined = base?.createdAt ?? folded[0]?.occurredAt;
+  const updatedAt: string | undefined = folded.at(-1)?.occurredAt ?? base?.updatedAt;
+  return { state, version: from + stored.length, createdAt, updatedAt, base, folded };
 };
 
 /** Reads the stream, folds `evolve`, calls `decide`, appends with the expected revision. */
@@ -50,7 +56,7 @@ export const handleCommand = async (
   options: CommandOptions,
 ): Promise<E.Either<DomainError, CommandResult>> => {
   for (let attempt = 1; ; attempt++) {
-    const { state, version, createdAt, updatedAt } = await loadTrigger(store, streamId);
+    const { state, version, createdAt, updatedAt, base, folded } = await loadTrigger(store, streamId);
     const expected = options.expectedVersion;
     if (expected !== undefined && expected !== version) {
       return E.left({ _tag: 'VersionMismatch', expected, actual: version });
@@ -67,6 +73,8 @@ export const handleCommand = async (
         version === 0 ? 'no_stream' : BigInt(version - 1),
       );
       const next = events.reduce(evolve, state);
+      const written = events.map((event) => ({ event, occurredAt: now }));
+      await writeSnapshots(store, streamId, base, [...folded, ...written], createdAt ?? now);
       return E.right({ state: next, version: Number(appended.nextRevision) + 1, position: appended.position, events,
         createdAt: createdAt ?? now, updatedAt: now });
     } catch (e) {

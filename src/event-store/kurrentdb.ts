@@ -1,5 +1,5 @@
 import {
-  ANY, BACKWARDS, END, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
+  ANY, BACKWARDS, END, FORWARDS, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
   jsonEvent, streamNameFilter,
 } from '@kurrent/kurrentdb-client';
 import type { AllStreamSubscription, ResolvedEvent } from '@kurrent/kurrentdb-client';
@@ -83,10 +83,15 @@ export const openKurrentStore = (connectionString: string): EventStore => {
         throw e;
       }
     },
-    read: async (streamId) => {
+    read: async (streamId, range = {}) => {
       const out: StoredEvent[] = [];
+      const backwards = range.direction === 'backwards';
       try {
-        for await (const resolved of client.readStream(streamId)) {
+        for await (const resolved of client.readStream(streamId, {
+          direction: backwards ? BACKWARDS : FORWARDS,
+          fromRevision: range.fromRevision ?? (backwards ? END : START),
+          ...(range.maxCount === undefined ? {} : { maxCount: range.maxCount }),
+        })) {
           const stored = toStored(resolved);
           if (stored) out.push(stored);
         }

@@ -34,10 +34,12 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
  * Streams fall into categories by the part of their id before the first `-` (as KurrentDB's
  * `$ce-` streams do): `action_trigger-<id>` (never removed), `signal-<id>` and
  * `delivered-<workflow id>` (kept for the retention window), and `breaker-<trigger id>` (a
- * trigger's circuit breaker, truncated as its runs of failures end). Subscriptions and head
+ * trigger's circuit breaker, truncated as its runs of failures end), and
+ * `snapshot-action_trigger-<id>` (a trigger's state every SNAPSHOT_EVERY versions, so a write
+ * reads a bounded part of its stream; src/triggers/snapshots.ts). Subscriptions and head
  * positions are per category.
  */
-export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker';
+export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot';
 
 /** The categories removed after the retention window. */
 export type Retained = 'signal' | 'delivered';
@@ -49,6 +51,16 @@ export interface SubscribeOptions {
   readonly pollMs?: number;
 }
 
+/** A part of one stream to read. */
+export interface ReadRange {
+  /** The first revision read (forwards: the lowest; backwards: the highest). Default: the stream's start, or its end backwards. */
+  readonly fromRevision?: bigint;
+  /** At most this many events. */
+  readonly maxCount?: number;
+  /** `backwards`: newest first. */
+  readonly direction?: 'forwards' | 'backwards';
+}
+
 export interface Subscription {
   close(): Promise<void>;
 }
@@ -56,8 +68,10 @@ export interface Subscription {
 export interface EventStore {
   /** Appends atomically; rejects with WrongExpectedRevision when the stream moved on. */
   append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** All events of one stream, oldest first; [] for an unknown stream. */
-  read(streamId: string): Promise<StoredEvent[]>;
+  /**
+   * The events of one stream, oldest first, or the part `range` names; [] for an unknown stream.
+   */
+  read(streamId: string, range?: ReadRange): Promise<StoredEvent[]>;
   /** Position of the newest event of the category (default `action_trigger`), or 'start' when there is none. */
   headPosition(category?: Category): Promise<Checkpoint>;
   /**

@@ -61,6 +61,11 @@ export const openSqliteStore = (file: string): EventStore => {
   const insert = db.prepare(
     'INSERT INTO events (stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
   const readStream = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`);
+  // A negative LIMIT is no limit in SQLite.
+  const readForwards = db.prepare<[string, bigint, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`);
+  const readBackwards = db.prepare<[string, bigint, number], EventRow>(
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`);
   const readAfter = db.prepare<[string, bigint, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
   readAfter.safeIntegers(true);
@@ -128,7 +133,14 @@ export const openSqliteStore = (file: string): EventStore => {
     append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
       if (queue.push({ streamId, events, expected, resolve, reject }) === 1) setImmediate(flush);
     }),
-    read: async (streamId) => readStream.all(streamId).map(toStored),
+    read: async (streamId, range) => {
+      if (!range) return readStream.all(streamId).map(toStored);
+      const max = range.maxCount ?? -1;
+      const rows = range.direction === 'backwards'
+        ? readBackwards.all(streamId, range.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), max)
+        : readForwards.all(streamId, range.fromRevision ?? 0n, max);
+      return rows.map(toStored);
+    },
     headPosition: async (category = 'action_trigger') => {
       const p = head.get(category)?.p;
       return p == null ? 'start' : BigInt(p);

@@ -21,7 +21,7 @@ const encode = (c: Checkpoint) => (c === 'start' ? 'start' : c.toString());
 const decode = (s: unknown): Checkpoint => (s === 'start' || typeof s !== 'string' ? 'start' : BigInt(s));
 
 const current = async (store: EventStore): Promise<LeaseState | undefined> => {
-  const last = (await store.read(RELAY_STREAM)).at(-1);
+  const [last] = await store.read(RELAY_STREAM, { direction: 'backwards', maxCount: 1 });
   if (!last) return undefined;
   return { holder: String(last.data.holder), until: Number(last.data.until), checkpoint: decode(last.data.checkpoint), revision: last.revision };
 };

@@ -37,6 +37,20 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       expect(await store.read(freshStream())).toEqual([]);
     });
 
+    test('reads a part of a stream: from a revision, at most n events, forwards or backwards', async () => {
+      const stream = freshStream();
+      await store.append(stream, [1, 2, 3, 4, 5].map(event), 'no_stream');
+      const ns = (events: StoredEvent[]) => events.map((e) => e.data.n);
+      expect(ns(await store.read(stream, { fromRevision: 2n }))).toEqual([3, 4, 5]);
+      expect(ns(await store.read(stream, { fromRevision: 1n, maxCount: 2 }))).toEqual([2, 3]);
+      expect((await store.read(stream, { fromRevision: 1n, maxCount: 2 })).map((e) => e.revision)).toEqual([1n, 2n]);
+      expect(ns(await store.read(stream, { direction: 'backwards', maxCount: 1 }))).toEqual([5]);
+      expect(ns(await store.read(stream, { direction: 'backwards', fromRevision: 2n, maxCount: 2 }))).toEqual([3, 2]);
+      expect(ns(await store.read(stream, { direction: 'backwards' }))).toEqual([5, 4, 3, 2, 1]);
+      expect(await store.read(stream, { fromRevision: 5n })).toEqual([]);
+      expect(await store.read(freshStream(), { direction: 'backwards', maxCount: 1 })).toEqual([]);
+    });
+
     test('rejects an append whose expected revision is stale', async () => {
       const stream = freshStream();
       await store.append(stream, [event(1)], 'no_stream');
