@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
-import { EventStore, StoredEvent } from '../event-store/port';
+import { EventStore } from '../event-store/port';
 import { occurredAt, streamOf } from '../triggers/events';
-import { readStoredEvent } from '../triggers/stored-events';
 import { Timestamp } from '../signals/codecs';
 import { invalid, problem, sendProblem } from '../http/problem';
 import { etagOf, sendJson } from '../http/request';
-import { evolveView, toResource, TriggerView } from '../../projections/trigger-view';
+import { toResource, TriggerView } from '../../projections/trigger-view';
+import { loadTrigger } from '../event-store/handle-command';
 
 /** `as_of` as milliseconds since the epoch, or the field error. */
 export const parseAsOf = (value: unknown): E.Either<{ path: string; message: string }, number> => {
@@ -15,29 +15,46 @@ export const parseAsOf = (value: unknown): E.Either<{ path: string; message: str
   return Number.isFinite(ms) ? E.right(ms) : E.left(error);
 };
 
+/** Events read at a time while looking for the first one after `at` (each may be up to 1 MiB). */
+const SCAN_CHUNK = 20;
+
 /**
- * The trigger as it was at `at` (ms): the read model's own view step folded over the events
- * whose recorded time (metadata.occurred_at, the time history shows) is at or before it.
- * Inclusive: an event recorded at exactly `at` counts. The fold stops at the first event after
- * `at`, so the answer is always a state the trigger really had, even if clocks went backwards.
- * Undefined when it did not exist yet, or was deleted by then.
+ * How many of the stream's events come before the first one recorded after `at`. Read in small
+ * chunks, yielding between them, so neither memory nor the event loop pays for the whole stream.
  */
-export const triggerAsOf = (events: readonly StoredEvent[], at: number): TriggerView | undefined => {
-  let view: TriggerView | undefined;
-  for (const stored of events) {
-    const occurred_at = occurredAt(stored.metadata);
-    if (Date.parse(occurred_at) > at) break;
-    const next = evolveView(view, readStoredEvent(stored), { revision: Number(stored.revision), occurred_at });
-    view = next === null ? undefined : next ?? view;
+const versionAt = async (store: EventStore, streamId: string, at: number): Promise<number> => {
+  for (let from = 0n; ; from += BigInt(SCAN_CHUNK)) {
+    const chunk = await store.read(streamId, { fromRevision: from, maxCount: SCAN_CHUNK });
+    const after = chunk.findIndex((e) => Date.parse(occurredAt(e.metadata)) > at);
+    if (after >= 0) return Number(from) + after;
+    if (chunk.length < SCAN_CHUNK) return Number(from) + chunk.length;
+    await new Promise((r) => setImmediate(r));
   }
-  return view;
 };
+
+/** The trigger at its first `version` events, as its resource showed it: from the newest snapshot and the events after it. */
+const viewAt = async (store: EventStore, id: string, version: number): Promise<TriggerView | undefined> => {
+  if (version === 0) return undefined;
+  const { state, createdAt, updatedAt } = await loadTrigger(store, streamOf(id), version);
+  if (state.status !== 'live' || createdAt === undefined || updatedAt === undefined) return undefined;
+  return { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt,
+    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }) };
+};
+
+/**
+ * The trigger as it was at `at` (ms): its state after the events whose recorded time
+ * (metadata.occurred_at, the time history shows) is at or before it. Inclusive: an event
+ * recorded at exactly `at` counts. It stops at the first event after `at`, so the answer is
+ * always a state the trigger really had, even if clocks went backwards. Undefined when it did
+ * not exist yet, or was deleted by then.
+ */
+export const triggerAsOf = async (store: EventStore, id: string, at: number) => viewAt(store, id, await versionAt(store, streamOf(id), at));
 
 /** `GET /api/action-triggers/<id>?as_of=`: the resource as GET showed it then, with the ETag of that version. */
 export const getTriggerAsOf = async (store: EventStore, id: string, req: Request, res: Response) => {
   const at = parseAsOf(req.query.as_of);
   if (E.isLeft(at)) return sendProblem(res, invalid([at.left]));
-  const view = triggerAsOf(await store.read(streamOf(id)), at.right);
+  const view = await triggerAsOf(store, id, at.right);
   if (!view) return sendProblem(res, problem(404, `no trigger with id ${id} at ${String(req.query.as_of)}`));
   sendJson(res, 200, JSON.stringify(toResource(view)), { ETag: etagOf(view.version) });
 };

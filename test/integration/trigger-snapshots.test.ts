@@ -63,6 +63,17 @@ test('a trigger with 130 versions: 2 snapshots, every version loads as the full 
   expect(body.payload).toMatchObject({ step: 131 });
   expect(full.state.status === 'live' && full.state.definition.payload).toEqual(body.payload);
   expect([body.created_at, body.updated_at]).toEqual([full.createdAt, full.updatedAt]);
+
+  // as_of reads from a snapshot too: the version recorded then, as the full fold has it.
+  const times = (await t.store.read(streamOf(id))).map((e) => Date.parse(occurredAt(e.metadata)));
+  for (const v of [49, 50, 51, 101]) {
+    const at = times[v - 1]!;
+    const expected = times.findIndex((x) => x > at) === -1 ? times.length : times.findIndex((x) => x > at);
+    const asOf = await request(t.app).get(`/api/action-triggers/${id}`).query({ as_of: new Date(at).toISOString() }).expect(200);
+    expect(asOf.headers.etag).toBe(`"${expected}"`);
+    const then = await foldAll(id, expected);
+    expect(then.state.status === 'live' && then.state.definition.payload).toEqual((asOf.body as { payload: unknown }).payload);
+  }
 });
 
 test('a deleted trigger and a reason set by the circuit breaker come back from a snapshot', async () => {

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { StoredEvent } from '../../src/event-store/port';
+import { openSqliteStore } from '../../src/event-store/sqlite';
 import { parseAsOf, triggerAsOf } from '../../src/audit/as-of';
 import { pageOf } from '../../src/audit/feed';
 
@@ -9,16 +13,34 @@ const at = (type: string, revision: number, occurred_at: string, data: Record<st
   data: { schema_version: 1, trigger_id: ID, ...data }, metadata: { actor: 'a', request_id: 'r', occurred_at },
 });
 
-test('the fold stops at the first event after as_of, so a clock that went backwards never mixes states', () => {
-  const events = [
-    at('TriggerCreated', 0, '2026-01-01T00:00:00.000Z', { definition: definition(true) }),
-    at('TriggerUpdated', 1, '2026-01-03T00:00:00.000Z', { definition: definition(false) }),
-    // Recorded by a process whose clock was behind: still after the update in the stream.
-    at('TriggerDeleted', 2, '2026-01-02T00:00:00.000Z'),
-  ];
-  expect(triggerAsOf(events, Date.parse('2026-01-02T12:00:00Z'))?.version).toBe(1);
-  expect(triggerAsOf(events, Date.parse('2026-01-03T00:00:00Z'))).toBeUndefined();
-  expect(triggerAsOf(events, Date.parse('2025-12-31T23:59:59.999Z'))).toBeUndefined();
+test('as_of stops at the first event after it, so a clock that went backwards never mixes states; long streams are read in chunks', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'at-as-of-'));
+  const store = openSqliteStore(join(dir, 'events.sqlite'));
+  try {
+    const stream = `action_trigger-${ID}`;
+    await store.append(stream, [
+      at('TriggerCreated', 0, '2026-01-01T00:00:00.000Z', { definition: definition(true) }),
+      at('TriggerUpdated', 1, '2026-01-03T00:00:00.000Z', { definition: definition(false) }),
+      // Recorded by a process whose clock was behind: still after the update in the stream.
+      at('TriggerDeleted', 2, '2026-01-02T00:00:00.000Z'),
+    ], 'no_stream');
+    expect((await triggerAsOf(store, ID, Date.parse('2026-01-02T12:00:00Z')))?.version).toBe(1);
+    expect(await triggerAsOf(store, ID, Date.parse('2026-01-03T00:00:00Z'))).toBeUndefined();
+    expect(await triggerAsOf(store, ID, Date.parse('2025-12-31T23:59:59.999Z'))).toBeUndefined();
+
+    // 75 events, one a day: past the 20-event chunks and the first snapshot's place.
+    const other = '0190a5d8-0000-7000-8000-000000000002';
+    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString();
+    await store.append(`action_trigger-${other}`, Array.from({ length: 75 }, (_, n) => ({ ...at(n === 0 ? 'TriggerCreated' : 'TriggerUpdated', n, day(n),
+      { definition: { ...definition(n % 2 === 0), payload: { n } } }), data: { schema_version: 1, trigger_id: other, definition: { ...definition(n % 2 === 0), payload: { n } } } })), 'no_stream');
+    for (const n of [0, 19, 20, 21, 49, 60, 74]) {
+      const view = await triggerAsOf(store, other, Date.parse(day(n)) + 1000);
+      expect(view).toMatchObject({ version: n + 1, definition: { payload: { n }, active: n % 2 === 0 }, created_at: day(0), updated_at: day(n) });
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('parseAsOf takes RFC 3339 with any offset and refuses the rest with the field path', () => {
