@@ -1,4 +1,4 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | paced | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | paced | long-history | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
@@ -7,8 +7,9 @@ import { benchBrokers } from './brokers';
 import { benchIntake } from './intake';
 import { benchObservability } from './observability';
 import { benchPaced } from './paced';
+import { benchLongHistory } from './long-history';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced, 'long-history': benchLongHistory };
 
 const main = async () => {
   const names = process.argv.slice(2);
