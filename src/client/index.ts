@@ -29,6 +29,8 @@ export interface RedeliveredFailed { redelivered: number; skipped: { busy: numbe
 export interface ListQuery { active?: boolean; signal?: string; app_label?: string; model_name?: string; limit?: number; cursor?: string }
 export interface Page { items: TriggerResource[]; nextCursor: string | undefined }
 export interface HistoryEvent { type: string; version: number; data: Record<string, unknown>; metadata: Record<string, unknown> }
+export interface HistoryQuery { after?: number; limit?: number }
+export interface HistoryPage { items: HistoryEvent[]; nextAfter: number | undefined }
 
 /** A problem+json answer; `errors` names each bad field. */
 export class ApiError extends Error {
@@ -75,10 +77,11 @@ export const createClient = (options: ClientOptions) => {
     }
   };
   const ifMatch = (version?: number): Record<string, string> => (version === undefined ? {} : { 'if-match': `"${version}"` });
-  const nextCursorOf = (link: string | null) => {
-    const m = link && /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(link);
+  const nextParamOf = (link: string | null, param: string) => {
+    const m = link && new RegExp(`<[^>]*[?&]${param}=([^&>]+)[^>]*>;\\s*rel="next"`).exec(link);
     return m ? decodeURIComponent(m[1]!) : undefined;
   };
+  const nextCursorOf = (link: string | null) => nextParamOf(link, 'cursor');
 
   return {
     triggers: {
@@ -94,7 +97,15 @@ export const createClient = (options: ClientOptions) => {
       patch: async (id: string, patch: Partial<TriggerInput>, expectedVersion?: number) =>
         (await call<TriggerResource>('PATCH', `/api/action-triggers/${encodeURIComponent(id)}`, patch, { 'content-type': 'application/merge-patch+json', ...ifMatch(expectedVersion) })).body,
       delete: async (id: string) => { await call('DELETE', `/api/action-triggers/${encodeURIComponent(id)}`); },
+      /** The first page of a trigger's events (at most 100, at most 4 MiB); historyPage goes on from there. */
       history: async (id: string) => (await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history`)).body,
+      /** The events after version `after` (0: from the start); `nextAfter` when more follow. */
+      historyPage: async (id: string, q: HistoryQuery = {}): Promise<HistoryPage> => {
+        const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)]));
+        const { body, res } = await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history${params.size ? `?${params}` : ''}`);
+        const next = nextParamOf(res.headers.get('link'), 'after');
+        return { items: body, nextAfter: next === undefined ? undefined : Number(next) };
+      },
       /** What a dispatch of the signal would send for the stored trigger; sends nothing (so safe to retry). */
       dryRun: async (id: string, s: DryRunSignal) =>
         (await call<DryRunView>('POST', `/api/action-triggers/${encodeURIComponent(id)}/test`, s, {}, true)).body,

@@ -6,6 +6,7 @@
 import { TriggerPolicy } from '../triggers/policy';
 import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT, MAX_Q_LENGTH } from '../triggers/list-query';
 import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/delete-query';
+import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_AFTER, MAX_HISTORY_PAGE } from '../triggers/history-query';
 import { SIGNALS } from '../triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from './request';
@@ -70,8 +71,16 @@ const triggerPaths = {
   },
   '/api/action-triggers/{id}/history': {
     parameters: [idParam],
-    get: { summary: 'Every event of a trigger, oldest first, also after deletion', operationId: 'triggerHistory',
-      responses: { 200: { description: 'Events', content: json({ type: 'array', items: ref('TriggerEvent') }) }, ...errors, 404: problemResponse('Unknown trigger') } },
+    get: { summary: 'A page of a trigger\'s events, oldest first, also after deletion', operationId: 'triggerHistory',
+      description: 'At most `limit` events after version `after`, and at most 4 MiB of JSON (always at least one event). '
+        + 'Follow the `Link` header for the next page. After the last version the answer is `[]`: nothing newer yet.',
+      parameters: [
+        { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_HISTORY_AFTER, default: 0 },
+          description: 'The last version already seen: the page starts at the version after it' },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_PAGE, default: DEFAULT_HISTORY_PAGE } }],
+      responses: { 200: { description: 'Events',
+        headers: { Link: { schema: { type: 'string' }, description: '<…?after=N>; rel="next" when more events follow (the other parameters kept)' } },
+        content: json({ type: 'array', items: ref('TriggerEvent') }) }, ...errors, 404: problemResponse('Unknown trigger') } },
   },
 };
 

@@ -7,11 +7,11 @@ import { callerOf } from './auth';
 const UUID = new RegExp(TRIGGER_ID);
 export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
 
-/** The `Link` header for the next page of a list: the same query with the new cursor. */
-export const linkToNext = (req: Request, cursor: string): string => {
+/** The `Link` header for the next page of a list: the same query with the new cursor (in `param`). */
+export const linkToNext = (req: Request, cursor: string, param = 'cursor'): string => {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(req.query)) if (k !== 'cursor' && typeof v === 'string') params.set(k, v);
-  params.set('cursor', cursor);
+  for (const [k, v] of Object.entries(req.query)) if (k !== param && typeof v === 'string') params.set(k, v);
+  params.set(param, cursor);
   return `<${req.baseUrl}${req.path}?${params.toString()}>; rel="next"`;
 };
 

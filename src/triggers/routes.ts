@@ -13,7 +13,8 @@ import { etagOf, ifMatchError, ifMatchOf, isTriggerId, linkToNext, metadataOf, s
 import { toFieldErrors } from '../validation/field-errors';
 import { encodeCursor, parseListQuery } from './list-query';
 import { parseIdsToDelete } from './delete-query';
-import { historyOf } from './history';
+import { hasHistory, historyPage } from './history';
+import { parseHistoryQuery } from './history-query';
 import { READ_MODEL_WAIT_MS } from '../limits';
 import { toResource } from '../../projections/trigger-view';
 import { getTriggerAsOf } from '../audit/as-of';
@@ -142,10 +143,20 @@ export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: R
   res.status(204).end();
 };
 
+/**
+ * A page of a trigger's events, oldest first: after version `after`, at most `limit`, stopping
+ * before MAX_LIST_PAGE_BYTES. Past the last version a known trigger answers [] (nothing newer yet).
+ */
 export const triggerHistory = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  const events = isTriggerId(id) ? await historyOf(deps.store, id) : [];
-  if (events.length === 0) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
-  res.status(200).json(events);
+  const query = parseHistoryQuery(req.query);
+  if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
+  const { after, limit } = query.right;
+  const page = isTriggerId(id) ? await historyPage(deps.store, id, after, limit) : { items: [], nextAfter: undefined };
+  // An empty page from the start is no stream; a later one needs a look at the stream's end.
+  const known = page.items.length > 0 || (after > 0 && isTriggerId(id) && await hasHistory(deps.store, id));
+  if (!known) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, String(page.nextAfter), 'after'));
+  sendJson(res, 200, `[${page.items.join(',')}]`);
 };
 

@@ -80,6 +80,39 @@ describe('trigger history', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('shows the first 100 versions; "Later versions" adds 101..120, and version 101 is diffed against version 100', async () => {
+    const long = (await call('POST', '/api/action-triggers', 'long-1', { ...definition('http://127.0.0.1:9/long'), payload: { n: 1 } })).id as string;
+    for (let n = 2; n <= 120; n++) await call('PATCH', `/api/action-triggers/${long}`, `long-${n}`, { payload: { n } });
+    const page = await s.open(`/triggers/${long}/history`);
+    await page.getByRole('heading', { name: `History of trigger ${long}` }).waitFor();
+    const versions = async () => (await timeline(page)).map((r) => Number(r[0]));
+    const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    expect(await versions()).toEqual(upTo(100));
+    expect(await page.locator('table.history caption').textContent()).toBe('100 events, oldest first; below each, what it changed. Later versions follow.');
+    await page.getByRole('button', { name: 'Later versions' }).click();
+    await page.locator('tr#v120').waitFor();
+    expect(await versions()).toEqual(upTo(120));
+    expect(await page.getByRole('button', { name: 'Later versions' }).count()).toBe(0);
+    // Across the pages' boundary: 100 → 101, not "the whole definition" as for a first event.
+    const diff = page.getByRole('group', { name: 'Changes from version 100 to version 101' });
+    expect(await diff.locator('del').allTextContents()).toEqual(['−     "n": 100']);
+    expect(await diff.locator('ins').allTextContents()).toEqual(['+     "n": 101']);
+    expect(await page.locator('details > summary').allTextContents()).toEqual(['Definition at version 1']);
+    expect((await timeline(page))[100]).toEqual(['101', 'Updated', expect.any(String), 'long-101']);
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('101');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Deleted, its deletion on the second page: the first page says so already, the second adds when.
+    await call('DELETE', `/api/action-triggers/${long}`, 'long-delete');
+    const gone = await s.open(`/triggers/${long}/history`);
+    await gone.getByRole('heading', { name: `History of trigger ${long}` }).waitFor();
+    expect(await gone.locator('.notice').textContent()).toBe('This trigger is deleted; the deletion is among the later versions. Its history stays.');
+    expect(await gone.getByRole('navigation', { name: 'This trigger' }).getByRole('link').allTextContents()).toEqual(['History', 'Dispatches']);
+    await gone.getByRole('button', { name: 'Later versions' }).click();
+    await gone.locator('tr#v121').waitFor();
+    expect(await gone.locator('.notice').textContent()).toContain('This trigger is deleted (version 121');
+  });
+
   it('diffs in the page itself: a large pair falls back to before/after, within bounds', async () => {
     const page = await s.open(`/triggers/${id}/history`);
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();

@@ -32,6 +32,10 @@ test('manages triggers: create, get, list with cursor, patch with If-Match, hist
   expect(bad).toBeInstanceOf(ApiError);
   expect((bad as ApiError).problem.errors?.map((e) => e.path)).toEqual(['config_signals', 'content_types']);
   expect((await client.triggers.history(created.id)).map((e) => e.type)).toEqual(['TriggerCreated', 'TriggerDeactivated']);
+  const page1 = await client.triggers.historyPage(created.id, { limit: 1 });
+  expect([page1.items.map((e) => e.version), page1.nextAfter]).toEqual([[1], 1]);
+  const page2 = await client.triggers.historyPage(created.id, { after: page1.nextAfter, limit: 1 });
+  expect([page2.items.map((e) => e.type), page2.nextAfter]).toEqual([['TriggerDeactivated'], undefined]);
   await client.triggers.delete(created.id);
   await expect(client.triggers.get(created.id)).rejects.toMatchObject({ status: 404 });
 });

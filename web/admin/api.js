@@ -50,10 +50,10 @@ export async function api(method, path, { body, query, ifMatch } = {}, retried =
   return { status: res.status, body: parsed, etag: res.headers.get('ETag') ?? undefined, link: res.headers.get('Link') ?? undefined };
 }
 
-/** The cursor of a `Link: <…?cursor=x>; rel="next"` header, or undefined. */
-export function nextCursor(link) {
+/** The cursor of a `Link: <…?cursor=x>; rel="next"` header (or its `param`), or undefined. */
+export function nextCursor(link, param = 'cursor') {
   const m = /<([^>]*)>;\s*rel="next"/.exec(link ?? '');
-  return m ? new URL(m[1], location.origin).searchParams.get('cursor') ?? undefined : undefined;
+  return m ? new URL(m[1], location.origin).searchParams.get(param) ?? undefined : undefined;
 }
 
 /** The admin's settings (Temporal UI address, namespace), public. */

@@ -3,10 +3,11 @@
 /**
  * `[{ event, before, after }]` for history entries `{ type, version, data, metadata }`, oldest
  * first: the definition before and after each event; undefined when absent or deleted. Created
- * and Updated carry the whole definition; (de)activation changes `active` only.
+ * and Updated carry the whole definition; (de)activation changes `active` only. A later page
+ * starts from `start`, the definition after the previous page's last event.
  */
-export function versionsOf(events) {
-  let current;
+export function versionsOf(events, start = undefined) {
+  let current = start;
   return events.map((event) => {
     const before = current;
     current = evolve(current, event);
