@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
@@ -18,8 +18,9 @@ let s: AdminSession;
 let rx: Receiver;
 let call: ReturnType<typeof apiCaller>;
 
+let dir: string;
 beforeAll(async () => {
-  const dir = tempDir('at-admin-secrets-');
+  dir = tempDir('at-admin-secrets-');
   const module = join(dir, 'secrets.js');
   writeFileSync(module, `module.exports = { secrets: { token: () => ${JSON.stringify(SECRET)} } };\n`);
   rx = await startReceiver();
@@ -29,7 +30,7 @@ beforeAll(async () => {
   } });
   call = apiCaller(s.url);
 });
-afterAll(async () => { await s?.stop(); await rx?.close(); });
+afterAll(async () => { await s?.stop(); await rx?.close(); rmSync(dir, { recursive: true, force: true }); });
 
 /** A trigger on `shop.<model>` (its own content type, so no other trigger takes the signal) with one webhook. */
 const trigger = async (model: string, webhook: Record<string, unknown>, payload?: unknown) => (await call('POST', '/api/action-triggers', {

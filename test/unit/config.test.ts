@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { breakerSettingsOf, ConfigError, configFrom, loadConfig, policyOf } from '../../src/config';
@@ -8,8 +8,12 @@ const errorsOf = (f: () => unknown) => {
   return [];
 };
 
+const dirs: string[] = [];
+const tempConfigDir = () => { const dir = mkdtempSync(join(tmpdir(), 'at-config-')); dirs.push(dir); return dir; };
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 test('no file and no env gives the documented defaults', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'at-config-'));
+  const dir = tempConfigDir();
   const c = loadConfig({}, dir);
   expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), eventStore: 'sqlite', apiProcesses: 1,
     limits: { defaultTimeoutSecs: 10, maxWebhookTimeoutSecs: 30, maxBrokerTimeoutSecs: 30, maxBodyBytes: 1048576 } });
@@ -38,7 +42,7 @@ test('bad environment values are named', () => {
 });
 
 test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error naming the file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'at-config-'));
+  const dir = tempConfigDir();
   writeFileSync(join(dir, 'c.json'), JSON.stringify({ brokers: { orders: { broker_type: 'rabbitmq' } } }));
   expect(Object.keys(loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.json' }, dir).file.brokers ?? {})).toEqual(['orders']);
   writeFileSync(join(dir, 'bad.json'), '{ nope');

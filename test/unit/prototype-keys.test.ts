@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as t from 'io-ts';
@@ -50,6 +50,7 @@ describe('dynamic values resolve own properties only, even when allow-listed', (
   writeFileSync(modulePath, 'module.exports = { secrets: { token: () => "tok" } };\n');
   const paths = ['secrets.token', 'secrets.constructor', 'secrets.toString', 'secrets.token.call', 'secrets.__proto__', 'env.constructor', 'env.toString', 'env.HOME'];
   const source = createDynamicValues({ modulePath, allowedPaths: paths, env: { HOME: '/home/x' }, cwd: dir });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('an own value and an own env variable resolve', async () => {
     expect(await source.resolve(['secrets.token', 'env.HOME'])).toEqual(new Map([['secrets.token', 'tok'], ['env.HOME', '/home/x']]));

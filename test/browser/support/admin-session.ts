@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';
@@ -66,6 +66,7 @@ export const startAdminSession = async (options: SessionOptions = {}): Promise<A
     stop: async () => {
       await browser.close().catch(() => undefined);
       await stopServerProcess(server);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 };
