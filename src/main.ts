@@ -95,7 +95,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const eventStreams = createEventStreams(store, log);
   if (role !== 'worker') {
     const app = buildApp({
-      store, readModel, projection, log, apiKeys, dispatch, eventStreams,
+      store, readModel, projection, signalIndex, log, apiKeys, dispatch, eventStreams,
       policy: policyOf(config),
       triggerInput: buildTriggerInputCodec(policyOf(config)),
       triggerPatch: buildTriggerPatchCodec(policyOf(config)),

@@ -129,3 +129,24 @@ test('two processes on one damaged file: one moves it aside, the other follows t
   other.close();
   await t.close();
 }, 30_000);
+
+test('a signal event the signal index cannot apply shows in /readyz, which stays ready (intake does not need the index)', async () => {
+  const t = await startTestApp(BROKERS_CONFIG);
+  try {
+    const ready = await request(t.app).get('/readyz').expect(200);
+    expect(ready.body.signal_index).toEqual({ caught_up: true });
+    // An acceptance without its signal: the index cannot apply it and stops there (and retries).
+    await t.store.append(signalStreamOf('broken'), [{ type: 'SignalAccepted', data: {}, metadata: {} }], 'no_stream');
+    const deadline = Date.now() + 10_000;
+    let body = (await request(t.app).get('/readyz').expect(200)).body;
+    while (!body.signal_index.failure && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = (await request(t.app).get('/readyz').expect(200)).body;
+    }
+    expect(body.status).toBe('ready');
+    expect(body.signal_index).toMatchObject({ caught_up: false, failure: expect.stringMatching(/\w/) });
+    await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
+  } finally {
+    await t.close();
+  }
+});

@@ -31,7 +31,7 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
   const signalIndex = await startProjection(store, signalProjectionOf(readModel), silentLogger, 'signal');
   metrics?.projectionLag(projection.lag);
   const app = buildApp({
-    store, readModel, projection, log: silentLogger, dispatch,
+    store, readModel, projection, signalIndex, log: silentLogger, dispatch,
     apiKeys: (config.file.api_keys ?? []) as ApiKeyEntry[],
     policy: policyOf(config),
     triggerInput: buildTriggerInputCodec(policyOf(config)),
