@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { existsSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { Logger } from '../src/logger';
 
 /**
@@ -30,7 +31,24 @@ export const moveAside = (file: string, ino: number | undefined, log: Logger): s
   renameSync(file, to);
   for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, to + suffix);
   log.warn('read model file moved aside; rebuilding it from the event store', { file, moved_to: to });
+  pruneAside(file, log);
   return to;
+};
+
+/**
+ * Damaged files kept for inspection: the newest few. A disk that keeps damaging the file would
+ * otherwise fill up with copies (a read model of 100,000 triggers is ~440 MB).
+ */
+export const KEPT_ASIDE = 3;
+
+/** Removes all but the newest KEPT_ASIDE moved-aside copies of `file` (their names sort by time). */
+const pruneAside = (file: string, log: Logger) => {
+  const prefix = `${basename(file)}.corrupt-`;
+  const copies = readdirSync(dirname(file)).filter((n) => n.startsWith(prefix) && !n.endsWith('-wal') && !n.endsWith('-shm')).sort();
+  for (const old of copies.slice(0, Math.max(0, copies.length - KEPT_ASIDE))) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dirname(file), old + suffix), { force: true });
+    log.info('removed an older damaged read model file', { file: old });
+  }
 };
 
 const openPlain = (file: string) => {
