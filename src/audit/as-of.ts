@@ -15,21 +15,28 @@ export const parseAsOf = (value: unknown): E.Either<{ path: string; message: str
   return Number.isFinite(ms) ? E.right(ms) : E.left(error);
 };
 
-/** Events read at a time while looking for the first one after `at` (each may be up to 1 MiB). */
-const SCAN_CHUNK = 20;
+/** When the event at `revision` was recorded (ms), read alone. */
+const recordedAt = async (store: EventStore, streamId: string, revision: bigint) =>
+  Date.parse(occurredAt((await store.read(streamId, { fromRevision: revision, maxCount: 1 }))[0]?.metadata));
 
 /**
- * How many of the stream's events come before the first one recorded after `at`. Read in small
- * chunks, yielding between them, so neither memory nor the event loop pays for the whole stream.
+ * The version as of `at`: the number of events before a place where an event recorded at or
+ * before `at` is followed by one recorded after it, found by bisection (about log2(versions)
+ * single-event reads). Recorded times normally grow along the stream, and then this is the
+ * first event after `at`; if a clock went backwards it is still a version the trigger had.
  */
 const versionAt = async (store: EventStore, streamId: string, at: number): Promise<number> => {
-  for (let from = 0n; ; from += BigInt(SCAN_CHUNK)) {
-    const chunk = await store.read(streamId, { fromRevision: from, maxCount: SCAN_CHUNK });
-    const after = chunk.findIndex((e) => Date.parse(occurredAt(e.metadata)) > at);
-    if (after >= 0) return Number(from) + after;
-    if (chunk.length < SCAN_CHUNK) return Number(from) + chunk.length;
-    await new Promise((r) => setImmediate(r));
+  const [last] = await store.read(streamId, { direction: 'backwards', maxCount: 1 });
+  if (!last) return 0;
+  // Invariant: the event at `hi` was recorded after `at` (the end counts as such), the one
+  // before `lo` at or before it.
+  let lo = 0n;
+  let hi = last.revision + 1n;
+  while (lo < hi) {
+    const mid = (lo + hi) / 2n;
+    if (await recordedAt(store, streamId, mid) > at) hi = mid; else lo = mid + 1n;
   }
+  return Number(hi);
 };
 
 /** The trigger at its first `version` events, as its resource showed it: from the newest snapshot and the events after it. */
@@ -44,9 +51,9 @@ const viewAt = async (store: EventStore, id: string, version: number): Promise<T
 /**
  * The trigger as it was at `at` (ms): its state after the events whose recorded time
  * (metadata.occurred_at, the time history shows) is at or before it. Inclusive: an event
- * recorded at exactly `at` counts. It stops at the first event after `at`, so the answer is
- * always a state the trigger really had, even if clocks went backwards. Undefined when it did
- * not exist yet, or was deleted by then.
+ * recorded at exactly `at` counts. Always a state the trigger really had (a prefix of its
+ * events), even if clocks went backwards (see versionAt). Undefined when it did not exist yet,
+ * or was deleted by then.
  */
 export const triggerAsOf = async (store: EventStore, id: string, at: number) => viewAt(store, id, await versionAt(store, streamOf(id), at));
 
