@@ -171,7 +171,11 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     expect(await row.locator('.state').first().textContent()).toBe('running');
     expect(await row.locator('.outcomes li').allTextContents()).toEqual([expect.not.stringContaining('delivered')]);
     const listed: number[] = [];
-    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${barrel}/dispatches`)) listed.push(Date.now()); });
+    const viewed: number[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(`/api/action-triggers/${barrel}/dispatches`)) listed.push(Date.now());
+      if (r.url().endsWith(`/api/signals/${String(sent.id)}`)) viewed.push(Date.now());
+    });
     // No click from here on.
     await row.locator('.outcomes li', { hasText: 'delivered' }).waitFor({ timeout: 20_000 });
     await row.locator('.state', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
@@ -179,10 +183,10 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     expect(await row.getByText('(following live)').count()).toBe(0);
     expect(listed.length).toBeGreaterThan(0);
     expect(await page.locator('#status').textContent()).toBe(`Dispatch of signal ${String(sent.id)}: completed`);
-    // Final: no more requests.
-    const asked = listed.length;
-    await page.waitForTimeout(2500);
-    expect(listed.length).toBe(asked);
+    // Final: its details are not asked for again (the first page still watches for new dispatches).
+    const asked = viewed.length;
+    await page.waitForTimeout(4500);
+    expect(viewed.length).toBe(asked);
     expect(rx.on('/barrel')).toHaveLength(1);
   });
 
@@ -200,6 +204,58 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const left = listed.length;
     await page.waitForTimeout(2500);
     expect(listed.length).toBe(left);
+  });
+
+  it('picks up a new dispatch on a first page opened with none: it appears and reaches delivered without a click; leaving stops the asking', async () => {
+    const bin = await trigger('bin', { url: rx.url('/bin') });
+    const page = await s.open(`/triggers/${bin}/dispatches`);
+    await page.getByText('No dispatches yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    const listed: number[] = [];
+    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${bin}/dispatches`)) listed.push(Date.now()); });
+    const sent = await call('POST', '/api/signals', { signal: 'post_save', app_label: 'shop', model_name: 'bin', instance: { id: 8 } });
+    // No click from here on.
+    const row = page.locator(`tr[data-workflow-id="${String(sent.workflow_id)}"]`);
+    await row.locator('.outcomes li', { hasText: 'delivered' }).waitFor({ timeout: 30_000 });
+    expect(await row.locator('.outcomes li').allTextContents()).toEqual(['webhook #0 delivered · 1 attempt · status 200']);
+    expect(await page.locator('table.dispatches tbody tr').count()).toBe(1);
+    expect(await page.getByText('No dispatches yet.').isVisible()).toBe(false);
+    expect(rx.on('/bin')).toHaveLength(1);
+    expect(await page.getByText('New dispatches appear here as they start (checked every 2 seconds).').isVisible()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    // Leave for another page: no request for the list after that.
+    await page.evaluate(`location.hash = '#/triggers/${bin}/history'`);
+    await page.getByRole('heading', { name: `History of trigger ${bin}` }).waitFor();
+    const left = listed.length;
+    await page.waitForTimeout(4500);
+    expect(listed.length).toBe(left);
+  });
+
+  it('stops watching for new dispatches after 5 minutes with nothing new, says so, and Watch again starts it again', async () => {
+    const idle = await trigger('idle', { url: rx.url('/idle') });
+    // Its own context: the fake clock is the context's, and no other test's pages should run on it.
+    const context = await s.browser.newContext();
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const listed: number[] = [];
+    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${idle}/dispatches`)) listed.push(Date.now()); });
+    await page.clock.install();
+    await page.goto(`${s.url}/admin/#/triggers/${idle}/dispatches`);
+    await page.getByText('New dispatches appear here as they start').waitFor();
+    await eventually(async () => (listed.length >= 3 ? true : undefined), 10_000, 'watching');
+    await page.clock.fastForward('05:01');
+    await page.getByText('Nothing new for 5 minutes, so this page stopped checking.').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#status').textContent()).toBe('Stopped watching for new dispatches');
+    expect(await seriousViolations(page)).toEqual([]);
+    const stopped = listed.length;
+    await page.waitForTimeout(4500);
+    expect(listed.length).toBe(stopped);
+    await page.getByRole('button', { name: 'Watch again' }).click();
+    await page.getByText('New dispatches appear here as they start').waitFor();
+    await eventually(async () => (listed.length >= stopped + 2 ? true : undefined), 10_000, 'watching again');
+    expect(pageErrors).toEqual([]);
+    await context.close();
   });
 
   it('never shows a resolved secret: the receiver gets it, the admin pages show only {{ secrets.token }}', async () => {

@@ -66,7 +66,7 @@ describe('signals', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it('pages with Next and First page links, keeping the filter', async () => {
+  it('pages with Next, Previous and First page links, keeping the filter', async () => {
     const page = await s.open(`/signals?trigger_id=${triggerId}&limit=2`);
     await page.locator('table.signals').waitFor();
     expect(await rowIds(page)).toEqual([ids[2], ids[1]]);
@@ -74,6 +74,12 @@ describe('signals', () => {
     await page.getByRole('link', { name: 'First page' }).waitFor();
     expect(await rowIds(page)).toEqual([ids[0]]);
     expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Previous page' }).click();
+    await eventually(async () => ((await rowIds(page)).length === 2 ? true : undefined), 5000, 'previous page');
+    expect(await rowIds(page)).toEqual([ids[2], ids[1]]);
+    expect(await page.getByRole('link', { name: 'Previous page' }).count()).toBe(0);
+    expect(page.url()).toContain(`trigger_id=${triggerId}`);
+    await page.getByRole('link', { name: 'Next page' }).click();
     await page.getByRole('link', { name: 'First page' }).click();
     await eventually(async () => ((await rowIds(page)).length === 2 ? true : undefined), 5000, 'first page');
     await screenshot(page, 'signals');

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 import { describedBy, fieldId } from './support/page-parts';
+import { eventually } from './support/api-calls';
 import { aTrigger } from '../support/test-app';
 import { testServers } from '../support/servers';
 
@@ -205,6 +206,72 @@ describe('trigger form', () => {
     expect(stored.body.config_signals).toEqual([{ signal: 'post_save' }, { signal: 'post_delete' }]);
     expect(stored.body.webhooks[0]!.url).toBe('http://127.0.0.1:9/kb');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('asks before leaving a changed form: Stay keeps the edit, Leave goes; no question when unchanged or right after Save', async () => {
+    const created = await (await fetch(apiUrl('/api/action-triggers'), { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json() as TriggerJson;
+    const page = await s.open(`/triggers/${created.id}/edit`);
+    const editHeading = page.getByRole('heading', { name: /^Edit trigger shop\.order/ });
+    const mainNav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+    const leaveDialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await editHeading.waitFor();
+    // Unchanged (typing a value and then its original back is no change): no question.
+    await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/other');
+    await page.fill(fieldId('webhooks[0].url'), created.webhooks[0]!.url);
+    await mainNav('Signals').click();
+    await page.getByRole('heading', { name: 'Signals' }).waitFor();
+    expect(await leaveDialog.count()).toBe(0);
+
+    await page.goBack();
+    await editHeading.waitFor();
+    await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/edited');
+    await mainNav('Signals').click();
+    await leaveDialog.waitFor();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Stay');
+    expect(await leaveDialog.textContent()).toContain('Your changes to this trigger are not saved');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'trigger-edit-leave');
+    await leaveDialog.getByRole('button', { name: 'Stay' }).click();
+    await leaveDialog.waitFor({ state: 'hidden' });
+    expect(page.url()).toMatch(/\/edit$/);
+    expect(await page.inputValue(fieldId('webhooks[0].url'))).toBe('https://hooks.example.com/edited');
+    expect(await editHeading.count()).toBe(1);
+
+    // A hash change by other means (back, a script) asks too, and Stay puts the address back.
+    await page.evaluate("location.hash = '#/triggers'");
+    await leaveDialog.waitFor();
+    await page.keyboard.press('Escape');
+    await leaveDialog.waitFor({ state: 'hidden' });
+    expect(page.url()).toMatch(/\/edit$/);
+    expect(await page.inputValue(fieldId('webhooks[0].url'))).toBe('https://hooks.example.com/edited');
+
+    // Closing or reloading the tab: the browser's own question.
+    const asked: string[] = [];
+    page.once('dialog', (d) => { asked.push(d.type()); void d.dismiss(); });
+    await page.close({ runBeforeUnload: true });
+    await eventually(async () => (asked.length > 0 ? true : undefined), 5000, 'beforeunload asked');
+    expect(asked).toEqual(['beforeunload']);
+    expect(page.isClosed()).toBe(false);
+
+    await mainNav('Signals').click();
+    await leaveDialog.getByRole('button', { name: 'Leave' }).click();
+    await page.getByRole('heading', { name: 'Signals' }).waitFor();
+    expect(page.url()).toMatch(/#\/signals$/);
+    expect((await getTrigger(created.id)).body.webhooks[0]!.url).toBe(created.webhooks[0]!.url);
+
+    // Saved: the trigger's page follows with no question, and leaving it asks nothing either.
+    await page.goBack();
+    await editHeading.waitFor();
+    await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/saved');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
+    expect(await leaveDialog.count()).toBe(0);
+    expect((await getTrigger(created.id)).body.webhooks[0]!.url).toBe('https://hooks.example.com/saved');
+    const closing = page.waitForEvent('close', { timeout: 5000 });
+    await page.close({ runBeforeUnload: true });
+    await closing;
+    expect(page.isClosed()).toBe(true);
   });
 
   it('shows no console error, page error or 5xx in the whole file', () => { s.expectClean(); });

@@ -71,6 +71,35 @@ describe('triggers list, open loopback mode', () => {
     await firstRow(page, firstOfPage[3]!, true);
   });
 
+  it('goes back with Previous page: next, next, previous, previous shows the same triggers, in order; the first page has none', async () => {
+    const page = await s.open('/triggers');
+    await page.locator('table.triggers').waitFor();
+    const previous = page.getByRole('link', { name: 'Previous page' });
+    const next = page.getByRole('link', { name: 'Next page' });
+    expect(await previous.count()).toBe(0);
+    const first = await rowIds(page);
+    await next.click();
+    await firstRow(page, first[0]!, false);
+    const second = await rowIds(page);
+    await next.click();
+    await firstRow(page, second[0]!, false);
+    const third = await rowIds(page);
+    expect(new Set([...first, ...second, ...third]).size).toBe(150);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await previous.click();
+    await firstRow(page, second[0]!, true);
+    expect(await rowIds(page)).toEqual(second);
+    // The way back is in the address: a reload keeps it.
+    await page.reload();
+    await firstRow(page, second[0]!, true);
+    await previous.click();
+    await firstRow(page, first[0]!, true);
+    expect(await rowIds(page)).toEqual(first);
+    expect(await previous.count()).toBe(0);
+    expect(page.url()).toMatch(/#\/triggers$/);
+  });
+
   it('filters by app_label and active through the form, kept in the hash across a reload', async () => {
     const page = await s.open('/triggers');
     await page.locator('table.triggers').waitFor();

@@ -1,6 +1,7 @@
 // The admin's router: `#/…` routes to a page module; each page renders into <main>.
 import { ApiError, forgetKey, setKeyPrompt, storedKey } from './api.js';
 import { announce, h, replace } from './dom.js';
+import { dropGuard, installLeaveGuard, leavingLosesEdits, mayLeave } from './lib/leave-guard.js';
 
 /** [pattern, module, names of the captured parts]; the first match wins. */
 const ROUTES = [
@@ -37,8 +38,12 @@ export function errorView(error) {
 }
 
 let rendering = 0;
+/** The hash of the page on screen (a hash change the reader takes back restores it). */
+let shownHash;
 async function render() {
   const turn = ++rendering;
+  shownHash = location.hash;
+  dropGuard();
   const route = routeOf(location.hash);
   const root = main();
   if (!route) { replace(root, h('h1', {}, 'Not found'), h('p', {}, 'No admin page at this address. ', h('a', { href: '#/triggers' }, 'Go to the triggers.'))); return; }
@@ -67,7 +72,23 @@ function keyPrompt(reason) {
   });
 }
 
+/**
+ * Back, forward or a script changed the hash: with unsaved edits the address is put back while
+ * the page asks (links ask before the address changes: lib/leave-guard.js).
+ */
+async function navigate() {
+  if (location.hash === shownHash) return;
+  if (leavingLosesEdits()) {
+    const target = location.hash;
+    history.replaceState(history.state, '', shownHash || location.pathname);
+    if (!(await mayLeave())) return;
+    history.replaceState(history.state, '', target);
+  }
+  render();
+}
+
 setKeyPrompt(keyPrompt);
+installLeaveGuard();
 document.getElementById('forget-key').addEventListener('click', () => { forgetKey(); announce('API key forgotten'); render(); });
-window.addEventListener('hashchange', render);
+window.addEventListener('hashchange', navigate);
 render();

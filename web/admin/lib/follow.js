@@ -3,6 +3,7 @@
 
 /**
  * Calls `load()` now and then every `intervalMs` while `isLive(value)`; `show(value)` each time,
+ * `intervalMs` a number or a function of the value (a page may ask less often while idle);
  * `fail(error)` once if a load fails (following stops then). Returns `{ stop }`. No timer or
  * answer outlives the page: a hash change or `el` leaving the document stops it, and an answer
  * that arrives after that is dropped.
@@ -26,7 +27,7 @@ export function follow(el, { load, show, fail, isLive, intervalMs = 1000 }) {
     }
     if (gone()) return stop();
     show(value);
-    if (isLive(value)) timer = setTimeout(tick, intervalMs); else stop();
+    if (isLive(value)) timer = setTimeout(tick, typeof intervalMs === 'function' ? intervalMs(value) : intervalMs); else stop();
   };
   window.addEventListener('hashchange', stop);
   tick();

@@ -40,10 +40,13 @@ export function textField(reg, { path, label, model, key, multiline = false, row
   return wrap;
 }
 
-/** A labelled select whose choice goes to `model[key]`. */
-export function selectField(reg, { path, label, model, key, options }) {
+/** A labelled select whose choice goes to `model[key]`; an option is its value or `[value, text]`. */
+export function selectField(reg, { path, label, model, key, options, attrs = {} }) {
   const id = fieldId(path);
-  const select = h('select', { id }, options.map((o) => h('option', { value: o, selected: o === model[key] }, o)));
+  const select = h('select', { id, ...attrs }, options.map((o) => {
+    const [value, text] = Array.isArray(o) ? o : [o, o];
+    return h('option', { value, selected: value === model[key] }, text);
+  }));
   select.addEventListener('change', () => { model[key] = select.value; });
   const wrap = h('div', { class: 'field' }, h('label', { for: id }, label), select);
   reg.add({ path, label, focus: select, inputs: [select], container: wrap });

@@ -1,50 +1,42 @@
 // #/triggers/<id>/send-test: sends a test signal the trigger watches, then follows its dispatch live.
 import { adminConfig, api, ApiError } from '../api.js';
-import { announce, fieldId, h, pageHeading, replace } from '../dom.js';
+import { announce, h, pageHeading, replace } from '../dom.js';
 import { errorView } from '../app.js';
+import { markFields } from '../lib/field-errors.js';
+import { createRegistry, selectField, textField } from '../lib/form-fields.js';
 import { triggerLinks } from '../lib/trigger-links.js';
 import { followSignal } from './signal.js';
 
 /** A fresh signal id: readable as a test, unique enough not to be deduplicated against another. */
 export const newSignalId = () => `test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-/** Each field of the form and the request body paths whose errors it shows. */
-const FIELDS = {
-  signal: ['signal'], content_type: ['app_label', 'model_name'], instance: ['instance'], id: ['id'],
-};
-const fieldOfPath = (path) => Object.keys(FIELDS).find((f) => FIELDS[f].some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`)));
+/** The text at a field names the request's path: the content type stands for two (app_label, model_name). */
+const errorLine = (e) => `${e.path}: ${e.message}`;
+/** Unmarked fields say so (aria-invalid="false"); marking puts it back when cleared. */
+const VALID = { 'aria-invalid': 'false' };
 
-const errorBox = (name) => h('p', { class: 'field-error', id: `${fieldId(name)}-error`, hidden: true });
-
-function field(name, label, control, hint) {
-  control.id = fieldId(name);
-  control.name = name;
-  control.setAttribute('aria-describedby', [hint && `${fieldId(name)}-hint`, `${fieldId(name)}-error`].filter(Boolean).join(' '));
-  return h('div', { class: 'field' }, h('label', { for: control.id }, label),
-    hint ? h('p', { class: 'muted hint', id: `${fieldId(name)}-hint` }, hint) : null, control, errorBox(name));
+/** The form's fields, bound to `values` and registered under the request paths whose errors they show. */
+function fields(reg, values, trigger) {
+  const contentType = selectField(reg, { path: 'content_type', label: 'Content type', model: values, key: 'content_type', attrs: VALID,
+    options: trigger.content_types.map((c, i) => [String(i), `${c.app_label}.${c.model_name}`]) });
+  const select = contentType.querySelector('select');
+  for (const path of ['app_label', 'model_name']) reg.add({ path, label: 'Content type', focus: select, inputs: [select], container: contentType });
+  return [
+    selectField(reg, { path: 'signal', label: 'Signal', model: values, key: 'signal', attrs: VALID, options: trigger.config_signals.map((x) => x.signal) }),
+    contentType,
+    textField(reg, { path: 'instance', label: 'Sample instance (JSON object)', model: values, key: 'instance', multiline: true, rows: 8, attrs: VALID,
+      hint: 'The attributes of the model instance, as your application would send them; the payload is rendered from them.' }),
+    textField(reg, { path: 'id', label: 'Signal id', model: values, key: 'id', attrs: VALID,
+      hint: 'Generated; a signal id already used is not dispatched again.' }),
+  ];
 }
 
-/** Shows each error at its field (all at once); returns the messages no field shows. */
-function showErrors(form, errors) {
-  for (const name of Object.keys(FIELDS)) {
-    const box = form.querySelector(`#${fieldId(name)}-error`);
-    const mine = errors.filter((e) => fieldOfPath(e.path) === name);
-    box.hidden = mine.length === 0;
-    box.textContent = mine.map((e) => `${e.path}: ${e.message}`).join('; ');
-    form.elements[name].setAttribute('aria-invalid', String(mine.length > 0));
-  }
-  const first = errors.map((e) => fieldOfPath(e.path)).find(Boolean);
-  if (first) form.elements[first].focus();
-  return errors.filter((e) => !fieldOfPath(e.path));
-}
-
-function bodyOf(form, contentTypes) {
-  const instanceText = form.elements.instance.value;
+function bodyOf(values, contentTypes) {
   let instance;
-  try { instance = JSON.parse(instanceText); } catch (e) { return { errors: [{ path: 'instance', message: `is not JSON: ${e.message}` }] }; }
-  const ct = contentTypes[Number(form.elements.content_type.value)];
-  const id = form.elements.id.value.trim();
-  return { body: { signal: form.elements.signal.value, app_label: ct.app_label, model_name: ct.model_name, instance, ...(id ? { id } : {}) } };
+  try { instance = JSON.parse(values.instance); } catch (e) { return { errors: [{ path: 'instance', message: `is not JSON: ${e.message}` }] }; }
+  const ct = contentTypes[Number(values.content_type)];
+  const id = values.id.trim();
+  return { body: { signal: values.signal, app_label: ct.app_label, model_name: ct.model_name, instance, ...(id ? { id } : {}) } };
 }
 
 /**
@@ -66,22 +58,25 @@ export default async function render(main, { id }) {
   // errorView and the refusal below are alerts themselves: this holds them, not one more alert around them.
   const formError = h('div', { class: 'form-error' });
   const result = h('section', { 'aria-labelledby': 'result-heading', hidden: true });
+  const values = { signal: trigger.config_signals[0]?.signal, content_type: '0', instance: '{\n  "id": 1\n}', id: newSignalId() };
+  const registry = createRegistry();
   let following;
   const form = h('form', { novalidate: true, 'aria-label': 'Test signal' },
-    field('signal', 'Signal', h('select', {}, trigger.config_signals.map((s) => h('option', { value: s.signal }, s.signal)))),
-    field('content_type', 'Content type', h('select', {}, contentTypes.map((c, i) => h('option', { value: String(i) }, `${c.app_label}.${c.model_name}`)))),
-    field('instance', 'Sample instance (JSON object)', h('textarea', { rows: 8, spellcheck: 'false' }, '{\n  "id": 1\n}'),
-      'The attributes of the model instance, as your application would send them; the payload is rendered from them.'),
-    field('id', 'Signal id', h('input', { type: 'text', value: newSignalId(), autocomplete: 'off' }),
-      'Generated; a signal id already used is not dispatched again.'),
+    fields(registry, values, trigger),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send test signal')),
     formError);
+  /** Shows the errors at their fields (the first focused); returns those no field shows. */
+  const mark = (errors) => {
+    const { placed, rest } = markFields(form, registry, errors, { line: errorLine });
+    placed[0]?.entry.focus.focus();
+    return rest;
+  };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     replace(formError);
-    const { body, errors } = bodyOf(form, contentTypes);
-    if (errors) { showErrors(form, errors); return; }
-    showErrors(form, []);
+    const { body, errors } = bodyOf(values, contentTypes);
+    if (errors) { mark(errors); return; }
+    mark([]);
     try {
       const { body: accepted } = await api('POST', '/api/signals', { body });
       following?.stop();
@@ -91,10 +86,11 @@ export default async function render(main, { id }) {
       result.hidden = false;
       announce(`Test signal ${accepted.id} accepted`);
       following = followSignal(box, accepted.id, config);
-      form.elements.id.value = newSignalId();
+      values.id = newSignalId();
+      registry.find('id').focus.value = values.id;
     } catch (e) {
       if (e instanceof ApiError && e.status === 403 && refuse(formError, e)) return;
-      const rest = e instanceof ApiError ? showErrors(form, e.fieldErrors) : [];
+      const rest = e instanceof ApiError ? mark(e.fieldErrors) : [];
       if (!(e instanceof ApiError) || e.fieldErrors.length === 0 || rest.length > 0) replace(formError, errorView(e));
     }
   });

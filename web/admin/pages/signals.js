@@ -1,6 +1,7 @@
 // #/signals: stored signals, newest first (GET /api/signals), filtered by trigger and state; and a jump to one by id.
 import { adminConfig, api, nextCursor } from '../api.js';
 import { fieldId, h, pageHeading, replace, time } from '../dom.js';
+import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { workflowLink } from '../lib/temporal-link.js';
 
 const PAGE_SIZE = 50;
@@ -11,8 +12,9 @@ const FILTERS = ['trigger_id', 'state'];
 /** Kept in the page's address with the filters (`#/signals?limit=10`), so paging keeps it. */
 const LIMIT_RE = /^(100|[1-9][0-9]?)$/;
 
-const hashOf = (params) => {
-  const q = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
+/** `#/signals?…` for these filters (and limit) and paging (lib/paging.js). */
+const hashOf = (params, paging) => {
+  const q = addPaging(new URLSearchParams(Object.entries(params).filter(([, v]) => v)), paging).toString();
   return `#/signals${q ? `?${q}` : ''}`;
 };
 
@@ -71,13 +73,11 @@ function table(items, config) {
 export default async function render(main, _params, query) {
   const current = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? undefined]));
   if (LIMIT_RE.test(query.get('limit') ?? '')) current.limit = query.get('limit');
-  const cursor = query.get('cursor') ?? undefined;
+  const paging = pagingOf(query);
+  const { cursor } = paging;
   const top = [pageHeading('Signals'), jumpForm(), filterForm(current)];
   const config = await adminConfig();
   const page = await api('GET', '/api/signals', { query: { limit: PAGE_SIZE, ...current, cursor } });
   const next = page.body.next_cursor ?? nextCursor(page.link);
-  replace(main, top, table(page.body.items, config),
-    h('nav', { class: 'actions', 'aria-label': 'Pages' },
-      cursor ? h('a', { href: hashOf(current) }, 'First page') : null,
-      next ? h('a', { href: hashOf({ ...current, cursor: next }), rel: 'next' }, 'Next page') : null));
+  replace(main, top, table(page.body.items, config), pageLinks((p) => hashOf(current, p), paging, next));
 }

@@ -1,9 +1,12 @@
 // Create (`#/triggers/new`) and edit (`#/triggers/<id>/edit`) a trigger in one form. The API
 // validates; its errors are shown at their fields. Edits send If-Match with the version loaded.
+// Leaving with unsaved edits asks first.
 import { api, ApiError } from '../api.js';
 import { announce, h, pageHeading, replace } from '../dom.js';
 import { clearErrors, showErrors } from '../lib/field-errors.js';
 import { createRegistry } from '../lib/form-fields.js';
+import { leaveDialog } from '../lib/leave-dialog.js';
+import { guardLeaving } from '../lib/leave-guard.js';
 import { livePreview } from '../lib/preview.js';
 import { bodyOf, draftOf, emptyDraft } from '../lib/trigger-draft.js';
 import { triggerFields } from '../lib/trigger-fields.js';
@@ -11,10 +14,15 @@ import { triggerName } from '../lib/trigger-text.js';
 
 const path = (id) => `/api/action-triggers/${encodeURIComponent(id)}`;
 
+/** The draft as compared for "changed": every field as typed, the signals in a fixed order. */
+const snapshotOf = (draft) => JSON.stringify({ ...draft, signals: [...draft.signals].sort() });
+
 export default async function render(main, params) {
   const editing = params.id !== undefined;
   let loaded = editing ? await api('GET', path(params.id)) : undefined;
   let draft = loaded ? draftOf(loaded.body) : emptyDraft();
+  /** The draft as last loaded or saved: leaving asks only when the form differs from it. */
+  let kept = snapshotOf(draft);
 
   const registry = createRegistry();
   const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1', hidden: true });
@@ -46,6 +54,7 @@ export default async function render(main, params) {
   const reload = async () => {
     loaded = await api('GET', path(params.id));
     draft = draftOf(loaded.body);
+    kept = snapshotOf(draft);
     clearErrors(form, summary);
     replace(notice);
     describe();
@@ -71,6 +80,7 @@ export default async function render(main, params) {
         ? await api('PUT', path(params.id), { body, ifMatch: loaded.etag })
         : await api('POST', '/api/action-triggers', { body });
       announce(editing ? `Saved ${triggerName(res.body)}, version ${res.body.version}` : `Created ${triggerName(res.body)}`);
+      kept = snapshotOf(draft);
       location.hash = `#/triggers/${encodeURIComponent(res.body.id)}`;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -94,9 +104,14 @@ export default async function render(main, params) {
     }
   });
 
+  const leave = leaveDialog(editing
+    ? 'Your changes to this trigger are not saved; leaving this page loses them.'
+    : 'This trigger is not created yet; leaving this page loses what you entered.');
   replace(main,
     pageHeading(editing ? `Edit trigger ${triggerName(loaded.body)}` : 'New trigger'),
     intro,
     notice,
-    h('div', { class: 'form-and-preview' }, form, preview.element));
+    h('div', { class: 'form-and-preview' }, form, preview.element),
+    leave.dialog);
+  guardLeaving({ changed: () => snapshotOf(draft) !== kept, confirm: leave.ask });
 }

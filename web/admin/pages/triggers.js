@@ -1,17 +1,17 @@
 // The triggers list: filters and the cursor live in the hash, so reload, back and forward work.
 import { api, ApiError, nextCursor } from '../api.js';
 import { announce, fieldId, h, pageHeading, replace, time } from '../dom.js';
+import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { contentTypesText, etagOf, SIGNALS, signalsText, triggerName } from '../lib/trigger-text.js';
 
 export const PAGE_SIZE = 50;
 const FILTERS = ['q', 'signal', 'app_label', 'model_name', 'active'];
 
-/** `#/triggers?…` for these filters (empty ones left out) and cursor. */
-const listHash = (filter, cursor) => {
+/** `#/triggers?…` for these filters (empty ones left out) and paging (lib/paging.js). */
+const listHash = (filter, paging) => {
   const params = new URLSearchParams();
   for (const name of FILTERS) if (filter[name]) params.set(name, filter[name]);
-  if (cursor) params.set('cursor', cursor);
-  const search = params.toString();
+  const search = addPaging(params, paging).toString();
   return `#/triggers${search ? `?${search}` : ''}`;
 };
 
@@ -87,7 +87,8 @@ function row(trigger) {
 
 export default async function render(main, _params, query) {
   const filter = Object.fromEntries(FILTERS.map((n) => [n, query.get(n) ?? '']));
-  const cursor = query.get('cursor') ?? '';
+  const paging = pagingOf(query);
+  const { cursor } = paging;
   const heading = pageHeading('Triggers');
   const form = filterForm(filter);
   let res;
@@ -112,7 +113,5 @@ export default async function render(main, _params, query) {
   replace(main, heading,
     h('p', {}, h('a', { href: '#/triggers/new' }, 'New trigger')),
     form, table,
-    h('nav', { 'aria-label': 'Pages', class: 'actions' },
-      cursor ? h('a', { href: listHash(filter) }, 'First page') : null,
-      next ? h('a', { href: listHash(filter, next), rel: 'next' }, 'Next page') : null));
+    pageLinks((p) => listHash(filter, p), paging, next));
 }
