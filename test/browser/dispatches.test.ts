@@ -38,6 +38,22 @@ const trigger = async (model: string, webhook: Record<string, unknown>, payload?
   webhooks: [{ http_method: 'POST', ...webhook }], ...(payload === undefined ? {} : { payload }),
 })).id as string;
 
+/** Times of the page's requests for a trigger's dispatch list, as they happen. */
+const listRequests = (page: Page, triggerId: string) => {
+  const listed: number[] = [];
+  page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${triggerId}/dispatches`)) listed.push(Date.now()); });
+  return listed;
+};
+
+/** Goes to the trigger's history page, then waits `ms`: the dispatches page asks for nothing more once left. */
+const expectQuietAfterLeaving = async (page: Page, triggerId: string, listed: number[], ms: number) => {
+  await page.evaluate(`location.hash = '#/triggers/${triggerId}/history'`);
+  await page.getByRole('heading', { name: `History of trigger ${triggerId}` }).waitFor();
+  const left = listed.length;
+  await page.waitForTimeout(ms);
+  expect(listed.length).toBe(left);
+};
+
 const temporalHref = (workflowId: string) => `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 
 /** Sends a test signal from the send-test page; resolves to its id once the page shows it completed. */
@@ -196,14 +212,9 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const sent = await call('POST', '/api/signals', { signal: 'post_save', app_label: 'shop', model_name: 'drum', instance: { id: 6 } });
     await rx.waitFor(() => rx.on('/drum').length === 1);
     const page = await dispatchesShowing(drum, String(sent.workflow_id), (text) => text.includes('running'));
-    const listed: number[] = [];
-    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${drum}/dispatches`)) listed.push(Date.now()); });
+    const listed = listRequests(page, drum);
     await eventually(async () => (listed.length >= 1 ? true : undefined), 5000, 'followed');
-    await page.evaluate(`location.hash = '#/triggers/${drum}/history'`);
-    await page.getByRole('heading', { name: `History of trigger ${drum}` }).waitFor();
-    const left = listed.length;
-    await page.waitForTimeout(2500);
-    expect(listed.length).toBe(left);
+    await expectQuietAfterLeaving(page, drum, listed, 2500);
   });
 
   it('picks up a new dispatch on a first page opened with none: it appears and reaches delivered without a click; leaving stops the asking', async () => {
@@ -211,8 +222,7 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const page = await s.open(`/triggers/${bin}/dispatches`);
     await page.getByText('No dispatches yet.').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    const listed: number[] = [];
-    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${bin}/dispatches`)) listed.push(Date.now()); });
+    const listed = listRequests(page, bin);
     const sent = await call('POST', '/api/signals', { signal: 'post_save', app_label: 'shop', model_name: 'bin', instance: { id: 8 } });
     // No click from here on.
     const row = page.locator(`tr[data-workflow-id="${String(sent.workflow_id)}"]`);
@@ -223,12 +233,7 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     expect(rx.on('/bin')).toHaveLength(1);
     expect(await page.getByText('New dispatches appear here as they start (checked every 2 seconds).').isVisible()).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
-    // Leave for another page: no request for the list after that.
-    await page.evaluate(`location.hash = '#/triggers/${bin}/history'`);
-    await page.getByRole('heading', { name: `History of trigger ${bin}` }).waitFor();
-    const left = listed.length;
-    await page.waitForTimeout(4500);
-    expect(listed.length).toBe(left);
+    await expectQuietAfterLeaving(page, bin, listed, 4500);
   });
 
   it('stops watching for new dispatches after 5 minutes with nothing new, says so, and Watch again starts it again', async () => {
