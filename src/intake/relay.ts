@@ -134,11 +134,17 @@ export const startRelay = (o: RelayOptions): Relay => {
   const freeSlot = () => { free++; slotWaiters.shift()?.(); };
   let open: Array<{ position: Checkpoint; left: number }> = [];
   const inFlight = new Set<Promise<void>>();
+  // Saved at most CHECKPOINT_SAVE_MS after it moves (a save just made is followed by one more), so
+  // every process sees `queued` end and the backlog shrink that soon, not at the next renewal.
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveSoon = () => {
+    if (saveTimer) return;
+    saveTimer = setTimeout(() => { saveTimer = undefined; void renew(); }, Math.max(0, CHECKPOINT_SAVE_MS - (Date.now() - renewedAt)));
+  };
   const settle = () => {
     const before = checkpoint;
     while (open[0]?.left === 0) checkpoint = open.shift()!.position;
-    // Saved soon after moving, so other processes see `queued` end (and the backlog shrink) within CHECKPOINT_SAVE_MS.
-    if (checkpoint !== before && Date.now() - renewedAt >= CHECKPOINT_SAVE_MS) void renew();
+    if (checkpoint !== before) saveSoon();
   };
 
   /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
@@ -181,6 +187,8 @@ export const startRelay = (o: RelayOptions): Relay => {
     clearInterval(timer);
     await subscription.close();
     await Promise.all(inFlight);
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
     // Saves the checkpoint; on stop, also lets another relay take over at once.
     await renew();
   };

@@ -55,6 +55,10 @@ it('starts later signals while an earlier start hangs, and keeps its checkpoint 
   gates.get('slow')!();
   await until(() => relay!.status().checkpoint === last.position);
   expect(last.position).toBeGreaterThan(first.position);
+  // Saved within CHECKPOINT_SAVE_MS (200 ms), not at the next renewal (~1.7 s): other processes stop showing `queued`.
+  const moved = Date.now();
+  while (await relayCheckpoint(store) !== last.position) await new Promise((r) => setTimeout(r, 10));
+  expect(Date.now() - moved).toBeLessThan(1000);
   await relay.stop();
   expect(await relayCheckpoint(store)).toBe(last.position);
   relay = undefined;
@@ -76,4 +80,27 @@ it('bounds the starts in flight across batches (concurrency)', async () => {
   for (let opened = 0; opened < 8; opened++) { await until(() => gates.length > opened); gates[opened]!(); }
   await until(() => inFlight === 0 && gates.length === 8);
   expect(most).toBe(3);
+});
+
+it('saves a checkpoint that moves just after a save within 200 ms, not at the next renewal', async () => {
+  const gates = new Map<string, () => void>();
+  // Renewals every 10 s: only the trailing save can store the second move in time.
+  relay = startRelay({ store, log: silentLogger, leaseMs: 30_000, start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }) });
+  await until(() => relay!.status().holding);
+  const first = await accept(store, 'one');
+  await until(() => gates.has('one')); // two batches: the checkpoint moves by whole batches
+  const second = await accept(store, 'two');
+  await until(() => gates.has('two'));
+  await new Promise((r) => setTimeout(r, 250)); // past the save interval since taking the lease
+  gates.get('one')!();
+  const savedFirst = Date.now();
+  while (await relayCheckpoint(store) !== first.position) {
+    expect(Date.now() - savedFirst).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  gates.get('two')!(); // within 200 ms of the save just made
+  while (await relayCheckpoint(store) !== second.position) {
+    expect(Date.now() - savedFirst).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 });

@@ -87,7 +87,11 @@ const stillExists = (id) => api('GET', `/api/action-triggers/${encodeURIComponen
 async function loadPage(id, cursor, closed) {
   const { body } = await api('GET', `/api/action-triggers/${encodeURIComponent(id)}/dispatches`, { query: { limit: PAGE_SIZE, cursor } });
   const details = await mapLimited(body.items, CONCURRENCY, (d) => closed.get(d.workflow_id) ?? detailsOf(d));
-  body.items.forEach((d, i) => { if (!isLive(d) && !details[i].error) closed.set(d.workflow_id, details[i]); });
+  // Final only when the signal's own view says so too: it can still say `queued` for a moment after
+  // visibility lists the workflow closed (the relay's saved checkpoint trails by up to 200 ms).
+  body.items.forEach((d, i) => {
+    if (!isLive(d) && !details[i].error && !LIVE_STATES.includes(details[i].view?.state)) closed.set(d.workflow_id, details[i]);
+  });
   return { items: body.items, next: body.next_cursor, details };
 }
 

@@ -1,0 +1,3 @@
+module go-symbols
+
+go 1.21
