@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
-import { describedBy, fact, fieldId, timelineRows, triggerLink } from './support/page-parts';
+import { expectInvalidAtFields, expectOneDeliveredAction, fact, fieldId, timelineRows, triggerLink } from './support/page-parts';
 
 /**
  * The issue's must-show sequence as one user would do it, in one browser page, only through the
@@ -44,10 +44,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     const summary = page.locator('.error-summary');
     await summary.waitFor();
     expect(await summary.locator('li').count()).toBe(2);
-    for (const path of ['content_types[0].model_name', 'webhooks[0].url']) {
-      expect(await page.getAttribute(fieldId(path), 'aria-invalid')).toBe('true');
-      expect(await describedBy(page, fieldId(path))).toMatch(/\S/);
-    }
+    await expectInvalidAtFields(page, ['content_types[0].model_name', 'webhooks[0].url']);
     expect(await page.getAttribute(fieldId('content_types[0].app_label'), 'aria-invalid')).toBeNull();
     await screenshot(page, 'journey-create-errors');
 
@@ -117,11 +114,7 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     await heading.waitFor();
     signalId = (await heading.textContent())!;
     await fact(page, 'State').getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
-    const row = page.locator('.signal-view table.actions-table tbody tr');
-    expect(await row.count()).toBe(1);
-    expect(await row.locator('.state').textContent()).toBe('delivered');
-    expect(await row.locator('.attempts').textContent()).toBe('1');
-    expect(await row.locator('.status-code').textContent()).toBe('200');
+    await expectOneDeliveredAction(page);
     expect(rx.on('/journey')).toHaveLength(1);
     expect(rx.on('/first')).toHaveLength(0);
     expect(JSON.parse(rx.on('/journey')[0]!.body)).toEqual({ parcel_id: 42 });

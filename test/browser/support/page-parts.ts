@@ -11,6 +11,23 @@ export const describedBy = async (page: Page, selector: string) => {
   return (await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))).join(' | ');
 };
 
+/** Each field path's input is marked invalid and described (its error text at the field). */
+export const expectInvalidAtFields = async (page: Page, paths: readonly string[]) => {
+  for (const path of paths) {
+    expect(await page.getAttribute(fieldId(path), 'aria-invalid')).toBe('true');
+    expect(await describedBy(page, fieldId(path))).toMatch(/\S/);
+  }
+};
+
+/** The signal page shows one action, delivered at its first attempt with status 200. */
+export const expectOneDeliveredAction = async (page: Page) => {
+  const row = page.locator('.signal-view table.actions-table tbody tr');
+  expect(await row.count()).toBe(1);
+  expect(await row.locator('.state').textContent()).toBe('delivered');
+  expect(await row.locator('.attempts').textContent()).toBe('1');
+  expect(await row.locator('.status-code').textContent()).toBe('200');
+};
+
 /** The value of one fact in a page's `dl.facts` (State, Outcome, …). */
 export const fact = (page: Page, term: string) => page.locator(`dl.facts dt:text-is("${term}") + dd`);
 
