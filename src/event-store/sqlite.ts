@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, WrongExpectedRevision } from './port';
 import { followSqlite } from './sqlite-subscription';
+import { startSqliteWriter } from './sqlite-writer';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
@@ -21,6 +22,15 @@ const toStored = (r: EventRow): StoredEvent => ({
 });
 
 const COLUMNS = 'position, stream_id, revision, type, data, metadata';
+
+/** An append as the writer thread takes it: data and metadata already JSON (a string clones cheaply). */
+interface SerializedAppend { streamId: string; events: { type: string; data: string; metadata: string }[]; expected: ExpectedRevision }
+type AppendOutcome = { ok: true; nextRevision: bigint; position: bigint }
+  | { ok: false; streamId: string; expected: ExpectedRevision; actual: bigint | 'no_stream' };
+
+const serialized = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
+  streamId, expected, events: events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+});
 
 /**
  * The table, and the columns later versions added: `category` (the stream id before its first
@@ -56,10 +66,6 @@ export const openSqliteStore = (file: string): EventStore => {
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
   migrate(db);
-  const lastRevision = db.prepare<[string], { r: number | null }>(
-    'SELECT MAX(revision) AS r FROM events WHERE stream_id = ?');
-  const insert = db.prepare(
-    'INSERT INTO events (stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
   const readStream = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`);
   // A negative LIMIT is no limit in SQLite.
   const readForwards = db.prepare<[string, bigint, number], EventRow>(
@@ -72,66 +78,48 @@ export const openSqliteStore = (file: string): EventStore => {
   const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = ?');
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
     'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = ? AND position > ? LIMIT ?)');
-  const oldest = db.prepare<[string, number], { position: number; recorded_at: number | null }>(
-    'SELECT position, recorded_at FROM events WHERE category = ? ORDER BY position LIMIT ?');
-  const removeThrough = db.prepare('DELETE FROM events WHERE category = ? AND position <= ?');
-  const truncate = db.prepare('DELETE FROM events WHERE stream_id = ? AND revision < ?');
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
-
-  const appendTx = db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
-    const row = lastRevision.get(streamId);
-    const actual = row?.r == null ? 'no_stream' : BigInt(row.r);
-    const matches = expected === 'any' || expected === actual;
-    if (!matches) throw new WrongExpectedRevision(streamId, expected, actual);
-    let revision = actual === 'no_stream' ? -1n : actual;
-    let position = 0n;
-    const now = Date.now();
-    for (const e of events) {
-      revision += 1n;
-      const info = insert.run(streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), now);
-      position = BigInt(info.lastInsertRowid);
-    }
-    return { nextRevision: revision, position };
-  });
+  // Every write runs on the writer thread; this connection only reads (and migrated the file above).
+  const writer = startSqliteWriter(file);
 
   /**
-   * Group commit: appends made in the same turn of the event loop share one transaction and so
-   * one fsync. Each runs in its own savepoint (a nested transaction), so a stale expected
+   * Group commit: the appends made while the writer commits the last group go together in the
+   * next one (one transaction, one fsync). Each runs in its own savepoint, so a stale expected
    * revision fails only its own append.
    */
-  interface Pending { streamId: string; events: readonly NewEvent[]; expected: ExpectedRevision; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
+  interface Pending { append: SerializedAppend; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
   let queue: Pending[] = [];
-  const commitGroup = db.transaction((group: Pending[]) => group.map((p) => {
-    try { return { ok: true as const, result: appendTx(p.streamId, p.events, p.expected) }; } catch (e) {
-      if (e instanceof WrongExpectedRevision) return { ok: false as const, error: e };
-      throw e;
+  let committing: Promise<void> | undefined;
+  // One group at a time, oldest first: a process's appends commit in the order they were made.
+  const commitQueued = async () => {
+    try {
+      while (queue.length > 0) await commitGroup();
+    } finally {
+      committing = undefined;
     }
-  }));
-  const flush = () => {
+  };
+  const commitGroup = async () => {
     const group = queue;
     queue = [];
     try {
-      commitGroup.immediate(group).forEach((outcome, i) => (outcome.ok ? group[i]!.resolve(outcome.result) : group[i]!.reject(outcome.error)));
+      const outcomes = await writer.call<AppendOutcome[]>('append', { group: group.map((p) => p.append) });
+      outcomes.forEach((o, i) => (o.ok
+        ? group[i]!.resolve({ nextRevision: o.nextRevision, position: o.position })
+        : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual))));
     } catch (e) {
       group.forEach((p) => p.reject(e));
     }
     appended.emit('append');
   };
-
-  // Oldest first, stopping at the first event recorded since `before`: work in proportion to what goes.
-  const removeBefore = db.transaction((category: string, before: number, through: bigint, max: number) => {
-    let last: number | undefined;
-    for (const row of oldest.all(category, max)) {
-      if ((row.recorded_at !== null && row.recorded_at >= before) || BigInt(row.position) > through) break;
-      last = row.position;
-    }
-    return last === undefined ? 0 : removeThrough.run(category, last).changes;
-  });
+  let closed = false;
 
   return {
     append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
-      if (queue.push({ streamId, events, expected, resolve, reject }) === 1) setImmediate(flush);
+      if (closed) return reject(new Error('the event store is closed'));
+      queue.push({ append: serialized(streamId, events, expected), resolve, reject });
+      // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
+      committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
     }),
     read: async (streamId, range) => {
       if (!range) return readStream.all(streamId).map(toStored);
@@ -150,8 +138,13 @@ export const openSqliteStore = (file: string): EventStore => {
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
-    removeRecordedBefore: async (category, before, through, max) => removeBefore.immediate(category, before.getTime(), through, max),
-    truncateBefore: async (streamId, revision) => { truncate.run(streamId, revision); },
-    close: async () => { db.close(); },
+    removeRecordedBefore: (category, before, through, max) => writer.call<number>('removeBefore', { category, before: before.getTime(), through, max }),
+    truncateBefore: (streamId, revision) => writer.call<void>('truncate', { streamId, revision }),
+    close: async () => {
+      closed = true;
+      await committing;
+      await writer.close();
+      db.close();
+    },
   };
 };

@@ -1,0 +1,74 @@
+import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSqliteStore } from '../../src/event-store/sqlite';
+import { tempDir } from '../support/test-app';
+
+// The embedded store commits on a writer thread (src/event-store/sqlite-writer.ts): a commit that
+// waits (fsync, a checkpoint, another process's write lock) never stops this process's event loop.
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const event = (n: number) => ({ type: 'SignalAccepted', data: { n }, metadata: {} });
+
+test('an append waiting for another writer\'s lock leaves the event loop running, and commits once the lock is released', async () => {
+  const file = join(dir, 'locked.sqlite');
+  const store = openSqliteStore(file);
+  // Another process's writer, holding the write lock for 400 ms (on this thread: the old store,
+  // committing on this thread too, waited in SQLite's busy handler here and never let it go).
+  const other = new Database(file);
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    const started = Date.now();
+    const appending = store.append('signal-locked', [event(1)], 'no_stream');
+    let ticks = 0;
+    const ticking = setInterval(() => { ticks += 1; }, 10);
+    await new Promise((r) => setTimeout(r, 400));
+    other.exec('COMMIT');
+    const appended = await appending;
+    clearInterval(ticking);
+    expect(ticks).toBeGreaterThanOrEqual(20);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(appended.nextRevision).toBe(0n);
+    expect((await store.read('signal-locked')).map((e) => e.data)).toEqual([{ n: 1 }]);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+test('appends made together commit in order, each checked against its own expected revision', async () => {
+  const store = openSqliteStore(join(dir, 'group.sqlite'));
+  try {
+    const results = await Promise.allSettled([
+      store.append('signal-a', [event(1)], 'no_stream'),
+      store.append('signal-a', [event(2)], 0n),
+      store.append('signal-a', [event(3)], 0n),
+      store.append('signal-b', [event(4), event(5)], 'any'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'WrongExpectedRevision', expected: 0n, actual: 1n });
+    expect((await store.read('signal-a')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect((await store.read('signal-b')).map((e) => e.revision)).toEqual([0n, 1n]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a write SQLite refuses fails with its SQLite code; close waits for appends in hand and refuses later ones', async () => {
+  const file = join(dir, 'refused.sqlite');
+  const store = openSqliteStore(file);
+  await store.append('signal-x', [event(1)], 'no_stream');
+  const other = new Database(file);
+  other.exec('CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.stream_id = \'signal-refused\' BEGIN SELECT RAISE(ABORT, \'refused\'); END');
+  other.close();
+  await expect(store.append('signal-refused', [event(2)], 'any')).rejects.toMatchObject({ message: 'refused', code: 'SQLITE_CONSTRAINT_TRIGGER' });
+  const inHand = store.append('signal-x', [event(3)], 0n);
+  await store.close();
+  await expect(inHand).resolves.toMatchObject({ nextRevision: 1n });
+  await expect(store.append('signal-x', [event(4)], 'any')).rejects.toThrow('closed');
+  const check = new Database(file, { readonly: true });
+  expect(check.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 2 });
+  check.close();
+});
