@@ -37,7 +37,7 @@ export const MAX_BULK_REDELIVERIES = 500;
 export const MAX_WARNINGS_PER_ACTION = 5;
 export const MAX_OUTCOME_TEXT = 300;
 
-/** A page of `GET /api/action-triggers` (and of a trigger's history) stops before this many bytes (always at least one item). */
+/** A page of `GET /api/action-triggers` (and of a trigger's history and the audit feed: their items' JSON array, src/json/bounded-page.ts) stops before this many bytes (always at least one item). */
 export const MAX_LIST_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** How long a write waits for its read model before answering 503 "stored, not yet readable". */

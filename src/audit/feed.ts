@@ -1,10 +1,11 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
-import { EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
+import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
 import { historyEntry } from '../triggers/history';
 import { invalid, sendProblem } from '../http/problem';
 import { sendJson } from '../http/request';
 import { MAX_LIST_PAGE_BYTES } from '../limits';
+import { boundedPage, PAGE_READ_CHUNK } from '../json/bounded-page';
 import { parseFeedQuery } from './feed-query';
 
 /** One feed event: the history view plus where it belongs (trigger id) and where it is (position, a decimal string). */
@@ -14,22 +15,36 @@ export const feedEvent = (e: StoredEvent) => ({
   ...historyEntry(e),
 });
 
+export interface FeedPage {
+  /** Each event's JSON (feedEvent), in position order. */
+  readonly items: readonly string[];
+  /** The position of the last event on the page; undefined when it is empty. */
+  readonly last: bigint | undefined;
+  /** Full: `limit` events, or cut by bytes (the next event did not fit). More may follow at once. */
+  readonly full: boolean;
+}
+
 /**
- * Serialises events until the page would pass `maxBytes` (always at least one): the rest
- * comes on the next page, since `next` is the last position included.
+ * Up to `limit` trigger events after `after`, stopping before the page's JSON would pass
+ * `maxBytes` (always at least one): read PAGE_READ_CHUNK at a time, so a page of large
+ * definitions holds at most one chunk more than it sends. The rest comes on the next page,
+ * since `next` is the last position included.
  */
-export const pageOf = (events: readonly StoredEvent[], maxBytes = MAX_LIST_PAGE_BYTES) => {
-  const items: string[] = [];
-  let bytes = 0;
-  let last: StoredEvent | undefined;
-  for (const e of events) {
-    const json = JSON.stringify(feedEvent(e));
-    bytes += Buffer.byteLength(json) + 1;
-    if (items.length > 0 && bytes > maxBytes) break;
-    items.push(json);
-    last = e;
+export const feedPage = async (store: EventStore, after: Checkpoint, limit: number, maxBytes = MAX_LIST_PAGE_BYTES): Promise<FeedPage> => {
+  const page = boundedPage(maxBytes);
+  let last: bigint | undefined;
+  let from = after;
+  while (page.items.length < limit) {
+    const maxCount = Math.min(limit - page.items.length, PAGE_READ_CHUNK);
+    const events = await store.readCategory('action_trigger', from, maxCount);
+    for (const e of events) {
+      if (!page.add(JSON.stringify(feedEvent(e)))) return { items: page.items, last, full: true };
+      last = e.position;
+    }
+    if (events.length < maxCount || last === undefined) return { items: page.items, last, full: false };
+    from = last;
   }
-  return { items, last, cut: items.length < events.length };
+  return { items: page.items, last, full: true };
 };
 
 /**
@@ -43,10 +58,9 @@ export const listEvents = (store: EventStore) => async (req: Request, res: Respo
   const query = parseFeedQuery(req.query, true);
   if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
   const { after, limit } = query.right;
-  const events = await store.readCategory('action_trigger', after, limit);
-  const page = pageOf(events);
-  const next = page.last?.position ?? (after === 'start' ? null : after);
-  if (next !== null && (page.cut || events.length === limit)) {
+  const page = await feedPage(store, after, limit);
+  const next = page.last ?? (after === 'start' ? null : after);
+  if (next !== null && page.full) {
     res.set('Link', `<${req.baseUrl}${req.path}?after=${next.toString()}&limit=${limit}>; rel="next"`);
   }
   sendJson(res, 200, `{"events":[${page.items.join(',')}],"next":${next === null ? 'null' : `"${next.toString()}"`}}`);

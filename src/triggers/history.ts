@@ -1,5 +1,6 @@
 import { EventStore, StoredEvent } from '../event-store/port';
 import { MAX_LIST_PAGE_BYTES } from '../limits';
+import { boundedPage, PAGE_READ_CHUNK } from '../json/bounded-page';
 import { streamOf } from './events';
 
 /** One stored trigger event as the API shows it (history and the audit feed): as stored, nothing added. */
@@ -10,16 +11,9 @@ export const historyEntry = (e: StoredEvent) => ({
   metadata: e.metadata,
 });
 
-/**
- * Events read from the store at a time while a page fills: the page stops at MAX_LIST_PAGE_BYTES,
- * so a read of `limit` events (up to 1,000 of up to a definition's size each) would hold far more
- * than it sends.
- */
-export const HISTORY_READ_CHUNK = 32;
-
 export interface HistoryPage {
   /** Each event's JSON (historyEntry), oldest first. */
-  readonly items: string[];
+  readonly items: readonly string[];
   /** The version of the last event on the page, when more events follow it. */
   readonly nextAfter: number | undefined;
 }
@@ -30,23 +24,18 @@ export interface HistoryPage {
  */
 export const historyPage = async (store: EventStore, triggerId: string, after: number, limit: number,
   maxBytes = MAX_LIST_PAGE_BYTES): Promise<HistoryPage> => {
-  const items: string[] = [];
-  let bytes = 2;
+  const page = boundedPage(maxBytes);
   // Version v is revision v - 1: the first event after version `after` is revision `after`.
   let from = BigInt(after);
   for (;;) {
     // One more than the page takes, to know whether more follow.
-    const maxCount = Math.min(limit - items.length + 1, HISTORY_READ_CHUNK);
+    const maxCount = Math.min(limit - page.items.length + 1, PAGE_READ_CHUNK);
     const events = await store.read(streamOf(triggerId), { fromRevision: from, maxCount });
     for (const e of events) {
       // The page ends before `e`: the last version on it is e's revision.
-      if (items.length === limit) return { items, nextAfter: Number(e.revision) };
-      const json = JSON.stringify(historyEntry(e));
-      bytes += Buffer.byteLength(json) + (items.length > 0 ? 1 : 0);
-      if (items.length > 0 && bytes > maxBytes) return { items, nextAfter: Number(e.revision) };
-      items.push(json);
+      if (page.items.length === limit || !page.add(JSON.stringify(historyEntry(e)))) return { items: page.items, nextAfter: Number(e.revision) };
     }
-    if (events.length < maxCount) return { items, nextAfter: undefined };
+    if (events.length < maxCount) return { items: page.items, nextAfter: undefined };
     from += BigInt(events.length);
   }
 };

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { EventStore, StoredEvent } from '../../src/event-store/port';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { parseAsOf, triggerAsOf } from '../../src/audit/as-of';
-import { pageOf } from '../../src/audit/feed';
 
 const ID = '0190a5d8-0000-7000-8000-000000000001';
 const definition = (active: boolean) => ({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'a', model_name: 'b' }], active, webhooks: [], msg_broker_queues: [] });
@@ -52,11 +51,4 @@ test('parseAsOf takes RFC 3339 with any offset and refuses the rest with the fie
   expect(parseAsOf('2026-01-01T02:00:00+02:00')).toEqual({ _tag: 'Right', right: Date.parse('2026-01-01T00:00:00Z') });
   expect(parseAsOf(['2026-01-01T00:00:00Z'])).toMatchObject({ _tag: 'Left', left: { path: 'query.as_of' } });
   expect(parseAsOf('2026-02-30T00:00:00Z')).toMatchObject({ _tag: 'Left' });
-});
-
-test('a feed page stops before its byte bound, keeping at least one event, and says it was cut', () => {
-  const events = [0, 1, 2].map((n) => ({ ...at('TriggerActivated', n, '2026-01-01T00:00:00Z'), data: { pad: 'x'.repeat(1000) } }));
-  expect(pageOf(events, 10)).toMatchObject({ cut: true, last: events[0] });
-  expect(pageOf(events, 2500)).toMatchObject({ cut: true, last: events[1] });
-  expect(pageOf(events).cut).toBe(false);
 });
