@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { contentTypePart } from '../src/triggers/policy';
+import { boundedPage } from '../src/json/bounded-page';
 
 export interface ListFilter {
   readonly active?: boolean;
@@ -12,7 +13,7 @@ export interface ListFilter {
 
 export interface ListPage {
   /** Each item is the resource's JSON text, ready to send. */
-  readonly items: string[];
+  readonly items: readonly string[];
   /** The last id of the page when more may follow. */
   readonly nextAfter: string | undefined;
 }
@@ -44,16 +45,12 @@ export const bindTriggerList = (db: Database.Database, maxPageBytes: number) => 
     });
     // One row at a time: a page stops at `limit` items or `maxPageBytes`, whichever comes
     // first, and always holds one item so paging moves on.
-    const items: string[] = [];
-    let bytes = 2;
+    const page = boundedPage(maxPageBytes);
     let lastId: string | undefined;
     for (const r of rows) {
-      const size = Buffer.byteLength(r.json) + 1;
-      if (items.length === limit || (items.length > 0 && bytes + size > maxPageBytes)) return { items, nextAfter: lastId };
-      items.push(r.json);
-      bytes += size;
+      if (page.items.length === limit || !page.add(r.json)) return { items: page.items, nextAfter: lastId };
       lastId = r.id;
     }
-    return { items, nextAfter: undefined };
+    return { items: page.items, nextAfter: undefined };
   };
 };
