@@ -25,8 +25,11 @@ export const answerClusterMetrics = () => {
   });
 };
 
-/** In an API process of a cluster: this process's metrics, with the page of the whole cluster. */
-export const clusterMetricsOf = (metrics: Metrics): Metrics => {
+/**
+ * In an API process of a cluster: this process's metrics, with the page of the whole cluster.
+ * A primary that does not answer within `timeoutMs`, or is gone, fails the page (the route's 503).
+ */
+export const clusterMetricsOf = (metrics: Metrics, timeoutMs = TIMEOUT_MS): Metrics => {
   // Answers the primary's collection requests with this registry (AggregatorRegistry adds the listener).
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
@@ -41,9 +44,16 @@ export const clusterMetricsOf = (metrics: Metrics): Metrics => {
   });
   const ask = () => new Promise<string>((resolve, reject) => {
     const id = next++;
-    const timer = setTimeout(() => { waiting.delete(id); reject(new Error('the cluster primary did not answer')); }, TIMEOUT_MS);
-    waiting.set(id, { resolve: (b) => { clearTimeout(timer); resolve(b); }, reject: (e) => { clearTimeout(timer); reject(e); } });
-    process.send!({ type: ASK, id } satisfies Ask);
+    const timer = setTimeout(() => { waiting.delete(id); reject(new Error('the cluster primary did not answer')); }, timeoutMs);
+    const settle = { resolve: (b: string) => { clearTimeout(timer); resolve(b); }, reject: (e: Error) => { clearTimeout(timer); reject(e); } };
+    waiting.set(id, settle);
+    // With a callback, a closed channel (the primary gone) fails this page; without one, Node
+    // emits it as the process's 'error' event, which nothing handles: the API process crashed.
+    process.send!({ type: ASK, id } satisfies Ask, (e: Error | null) => {
+      if (!e) return;
+      waiting.delete(id);
+      settle.reject(new Error(`the cluster primary is gone (${e.message})`));
+    });
   });
   return { ...metrics, render: async () => ({ contentType: metrics.registry.contentType, body: await ask() }) };
 };
