@@ -33,6 +33,8 @@ export const MAX_LOCAL_FIRST_ATTEMPTS = 10;
 export const MAX_REDELIVERIES_PER_SIGNAL = 100;
 /** Dispatches one `redeliver-failed` request redelivers at most; the answer says when more matched. */
 export const MAX_BULK_REDELIVERIES = 500;
+/** How many signals `redeliver-failed` redelivers at once (each asks Temporal for its dispatches). */
+export const BULK_REDELIVERY_CONCURRENCY = 8;
 /** Render warnings kept per action, and the length of each kept text. */
 export const MAX_WARNINGS_PER_ACTION = 5;
 export const MAX_OUTCOME_TEXT = 300;

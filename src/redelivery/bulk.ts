@@ -1,5 +1,5 @@
 import { signalIdOfWorkflow } from '../dispatch/types';
-import { MAX_BULK_REDELIVERIES } from '../limits';
+import { BULK_REDELIVERY_CONCURRENCY, MAX_BULK_REDELIVERIES } from '../limits';
 import { RedeliveryDeps, requestRedelivery } from './redeliver';
 
 export interface BulkRedelivered {
@@ -20,12 +20,20 @@ export const redeliverFailed = async (deps: RedeliveryDeps, triggerId: string, s
   const workflowIds = await deps.dispatch.failedSince(triggerId, since, MAX_BULK_REDELIVERIES + 1);
   const signalIds = [...new Set(workflowIds.map(signalIdOfWorkflow))];
   const counts: BulkRedelivered = { redelivered: 0, skipped: { busy: 0, nothing_left: 0, not_stored: 0 }, truncated: signalIds.length > MAX_BULK_REDELIVERIES };
-  for (const signalId of signalIds.slice(0, MAX_BULK_REDELIVERIES)) {
-    const r = await requestRedelivery(deps, signalId, { mode: 'as_dispatched', triggerId });
-    if (r.outcome === 'queued') counts.redelivered++;
-    else if (r.outcome === 'busy') counts.skipped.busy++;
-    else if (r.outcome === 'unknown') counts.skipped.not_stored++;
-    else counts.skipped.nothing_left++;
-  }
+  const todo = signalIds.slice(0, MAX_BULK_REDELIVERIES);
+  let next = 0;
+  let failed = false;
+  // A few signals at a time: each asks Temporal for its dispatches' states (one after another,
+  // 500 took seconds). The first error stops the others from taking more (the caller answers 503).
+  const work = async () => {
+    while (!failed && next < todo.length) {
+      const r = await requestRedelivery(deps, todo[next++]!, { mode: 'as_dispatched', triggerId }).catch((e: unknown) => { failed = true; throw e; });
+      if (r.outcome === 'queued') counts.redelivered++;
+      else if (r.outcome === 'busy') counts.skipped.busy++;
+      else if (r.outcome === 'unknown') counts.skipped.not_stored++;
+      else counts.skipped.nothing_left++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BULK_REDELIVERY_CONCURRENCY, todo.length) }, work));
   return counts;
 };

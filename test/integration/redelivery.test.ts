@@ -2,6 +2,8 @@ import request from 'supertest';
 import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { isFinal, waitForDispatch } from '../support/signals';
+import { redeliverFailed } from '../../src/redelivery/bulk';
+import { BULK_REDELIVERY_CONCURRENCY } from '../../src/limits';
 
 /**
  * Redeliver (issue 11): a new dispatch of a stored signal's actions, linked from the original,
@@ -144,4 +146,30 @@ test('redeliver-failed redelivers every failed dispatch of the trigger since a t
   const again = await request(h.app).post(`/api/action-triggers/${trigger.id}/redeliver-failed`).send({ since }).expect(202);
   expect(again.body).toEqual({ redelivered: 0, skipped: { busy: 0, nothing_left: 2, not_stored: 0 }, truncated: false });
   await request(h.app).post('/api/action-triggers/00000000-0000-7000-8000-000000000000/redeliver-failed').send({ since }).expect(404);
+}, 90_000);
+
+test('redeliver-failed works on several signals at once, at most BULK_REDELIVERY_CONCURRENCY, and counts each once', async () => {
+  const since = new Date();
+  const trigger = await createTrigger('many', ['/m'], { v: '{{ instance.id }}' });
+  const ids = Array.from({ length: 12 }, (_, i) => `rd-m${i}`);
+  rx.script('/m', ids.flatMap(() => [{ status: 500 }, { status: 500 }]));
+  await request(h.app).post('/api/signals').send(ids.map((id) => order(id, 'many'))).expect(202);
+  for (const id of ids) expect((await waitForDispatch(h.app, id)).actions[0].state).toBe('failed');
+  for (let i = 0; (await h.dispatch.failedSince(trigger.id, since, 20)).length < ids.length; i++) {
+    if (i > 100) throw new Error('failed dispatches never listed');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // The real dispatch client, its status calls counted while they run.
+  let running = 0;
+  let most = 0;
+  const dispatch = { ...h.dispatch, status: async (...args: Parameters<typeof h.dispatch.status>) => {
+    most = Math.max(most, ++running);
+    try { return await h.dispatch.status(...args); } finally { running--; }
+  } };
+  const counts = await redeliverFailed({ store: h.store, dispatch, now: () => new Date() }, trigger.id, since);
+  expect(counts).toEqual({ redelivered: ids.length, skipped: { busy: 0, nothing_left: 0, not_stored: 0 }, truncated: false });
+  expect(most).toBeGreaterThan(1);
+  expect(most).toBeLessThanOrEqual(BULK_REDELIVERY_CONCURRENCY);
+  for (const id of ids) expect((await waitForRedelivery(id, 1)).actions[0].state).toBe('delivered');
+  expect(new Set(rx.on('/m').map((r) => r.headers['webhook-id'])).size).toBe(ids.length);
 }, 90_000);
