@@ -51,6 +51,10 @@ export const startSqliteWriter = (file: string): SqliteWriter => {
     worker.postMessage({ ...message, id });
   });
 
+  // Started now, not at the first write: its memory (a V8 isolate, ~10-20 MB) is part of the
+  // process from the start, and the first write does not wait for it to load.
+  worker = spawn();
+  worker.unref();
   return {
     call: (op, args) => send({ ...args, op }),
     close: async () => {

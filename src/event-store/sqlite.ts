@@ -7,6 +7,17 @@ import { startSqliteWriter } from './sqlite-writer';
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
 
+/** One commit takes queued appends up to this much JSON (at least one append): the writer thread holds a copy. */
+export const GROUP_MAX_CHARS = 16 * 1024 * 1024;
+
+/** How many of the queued appends (their JSON sizes, oldest first) the next commit takes. */
+export const groupSize = (sizes: readonly number[], max = GROUP_MAX_CHARS) => {
+  let total = 0;
+  let n = 0;
+  while (n < sizes.length && (n === 0 || total + sizes[n]! <= max)) total += sizes[n++]!;
+  return n;
+};
+
 interface EventRow {
   position: number | bigint; stream_id: string; revision: number | bigint;
   type: string; data: string; metadata: string;
@@ -88,9 +99,10 @@ export const openSqliteStore = (file: string): EventStore => {
    * next one (one transaction, one fsync). Each runs in its own savepoint, so a stale expected
    * revision fails only its own append.
    */
-  interface Pending { append: SerializedAppend; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
+  interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
   let queue: Pending[] = [];
   let committing: Promise<void> | undefined;
+  const takeGroup = () => queue.splice(0, groupSize(queue.map((p) => p.chars)));
   // One group at a time, oldest first: a process's appends commit in the order they were made.
   const commitQueued = async () => {
     try {
@@ -100,8 +112,7 @@ export const openSqliteStore = (file: string): EventStore => {
     }
   };
   const commitGroup = async () => {
-    const group = queue;
-    queue = [];
+    const group = takeGroup();
     try {
       const outcomes = await writer.call<AppendOutcome[]>('append', { group: group.map((p) => p.append) });
       outcomes.forEach((o, i) => (o.ok
@@ -117,7 +128,8 @@ export const openSqliteStore = (file: string): EventStore => {
   return {
     append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
       if (closed) return reject(new Error('the event store is closed'));
-      queue.push({ append: serialized(streamId, events, expected), resolve, reject });
+      const append = serialized(streamId, events, expected);
+      queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
       // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
       committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
     }),

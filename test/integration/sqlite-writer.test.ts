@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqliteStore } from '../../src/event-store/sqlite';
+import { GROUP_MAX_CHARS, groupSize, openSqliteStore } from '../../src/event-store/sqlite';
 import { tempDir } from '../support/test-app';
 
 // The embedded store commits on a writer thread (src/event-store/sqlite-writer.ts): a commit that
@@ -71,4 +71,24 @@ test('a write SQLite refuses fails with its SQLite code; close waits for appends
   const check = new Database(file, { readonly: true });
   expect(check.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 2 });
   check.close();
+});
+
+test('a commit takes queued appends up to GROUP_MAX_CHARS of JSON, always at least one', () => {
+  expect(groupSize([])).toBe(0);
+  expect(groupSize([10, 20, 30])).toBe(3);
+  expect(groupSize([GROUP_MAX_CHARS + 1, 1])).toBe(1);
+  expect(groupSize([GROUP_MAX_CHARS / 2, GROUP_MAX_CHARS / 2, 1])).toBe(2);
+  expect(groupSize([5, 5, 5], 10)).toBe(2);
+});
+
+test('appends larger than one group together commit in order, in several groups', async () => {
+  const store = openSqliteStore(join(dir, 'large.sqlite'));
+  try {
+    const big = 'x'.repeat(GROUP_MAX_CHARS / 3);
+    const results = await Promise.all([0, 1, 2, 3, 4].map((n) => store.append('signal-big', [{ type: 'Big', data: { n, big }, metadata: {} }], 'any')));
+    expect(results.map((r) => r.nextRevision)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect((await store.read('signal-big')).map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4]);
+  } finally {
+    await store.close();
+  }
 });
