@@ -100,7 +100,7 @@ export const openSqliteStore = (file: string): EventStore => {
    * revision fails only its own append.
    */
   interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let committing: Promise<void> | undefined;
   const takeGroup = () => queue.splice(0, groupSize(queue.map((p) => p.chars)));
   // One group at a time, oldest first: a process's appends commit in the order they were made.
