@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Profiles the Temporal dev server with Linux perf while `npm run bench -- paced` runs, and names
 # its samples from the binary's Go pclntab (bench/go-symbols; needs Go). Writes <out>/self.txt
-# (self time per Go function) and prints the shares by part (SQLite, Go runtime, Temporal, …).
+# (self time per Go function) and <out>/inclusive.txt (the share of samples each function is on
+# the stack of), prints the shares by part (SQLite, Go runtime, Temporal, …) and the Temporal
+# services' own entry points by inclusive share (which request or queue task the time is under).
 # Usage: bash bench/perf-temporal.sh [out dir]; PERF_S (15) seconds recorded; BENCH_* as for paced.
 set -euo pipefail
 out=${1:-/tmp/at-perf-temporal}
@@ -21,4 +23,8 @@ awk '{ v = $1; sub(/%/, "", v); n = $2; c = "other"
   else if (n ~ /^(runtime|internal\/runtime)/) c = "Go runtime"; else if (n ~ /protobuf/) c = "protobuf"
   else if (n ~ /^go.temporal.io/) c = "Temporal"; else if (n ~ /grpc|http2|^net|syscall|internal\/poll/) c = "gRPC / network"
   s[c] += v } END { for (k in s) printf "%5.1f%% %s\n", s[k], k }' "$out/self.txt" | sort -rn
-echo "self time per function: $out/self.txt; kernel share: perf report -i $out/perf.data --sort dso"
+perf script -i "$out/perf.data" -F ip,dso 2>/dev/null \
+  | (cd "$(dirname "$0")/go-symbols" && go run . -inclusive "$binary") > "$out/inclusive.txt"
+echo "under (inclusive):"
+grep -E 'service/(history|frontend|matching)\.\(\*[A-Za-z]*(Handler|Executor)\)\.[A-Za-z]+$' "$out/inclusive.txt" | head -12
+echo "self time per function: $out/self.txt; inclusive: $out/inclusive.txt; kernel share: perf report -i $out/perf.data --sort dso"
