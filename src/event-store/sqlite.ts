@@ -150,8 +150,14 @@ export const openSqliteStore = (file: string): EventStore => {
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
-    removeRecordedBefore: (category, before, through, max) => writer.call<number>('removeBefore', { category, before: before.getTime(), through, max }),
-    truncateBefore: (streamId, revision) => writer.call<void>('truncate', { streamId, revision }),
+    removeRecordedBefore: async (category, before, through, max) => {
+      if (closed) throw new Error('the event store is closed');
+      return writer.call<number>('removeBefore', { category, before: before.getTime(), through, max });
+    },
+    truncateBefore: async (streamId, revision) => {
+      if (closed) throw new Error('the event store is closed');
+      return writer.call<void>('truncate', { streamId, revision });
+    },
     close: async () => {
       closed = true;
       await committing;

@@ -68,6 +68,8 @@ test('a write SQLite refuses fails with its SQLite code; close waits for appends
   await store.close();
   await expect(inHand).resolves.toMatchObject({ nextRevision: 1n });
   await expect(store.append('signal-x', [event(4)], 'any')).rejects.toThrow('closed');
+  await expect(store.truncateBefore('signal-x', 1n)).rejects.toThrow('closed');
+  await expect(store.removeRecordedBefore('signal', new Date(), 10n, 10)).rejects.toThrow('closed');
   const check = new Database(file, { readonly: true });
   expect(check.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 2 });
   check.close();
