@@ -124,10 +124,12 @@ export const openSqliteStore = (file: string): EventStore => {
     appended.emit('append');
   };
   let closed = false;
+  // Every write after close() is refused (a removal would otherwise start a new writer thread).
+  const refuseWhenClosed = () => { if (closed) throw new Error('the event store is closed'); };
 
   return {
     append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
-      if (closed) return reject(new Error('the event store is closed'));
+      refuseWhenClosed();
       const append = serialized(streamId, events, expected);
       queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
       // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
@@ -151,11 +153,11 @@ export const openSqliteStore = (file: string): EventStore => {
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
     removeRecordedBefore: async (category, before, through, max) => {
-      if (closed) throw new Error('the event store is closed');
+      refuseWhenClosed();
       return writer.call<number>('removeBefore', { category, before: before.getTime(), through, max });
     },
     truncateBefore: async (streamId, revision) => {
-      if (closed) throw new Error('the event store is closed');
+      refuseWhenClosed();
       return writer.call<void>('truncate', { streamId, revision });
     },
     close: async () => {
