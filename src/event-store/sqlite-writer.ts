@@ -20,6 +20,7 @@ const errorOf = (e: { message: string; code?: unknown }) => Object.assign(new Er
 
 export const startSqliteWriter = (file: string): SqliteWriter => {
   let worker: Worker | undefined;
+  let closing = false;
   let nextId = 0;
   const pending = new Map<number, Pending>();
 
@@ -32,7 +33,8 @@ export const startSqliteWriter = (file: string): SqliteWriter => {
     w.on('message', (m: { id: number; ok: boolean; result?: unknown; error?: { message: string; code?: unknown } }) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
-      if (pending.size === 0) w.unref();
+      // Idle, it must not keep the process alive; closing, it must, until it has exited.
+      if (pending.size === 0 && !closing) w.unref();
       if (m.ok) p?.resolve(m.result); else p?.reject(errorOf(m.error!));
     });
     w.on('error', (e) => { if (worker === w) worker = undefined; failAll(e); });
@@ -60,6 +62,7 @@ export const startSqliteWriter = (file: string): SqliteWriter => {
     close: async () => {
       const w = worker;
       if (!w) return;
+      closing = true;
       const exited = new Promise((resolve) => w.once('exit', resolve));
       await send({ op: 'close' }).catch(() => undefined);
       await exited;

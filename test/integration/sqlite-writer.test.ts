@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GROUP_MAX_CHARS, groupSize, openSqliteStore } from '../../src/event-store/sqlite';
 import { tempDir } from '../support/test-app';
@@ -93,4 +94,20 @@ test('appends larger than one group together commit in order, in several groups'
   } finally {
     await store.close();
   }
+});
+
+test('a process with nothing else to do waits for close to finish before it exits', async () => {
+  // The idle writer thread does not keep a process alive; while closing it must, or node
+  // exits (code 0) before close resolves and a script that appends, then closes, stops silently.
+  const file = join(dir, 'close-alone.sqlite');
+  const script = `
+    const { openSqliteStore } = require(${JSON.stringify(join(__dirname, '../../src/event-store/sqlite'))});
+    const store = openSqliteStore(${JSON.stringify(file)});
+    store.append('signal-alone', [{ type: 'SignalAccepted', data: {}, metadata: {} }], 'no_stream')
+      .then(() => store.close())
+      .then(() => console.log('closed'));`;
+  const child = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  expect(child.stderr).toBe('');
+  expect(child.stdout).toBe('closed\n');
+  expect(child.status).toBe(0);
 });
