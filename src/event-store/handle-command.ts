@@ -22,7 +22,14 @@ export interface CommandOptions {
   /** The version the client last saw (If-Match); a mismatch is a value, not a retry. */
   readonly expectedVersion?: number;
   readonly metadata: EventMetadata;
+  /**
+   * The stream is new (its id was just generated): nothing is read before the first append,
+   * which still expects no stream, so a clash would be refused, not overwritten.
+   */
+  readonly newStream?: true;
 }
+
+const NEW_STREAM = { state: initialState, version: 0, createdAt: undefined, updatedAt: undefined, base: undefined, folded: [] };
 
 /**
  * A write without If-Match that loses a race re-reads and decides again, after a random pause
@@ -56,7 +63,7 @@ export const handleCommand = async (
   options: CommandOptions,
 ): Promise<E.Either<DomainError, CommandResult>> => {
   for (let attempt = 1; ; attempt++) {
-    const { state, version, createdAt, updatedAt, base, folded } = await loadTrigger(store, streamId);
+    const { state, version, createdAt, updatedAt, base, folded } = options.newStream && attempt === 1 ? NEW_STREAM : await loadTrigger(store, streamId);
     const expected = options.expectedVersion;
     if (expected !== undefined && expected !== version) {
       return E.left({ _tag: 'VersionMismatch', expected, actual: version });

@@ -58,7 +58,7 @@ export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
   const id = uuidv7();
   const outcome = await handleCommand(deps.store, streamOf(id),
     (state) => decide({ type: 'CreateTrigger', data: { trigger_id: id, definition: input.right.definition } }, state),
-    { metadata: metadataOf(res, deps.now()) });
+    { metadata: metadataOf(res, deps.now()), newStream: true });
   if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
   res.set('Location', `${req.baseUrl}/api/action-triggers/${id}`);
   await sendTrigger(deps, res, id, outcome.right, 201);
