@@ -13,18 +13,28 @@ const RETRYABLE_4XX = new Set([408, 425, 429]);
 export const isRetryableStatus = (status: number): boolean =>
   status >= 500 || RETRYABLE_4XX.has(status) || status < 400;
 
+/** Durations in milliseconds (a number is milliseconds to Temporal). */
+export const millis = (secs: number) => Math.ceil(secs * 1000);
+
 /** Exponential backoff with "equal jitter": half the step fixed, half random, capped. */
 export const backoffMs = (attempt: number, retry: RetrySettings, random = Math.random): number => {
   const step = Math.min(retry.maxIntervalSecs, retry.initialIntervalSecs * retry.backoffCoefficient ** (attempt - 1)) * 1000;
   return Math.round(step / 2 + random() * (step / 2));
 };
 
-/** The wait after failed attempt `attempt`: the receiver's own `Retry-After` when it gave one, else backoff. */
-export const delayAfter = (attempt: number, retry: RetrySettings, retryAfterMs?: number, random = Math.random): number =>
-  retryAfterMs ?? backoffMs(attempt, retry, random);
-
-/** Durations in milliseconds (a number is milliseconds to Temporal). */
-export const millis = (secs: number) => Math.ceil(secs * 1000);
+/**
+ * The wait after failed attempt `attempt`: the receiver's own `Retry-After` when it gave one, else
+ * backoff. Retry-After is held within the schedule's own bounds, from its first step
+ * (`initial_interval_secs`) to `max_interval_secs`: Temporal takes `nextRetryDelay` as it is,
+ * unbounded by the policy's maximum interval, and a delay of 0 ends the retries there (it is
+ * read as no interval at all). Never below 1 ms, for that reason too.
+ */
+export const delayAfter = (attempt: number, retry: RetrySettings, retryAfterMs?: number, random = Math.random): number => {
+  if (retryAfterMs === undefined) return Math.max(1, backoffMs(attempt, retry, random));
+  const ceiling = millis(retry.maxIntervalSecs);
+  const floor = Math.min(millis(retry.initialIntervalSecs), ceiling);
+  return Math.max(1, Math.min(ceiling, Math.max(floor, Math.ceil(retryAfterMs))));
+};
 
 /** Temporal's retry policy for an action, when `attemptsBefore` attempts already ran elsewhere. */
 export const retryPolicyOf = (retry: RetrySettings, attemptsBefore = 0) => ({

@@ -1,6 +1,11 @@
+import { join } from 'node:path';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
 import { breakerStreamOf, loadBreaker } from '../../src/breaker/stream';
+import { openSqliteStore } from '../../src/event-store/sqlite';
+import { createBreaker } from '../../activities/delivery/breaker';
+import { createDefinitionAt } from '../../activities/delivery/definition-at';
+import type { Attempt } from '../../activities/delivery/attempt';
 import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';
@@ -151,4 +156,31 @@ test('many dispatches of one trigger failing at once: every failure counted, one
   const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{ type: string }>;
   expect(history.map((e) => e.type)).toEqual(['TriggerCreated', 'TriggerDeactivated']);
   expect(logLines.filter((l) => l.includes('outcome not recorded') || l.includes('still recording'))).toEqual([]);
+});
+
+test('155 final failures of one trigger recorded at once by two writers on one store: every one counted, the trigger deactivated', async () => {
+  const trigger = await createTrigger(h.app, 'breaker-155', '/155');
+  // A second connection to the same SQLite file: another worker process's writer.
+  const other = openSqliteStore(join(h.dir, 'events.sqlite'));
+  try {
+    const recorders = [h.store, other].map((store) => createBreaker({
+      store, definitionAt: createDefinitionAt(store), settings: { consecutiveFailures: 150, failingForMs: 3_600_000 },
+      log: createLogger('info', (line) => logLines.push(line)),
+    }));
+    const failed: Attempt = { outcome: 'retry', errorType: 'WebhookStatus', reason: 'HTTP 500', statusCode: 500 };
+    await Promise.all(Array.from({ length: 155 }, (_, i) => recorders[i % 2]!(
+      { deliveryId: `burst-${i}.${trigger.id}.w0`, triggerId: trigger.id, version: trigger.version, kind: 'webhook', index: 0, timeoutSecs: 5 },
+      failed, true)));
+    // The hook waits 3 s at most; what it did not wait for goes on in the background, and must land too.
+    const deadline = Date.now() + 20_000;
+    while (await failures(h, trigger.id) < 155 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await failures(h, trigger.id)).toBe(155);
+    expect(await h.store.read(breakerStreamOf(trigger.id))).toHaveLength(155);
+    expect((await triggerWhen(h.app, trigger.id, (t) => t.active === false)).deactivated_reason).toContain('150 consecutive dispatches');
+    const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{ type: string }>;
+    expect(history.map((e) => e.type)).toEqual(['TriggerCreated', 'TriggerDeactivated']);
+    expect(logLines.filter((l) => l.includes('outcome not recorded'))).toEqual([]);
+  } finally {
+    await other.close();
+  }
 });
