@@ -23,17 +23,16 @@ export const backoffMs = (attempt: number, retry: RetrySettings, random = Math.r
 };
 
 /**
- * The wait after failed attempt `attempt`: the receiver's own `Retry-After` when it gave one, else
- * backoff. Retry-After is held within the schedule's own bounds, from its first step
- * (`initial_interval_secs`) to `max_interval_secs`: Temporal takes `nextRetryDelay` as it is,
- * unbounded by the policy's maximum interval, and a delay of 0 ends the retries there (it is
- * read as no interval at all). Never below 1 ms, for that reason too.
+ * The wait after failed attempt `attempt`: backoff, lengthened by the receiver's `Retry-After`
+ * up to `max_interval_secs`. A receiver can ask us to wait longer, never to retry sooner than
+ * our own schedule: Temporal takes `nextRetryDelay` as it is, unbounded by the policy's maximum
+ * interval, and a delay of 0 ends the retries there (it is read as no interval at all), so a
+ * "now" from the receiver would otherwise end the delivery. Never below 1 ms, for that reason too.
  */
 export const delayAfter = (attempt: number, retry: RetrySettings, retryAfterMs?: number, random = Math.random): number => {
-  if (retryAfterMs === undefined) return Math.max(1, backoffMs(attempt, retry, random));
-  const ceiling = millis(retry.maxIntervalSecs);
-  const floor = Math.min(millis(retry.initialIntervalSecs), ceiling);
-  return Math.max(1, Math.min(ceiling, Math.max(floor, Math.ceil(retryAfterMs))));
+  const backoff = Math.max(1, backoffMs(attempt, retry, random));
+  if (retryAfterMs === undefined) return backoff;
+  return Math.max(backoff, Math.min(millis(retry.maxIntervalSecs), Math.ceil(retryAfterMs)));
 };
 
 /** Temporal's retry policy for an action, when `attemptsBefore` attempts already ran elsewhere. */

@@ -27,10 +27,12 @@ test('a signed, fractional or garbled Retry-After is unreadable, not a date: ign
   expect(retryAfterMs(undefined, now)).toBeUndefined();
 });
 
-test('a Retry-After of now or the past waits the schedule\'s first step, never 0 (0 would end the retries in Temporal)', () => {
+test('a Retry-After of now or the past waits the backoff, never 0 (0 would end the retries in Temporal)', () => {
   expect(waitFor('0')).toBe(5000);
   expect(waitFor('1')).toBe(5000);
   expect(waitFor('Thu, 01 Jan 1970 00:00:00 GMT')).toBe(5000);
+  // Later attempts: the backoff has grown, and "now" does not shorten it.
+  expect(delayAfter(3, retry, 0, () => 1)).toBe(10_000);
 });
 
 test('a Retry-After beyond max_interval_secs waits max_interval_secs', () => {
@@ -50,8 +52,8 @@ test('an unreadable Retry-After (negative, garbage) leaves the backoff', () => {
   expect(delayAfter(3, retry, retryAfterMs('-5', now), () => 0)).toBe(5000); // 20 s capped at 10 s, half fixed
 });
 
-test('the first step bounds it from below even when initial_interval_secs exceeds max_interval_secs; never under 1 ms', () => {
-  expect(delayAfter(1, { ...retry, initialIntervalSecs: 30 }, 0)).toBe(10_000);
+test('the backoff bounds it from below even when initial_interval_secs exceeds max_interval_secs; never under 1 ms', () => {
+  expect(delayAfter(1, { ...retry, initialIntervalSecs: 30 }, 0, () => 1)).toBe(10_000);
   const tiny: RetrySettings = { initialIntervalSecs: 0.0001, backoffCoefficient: 1, maxIntervalSecs: 0.0001, maxAttempts: 3 };
   expect(delayAfter(1, tiny, 0)).toBe(1);
   expect(delayAfter(1, tiny, undefined, () => 0)).toBe(1);
