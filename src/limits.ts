@@ -58,3 +58,21 @@ export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
  * Bodies past it are left out, and the answer says so.
  */
 export const MAX_DRY_RUN_BODY_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The live audit feed (`GET /api/events/stream`). Ten streams of a backlog of 240 KiB
+ * definitions each read it whole (1,000 events a batch) and queued it for clients that never
+ * read: 1.7 GB, then out of memory. Now a stream reads at most EVENT_STREAM_READ_BYTES of event
+ * data at a time, sends it with back-pressure (nothing more is read until its socket took the
+ * last event), and drops a client that takes nothing for EVENT_STREAM_STALL_MS.
+ */
+export const EVENT_STREAM_READ_BYTES = 1024 * 1024;
+export const EVENT_STREAM_STALL_MS = 30_000;
+/**
+ * Event text all streams of one process hold together (read, not yet taken by their sockets):
+ * a stream reads its next batch only when it fits, and waits otherwise (its client sees a
+ * pause, never an error). New streams are not refused for it (MAX_EVENT_STREAMS bounds them).
+ */
+export const EVENT_STREAMS_MAX_BYTES = 64 * 1024 * 1024;
+/** Streams one process serves at once; one more is 503 with Retry-After. */
+export const MAX_EVENT_STREAMS = 100;

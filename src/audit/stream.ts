@@ -1,19 +1,30 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
-import { Checkpoint, EventStore, StoredEvent } from '../event-store/port';
+import { Checkpoint, EventStore, StoredEvent, Subscription } from '../event-store/port';
 import { Logger } from '../logger';
 import { invalid, problem, sendProblem } from '../http/problem';
 import { parseFeedQuery, parsePosition } from './feed-query';
 import { feedEvent } from './feed';
+import { createStreamBudget } from './stream-budget';
+import { EVENT_STREAM_READ_BYTES, EVENT_STREAM_STALL_MS, EVENT_STREAMS_MAX_BYTES, MAX_EVENT_STREAMS } from '../limits';
 
 export interface EventStreamOptions {
   /** Streams one process serves at once; one more is 503 with Retry-After. */
   readonly maxStreams: number;
   /** A comment line this often keeps proxies and clients from timing an idle stream out. */
   readonly heartbeatMs: number;
+  /** A client whose socket takes nothing for this long is dropped. */
+  readonly stallMs: number;
+  /** Event data one stream reads from the store at a time (at least one event). */
+  readonly readBytes: number;
+  /** Event text all streams together hold (src/audit/stream-budget.ts). */
+  readonly maxHeldBytes: number;
 }
 
-export const EVENT_STREAM_DEFAULTS: EventStreamOptions = { maxStreams: 100, heartbeatMs: 15_000 };
+export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
+  maxStreams: MAX_EVENT_STREAMS, heartbeatMs: 15_000, stallMs: EVENT_STREAM_STALL_MS,
+  readBytes: EVENT_STREAM_READ_BYTES, maxHeldBytes: EVENT_STREAMS_MAX_BYTES,
+};
 
 /** One event as Server-Sent Events text: the position is its id, so a reconnect resumes after it. */
 export const sseOf = (e: StoredEvent) => `id: ${e.position.toString()}\nevent: ${e.type}\ndata: ${JSON.stringify(feedEvent(e))}\n\n`;
@@ -30,21 +41,61 @@ const startOf = (req: Request): E.Either<ReturnType<typeof invalid>, Checkpoint>
     : E.right(position);
 };
 
-/** Waits until the socket takes more, or the client went away (then the write is moot). */
-const write = (res: Response, text: string) => new Promise<void>((resolve) => {
-  if (res.destroyed || res.write(text)) return resolve();
-  const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
-  res.on('drain', done);
-  res.on('close', done);
+/**
+ * Writes `text`; true once the socket took it (at once, or on 'drain'). False when the client
+ * went away, or took nothing for `stallMs`: then it is dropped, which closes its subscription.
+ */
+const send = (res: Response, text: string, stallMs: number, dropped: () => void) => new Promise<boolean>((resolve) => {
+  if (res.destroyed) return resolve(false);
+  if (res.write(text)) return resolve(true);
+  const done = (ok: boolean) => { clearTimeout(timer); res.off('drain', drained); res.off('close', gone); resolve(ok); };
+  const drained = () => done(true);
+  const gone = () => done(false);
+  const timer = setTimeout(() => { done(false); dropped(); res.destroy(); }, stallMs);
+  res.on('drain', drained);
+  res.on('close', gone);
 });
 
 /**
  * `GET /api/events/stream`: the audit feed live, as Server-Sent Events. Sends the backlog after
- * the start position, then follows the store's subscription; the handler waits for the socket,
- * so a slow client slows its own reads only. The subscription closes when the client goes.
+ * the start position, then follows the store's subscription. Each stream reads at most
+ * `readBytes` of events at a time, and reads on only once its socket took them and the
+ * process's budget (`maxHeldBytes`, all streams together) has room: a slow client slows its own
+ * reads only, and one that reads nothing holds one batch until it is dropped after `stallMs`.
+ * The subscription closes when the client goes.
  */
-export const createEventStreams = (store: EventStore, log: Logger, options: EventStreamOptions = EVENT_STREAM_DEFAULTS) => {
+export const createEventStreams = (store: EventStore, log: Logger, given: Partial<EventStreamOptions> = {}) => {
+  const options = { ...EVENT_STREAM_DEFAULTS, ...given };
   const open = new Set<Response>();
+  const budget = createStreamBudget(options.maxHeldBytes);
+  const dropped = () => log.info(`event stream: dropped a client that took nothing for ${options.stallMs} ms`);
+  const readFailed = (e: unknown) => log.warn('event stream: reading the store failed; retrying', { error: String(e) });
+  /** Room in the budget for one more read, or the client went (then nothing is read). */
+  const room = (gone: Promise<void>) => Promise.race([budget.room(options.readBytes), gone]);
+
+  /**
+   * Sends one batch, counted in the budget from its read (the store reads just before calling
+   * this) until each event's socket took it; returns, letting the subscription read on, once
+   * all of it went out and the budget has room for the next read.
+   */
+  const sendBatch = (res: Response, gone: Promise<void>) => async (batch: readonly StoredEvent[]) => {
+    const texts = batch.map(sseOf);
+    const sizes = texts.map((t) => Buffer.byteLength(t));
+    let held = sizes.reduce((a, b) => a + b, 0);
+    budget.hold(held);
+    try {
+      for (let i = 0; i < texts.length; i++) {
+        if (!(await send(res, texts[i]!, options.stallMs, dropped))) return await gone;
+        texts[i] = '';
+        budget.release(sizes[i]!);
+        held -= sizes[i]!;
+      }
+    } finally {
+      budget.release(held);
+    }
+    await room(gone);
+  };
+
   const handle = (req: Request, res: Response) => {
     const start = startOf(req);
     if (E.isLeft(start)) return sendProblem(res, start.left);
@@ -55,20 +106,27 @@ export const createEventStreams = (store: EventStore, log: Logger, options: Even
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     if (req.method === 'HEAD') return res.end();
     open.add(res);
+    let closed = false;
+    let subscription: Subscription | undefined;
+    const gone = new Promise<void>((resolve) => res.once('close', resolve));
     res.write(`: audit feed of trigger events; retry after 1 s on a drop\nretry: 1000\n\n`);
-    const subscription = store.subscribe(start.right, async (batch) => {
-      if (!res.destroyed) await write(res, batch.map(sseOf).join(''));
-    }, (e) => log.warn('event stream: reading the store failed; retrying', { error: String(e) }));
-    const heartbeat = setInterval(() => { if (!res.destroyed) res.write(': heartbeat\n\n'); }, options.heartbeatMs);
+    void room(gone).then(() => {
+      if (!closed) subscription = store.subscribe(start.right, sendBatch(res, gone), readFailed, { maxBatchBytes: options.readBytes });
+    });
+    // Only on an idle stream: while the socket is behind, a heartbeat would only queue more.
+    const heartbeat = setInterval(() => { if (!res.destroyed && res.writableLength === 0) res.write(': heartbeat\n\n'); }, options.heartbeatMs);
     res.once('close', () => {
+      closed = true;
       clearInterval(heartbeat);
       open.delete(res);
-      subscription.close().catch((e: unknown) => log.warn('event stream: closing the subscription failed', { error: String(e) }));
+      subscription?.close().catch((e: unknown) => log.warn('event stream: closing the subscription failed', { error: String(e) }));
     });
   };
   return {
     handle,
     open: () => open.size,
+    /** Bytes of event text the streams hold now (read, not yet taken by their sockets). */
+    held: () => budget.held(),
     /** Ends every stream (on shutdown: an open stream would keep server.close() waiting forever); clients reconnect elsewhere. */
     endAll: () => { for (const res of open) res.end(); },
   };

@@ -51,6 +51,7 @@ export const openKurrentStore = (connectionString: string): EventStore => {
             fromPosition: fromPositionOf(checkpoint),
             filter: categoryFilter(options.category ?? 'action_trigger'),
           });
+          // One event per batch: within any maxBatchBytes (a batch holds at least one).
           for await (const resolved of current) {
             const stored = toStored(resolved);
             if (!stored) continue;

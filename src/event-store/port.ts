@@ -49,6 +49,13 @@ export interface SubscribeOptions {
   readonly category?: Category;
   /** How soon appends by other processes are seen (adapters that poll); the adapter's default otherwise. */
   readonly pollMs?: number;
+  /**
+   * A batch stops before its events' data, as a JSON array, would pass this many bytes (always
+   * at least one event): a handler that holds its batch (a stream waiting for its client) then
+   * holds a bounded part of a backlog of large definitions. Unbounded (but for the adapter's
+   * batch size) when absent.
+   */
+  readonly maxBatchBytes?: number;
 }
 
 /** A part of one stream to read. */

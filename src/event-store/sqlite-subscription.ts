@@ -1,8 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { BatchHandler, Checkpoint, StoredEvent, Subscription } from './port';
 
-/** Reads up to `limit` events of the subscription's category after `position`. */
-export type ReadAfter = (position: bigint, limit: number) => StoredEvent[];
+/**
+ * Reads up to `limit` events of the subscription's category after `position`; `cut` when a
+ * byte bound (SubscribeOptions.maxBatchBytes) ended the batch early: more follow at once.
+ */
+export type ReadAfter = (position: bigint, limit: number) => { events: StoredEvent[]; cut: boolean };
 
 const BATCH_SIZE = 1000;
 
@@ -34,11 +37,11 @@ export const followSqlite = (
       await new Promise((r) => setImmediate(r));
       appendedSinceRead = false;
       try {
-        const batch = readAfter(checkpoint, BATCH_SIZE);
+        const { events: batch, cut } = readAfter(checkpoint, BATCH_SIZE);
         if (batch.length > 0) {
           await handler(batch);
           checkpoint = batch[batch.length - 1]!.position;
-          if (batch.length === BATCH_SIZE) continue;
+          if (batch.length === BATCH_SIZE || cut) continue;
         }
       } catch (e) {
         onError(e);

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, WrongExpectedRevision } from './port';
 import { followSqlite } from './sqlite-subscription';
+import { boundedPage } from '../json/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
@@ -86,6 +87,17 @@ export const openSqliteStore = (file: string): EventStore => {
   const readAfter = db.prepare<[string, bigint, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?`);
   readAfter.safeIntegers(true);
+  /** readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows past it are never read. */
+  const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number) => {
+    const page = boundedPage(maxBytes);
+    const rows: EventRow[] = [];
+    let cut = false;
+    for (const row of readAfter.iterate(category, position, limit)) {
+      if (!page.add(row.data)) { cut = true; break; }
+      rows.push(row);
+    }
+    return { events: rows.map(toStored), cut };
+  };
   const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = ?');
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
     'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = ? AND position > ? LIMIT ?)');
@@ -148,7 +160,9 @@ export const openSqliteStore = (file: string): EventStore => {
       return p == null ? 'start' : BigInt(p);
     },
     subscribe: (from, handler, onError, options = {}) => followSqlite(
-      (position, limit) => readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored),
+      (position, limit) => (options.maxBatchBytes === undefined
+        ? { events: readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored), cut: false }
+        : readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes)),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,

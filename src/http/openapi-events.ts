@@ -6,6 +6,7 @@ import { EVENT_STREAM_DEFAULTS } from '../audit/stream';
 import { problemResponse, ref } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;
+const mib = (bytes: number) => bytes / (1024 * 1024);
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),
@@ -40,7 +41,10 @@ export const eventPaths = {
   '/api/events/stream': {
     get: { summary: 'The audit feed live, as Server-Sent Events: the backlog, then each event as it is stored', operationId: 'streamEvents',
       description: `Each message: \`id\` the position, \`event\` the type, \`data\` a FeedEvent. Reconnecting with \`Last-Event-ID\` resumes after it. `
-        + `A comment every ${EVENT_STREAM_DEFAULTS.heartbeatMs / 1000} s keeps it alive. At most ${EVENT_STREAM_DEFAULTS.maxStreams} streams per process.`,
+        + `A comment every ${EVENT_STREAM_DEFAULTS.heartbeatMs / 1000} s keeps it alive. At most ${EVENT_STREAM_DEFAULTS.maxStreams} streams per process. `
+        + `The server reads on only as the client takes what was sent (${mib(EVENT_STREAM_DEFAULTS.readBytes)} MiB of events at a time); a client that takes `
+        + `nothing for ${EVENT_STREAM_DEFAULTS.stallMs / 1000} s is disconnected (reconnect with \`Last-Event-ID\`). All streams of a process hold at most `
+        + `${mib(EVENT_STREAM_DEFAULTS.maxHeldBytes)} MiB of events: past it they pause until clients take more, none is refused for it.`,
       parameters: [after, { name: 'Last-Event-ID', in: 'header', required: false, schema: POSITION_SCHEMA, description: 'Wins over `after`' }],
       responses: { 200: { description: 'An endless event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors,
         503: problemResponse('Too many streams open in this process; Retry-After says when to try again') } },

@@ -102,6 +102,26 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       expect(seen.filter((e) => e.streamId === stream)).toHaveLength(5);
     });
 
+    test('maxBatchBytes: each batch\'s data fits the bound (a larger event comes alone), every event once, in order', async () => {
+      const stream = freshStream();
+      const before = await store.headPosition();
+      const sizes = [10_000, 10_000, 10_000, 50_000, 10_000, 10_000, 10_000, 10_000, 10_000];
+      await store.append(stream, sizes.map((size, n) => ({ ...event(n), data: { n, text: 'x'.repeat(size) } })), 'no_stream');
+      const batches = await new Promise<StoredEvent[][]>((resolve, reject) => {
+        const all: StoredEvent[][] = [];
+        const sub = store.subscribe(before, async (batch) => {
+          all.push(batch.filter((e) => e.streamId === stream));
+          if (all.flat().length >= sizes.length) void sub.close().then(() => resolve(all));
+        }, reject, { maxBatchBytes: 25_000 });
+      });
+      expect(batches.flat().map((e) => e.data.n)).toEqual(sizes.map((_, n) => n));
+      for (const batch of batches.filter((b) => b.length > 1)) {
+        expect(Buffer.byteLength(JSON.stringify(batch.map((e) => e.data)))).toBeLessThanOrEqual(25_000);
+      }
+      // Nothing was read whole: the 90 KB backlog came in several batches.
+      expect(batches.filter((b) => b.length > 0).length).toBeGreaterThanOrEqual(4);
+    });
+
     test('headPosition is the position of the newest event', async () => {
       const stream = freshStream();
       const result = await store.append(stream, [event(1)], 'no_stream');
