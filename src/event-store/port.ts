@@ -52,8 +52,8 @@ export interface SubscribeOptions {
   /**
    * A batch stops before its events' data, as a JSON array, would pass this many bytes (always
    * at least one event): a handler that holds its batch (a stream waiting for its client) then
-   * holds a bounded part of a backlog of large definitions. Unbounded (but for the adapter's
-   * batch size) when absent.
+   * holds a bounded part of a backlog of large definitions. Absent, the adapter's own bound
+   * (SQLite: 16 MiB; KurrentDB hands over one event at a time).
    */
   readonly maxBatchBytes?: number;
 }

@@ -8,6 +8,13 @@ import { startSqliteWriter } from './sqlite-writer';
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
 
+/**
+ * A subscription's batch when its subscriber sets no bound: the projection catching up over
+ * large definitions, or the relay over large signals, would otherwise read 1,000 of them at once
+ * (up to ~256 MB of trigger definitions).
+ */
+const SUBSCRIPTION_BATCH_BYTES = 16 * 1024 * 1024;
+
 /** One commit takes queued appends up to this much JSON (at least one append): the writer thread holds a copy. */
 export const GROUP_MAX_CHARS = 16 * 1024 * 1024;
 
@@ -160,9 +167,7 @@ export const openSqliteStore = (file: string): EventStore => {
       return p == null ? 'start' : BigInt(p);
     },
     subscribe: (from, handler, onError, options = {}) => followSqlite(
-      (position, limit) => (options.maxBatchBytes === undefined
-        ? { events: readAfter.all(options.category ?? 'action_trigger', position, limit).map(toStored), cut: false }
-        : readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes)),
+      (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,

@@ -32,3 +32,22 @@ test('a file from before categories opens: its events keep their positions and a
     await other.close();
   }
 });
+
+test('a subscription that sets no byte bound still reads at most 16 MiB of events per batch', async () => {
+  const store = openSqliteStore(join(dir, 'large-backlog.sqlite'));
+  try {
+    const big = 'x'.repeat(1024 * 1024);
+    for (let n = 0; n < 20; n++) await store.append(`action_trigger-big-${n}`, [{ type: 'TriggerCreated', data: { n, big }, metadata: {} }], 'no_stream');
+    const batches: number[][] = [];
+    await new Promise<void>((resolve, reject) => {
+      const subscription = store.subscribe('start', async (events) => {
+        batches.push(events.map((e) => Number(e.data.n)));
+        if (batches.flat().length === 20) void subscription.close().then(resolve);
+      }, reject);
+    });
+    expect(batches.flat()).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(16);
+  } finally {
+    await store.close();
+  }
+});
