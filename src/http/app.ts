@@ -101,6 +101,8 @@ export const buildApp = (deps: AppDeps) => {
 
   publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
   publicGet(app, '/readyz', readinessHandler(deps));
+  // Probes come by IP or service name; they carry no data. Everything else is guarded in open mode.
+  app.use(auth.openModeGuard);
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });

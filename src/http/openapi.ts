@@ -23,7 +23,7 @@ const ifMatch = { name: 'If-Match', in: 'header', required: false, schema: { typ
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),
-  403: problemResponse('The API key lacks the scope'),
+  403: problemResponse('The API key lacks the scope; with no API keys configured, the request named a non-loopback Host or came from a web page of another origin'),
 };
 const writeErrors = {
   ...errors,
@@ -162,7 +162,9 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       + 'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path. '
       + 'A circuit breaker deactivates a trigger whose action failed every attempt of `breaker.consecutive_failures` consecutive dispatches '
       + '(default 100), kept failing for `breaker.failing_for_hours` (default 120), or whose webhook answered 410 Gone: a TriggerDeactivated '
-      + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`.' },
+      + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`. '
+      + 'With no API keys configured, every path but /healthz and /readyz answers 403 to a request whose Host is not a loopback name '
+      + '(localhost, *.localhost, 127.x.x.x, [::1]) or that comes from a web page of another origin.' },
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
     schemas: { ...componentSchemas(policy), ...redeliverySchemas, ...eventSchemas },
