@@ -83,6 +83,19 @@ export const isPrivateAddress = (ip: string): boolean => {
   return !inBlock(bytes, V6_GLOBAL) || V6_REFUSED.some((b) => inBlock(bytes, b));
 };
 
+const V4_LOOPBACK = cidr('127.0.0.0/8');
+const V6_LOOPBACK = cidr('::1/128');
+
+/** True for 127.0.0.0/8 and ::1, in any spelling, IPv4-mapped included; false for anything else (names too). */
+export const isLoopbackAddress = (ip: string): boolean => {
+  const family = isIP(ip);
+  if (family === 4) return inBlock(v4Bytes(ip), V4_LOOPBACK);
+  if (family !== 6 || ip.includes('%')) return false;
+  const bytes = v6Bytes(ip);
+  if (V6_MAPPED.some((b) => inBlock(bytes, b))) return inBlock(bytes.slice(12), V4_LOOPBACK);
+  return inBlock(bytes, V6_LOOPBACK);
+};
+
 /** A URL host (`[::1]`, `127.0.0.1`, `Example.COM.`) as an address or a lower-case name without the root dot. */
 export const bareHost = (hostname: string): string =>
   hostname.startsWith('[') ? hostname.slice(1, -1) : hostname.toLowerCase().replace(/\.+$/, '');

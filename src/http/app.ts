@@ -16,24 +16,20 @@ import { refuseUnsafeJson } from './json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
 import { UnreadableEvent } from '../triggers/stored-events';
 import { ReadModelUnavailable } from '../../projections/read-model';
-import { ProjectionRunner } from '../../projections/runner';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
 import { httpMetrics } from '../observability/http-metrics';
 import { mountMetricsRoute } from '../observability/metrics-route';
 import { AdminSettings, mountAdmin } from './admin';
+import { readinessHandler, ReadinessDeps } from './readiness';
 
-export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
+export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<ReadinessDeps, 'projection'> {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly maxBodyBytes: number;
   /** What the config allows; the OpenAPI document describes it (triggerInput checks it). */
   readonly policy: TriggerPolicy;
   readonly log: Logger;
-  /** What `/readyz` reports of dispatch (Temporal reachable, the backlog); it never makes the API unready. */
-  readonly dispatchInfo?: () => Promise<Record<string, unknown>>;
-  /** The signal index (GET /api/signals): `/readyz` reports it, and it never makes the API unready (intake does not need it). */
-  readonly signalIndex?: Pick<ProjectionRunner, 'caughtUp' | 'failure'>;
   /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
   readonly eventStreams?: EventStreams;
   /** Default: none recorded, no `/metrics`. */
@@ -41,11 +37,6 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'> {
   /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
   readonly admin?: Omit<AdminSettings, 'keysRequired'>;
 }
-
-const signalIndexInfo = async (runner: Pick<ProjectionRunner, 'caughtUp' | 'failure'>) => {
-  const failure = runner.failure();
-  return { caught_up: await runner.caughtUp().catch(() => false), ...(failure ? { failure } : {}) };
-};
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -109,18 +100,9 @@ export const buildApp = (deps: AppDeps) => {
   const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
   publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
-  publicGet(app, '/readyz', async (_req, res) => {
-    const checks: Record<string, boolean> = {};
-    checks.projection = await deps.projection.caughtUp().catch(() => false);
-    const failure = deps.projection.failure();
-    const dispatch = await deps.dispatchInfo?.().catch((e: unknown) => ({ error: String(e) }));
-    const signalIndex = deps.signalIndex && await signalIndexInfo(deps.signalIndex);
-    const ready = Object.values(checks).every(Boolean);
-    res.status(ready ? 200 : 503).json({
-      status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}), ...(dispatch ? { dispatch } : {}),
-      ...(signalIndex ? { signal_index: signalIndex } : {}),
-    });
-  });
+  publicGet(app, '/readyz', readinessHandler(deps));
+  // Probes come by IP or service name; they carry no data. Everything else is guarded in open mode.
+  app.use(auth.openModeGuard);
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });

@@ -2,17 +2,21 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Scope, SCOPES } from '../config';
 import { problem, sendProblem } from './problem';
+import { loopbackOnly } from './loopback-only';
+import { isLoopbackAddress } from '../../activities/webhook/target-safety';
 
 export interface ApiKeyEntry { id: string; scopes: readonly Scope[]; key?: string; key_sha256?: string }
 
 export interface Caller { actor: string; scopes: ReadonlySet<Scope> }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+const servedToAll: RequestHandler = (_req, _res, next) => next();
 
 /**
  * Bearer API keys with scopes. With no keys configured the service is open, but only to
- * loopback callers (main.ts also binds to loopback then).
+ * loopback callers (main.ts also binds to loopback then) and, through `openModeGuard`, only to
+ * requests that name this machine and come from no other site's page (src/http/loopback-only.ts).
  */
 export const createAuth = (keys: readonly ApiKeyEntry[]) => {
   const byHash = new Map(keys.map((k) => [(k.key_sha256 ?? sha256(k.key ?? '')).toLowerCase(), k]));
@@ -20,7 +24,7 @@ export const createAuth = (keys: readonly ApiKeyEntry[]) => {
   const anonymous: Caller = { actor: 'anonymous', scopes: new Set<Scope>(SCOPES) };
   const callerOf = (req: Request): Caller | 'unauthenticated' | 'not-loopback' => {
     if (open) {
-      return LOOPBACK.test(req.socket.remoteAddress ?? '') ? anonymous : 'not-loopback';
+      return isLoopbackAddress(req.socket.remoteAddress ?? '') ? anonymous : 'not-loopback';
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     const entry = match && byHash.get(sha256(match[1]!));
@@ -37,7 +41,9 @@ export const createAuth = (keys: readonly ApiKeyEntry[]) => {
     res.locals.caller = caller;
     next();
   };
-  return { open, requireScope };
+  /** Mounted before every route but the health probes; nothing to do when keys are configured. */
+  const openModeGuard = open ? loopbackOnly : servedToAll;
+  return { open, requireScope, openModeGuard };
 };
 
 export const callerOf = (res: Response): Caller => res.locals.caller as Caller;

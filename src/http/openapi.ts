@@ -23,7 +23,7 @@ const ifMatch = { name: 'If-Match', in: 'header', required: false, schema: { typ
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),
-  403: problemResponse('The API key lacks the scope'),
+  403: problemResponse('The API key lacks the scope; with no API keys configured, the request named a non-loopback Host or came from a web page of another origin'),
 };
 const writeErrors = {
   ...errors,
@@ -122,13 +122,17 @@ const signalPaths = {
 const publicPaths = {
   '/healthz': { get: { summary: 'Liveness', operationId: 'healthz', security: [], responses: { 200: { description: 'Alive',
     content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
-  '/readyz': { get: { summary: 'Readiness: the read model caught up. Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog',
+  '/readyz': { get: { summary: 'Readiness: the read model caught up. Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog. '
+      + 'Answers within a second whatever Temporal does: `dispatch` is the last value learned in the background, `age_ms` old',
     operationId: 'readyz', security: [],
     responses: Object.fromEntries([[200, 'Ready'], [503, 'Not ready']].map(([status, description]) => [status, { description,
       content: json({ type: 'object', required: ['status', 'checks'], properties: { status: { enum: ['ready', 'not ready'] },
         checks: { type: 'object', additionalProperties: { type: 'boolean' } },
         reasons: { type: 'object', additionalProperties: { type: 'string' } },
-        dispatch: { type: 'object', properties: { temporal: { enum: ['reachable', 'unreachable'] },
+        dispatch: { type: 'object', properties: { temporal: { enum: ['reachable', 'unreachable', 'unknown'],
+            description: '`unknown` until the first check, under way, has answered' },
+          age_ms: { type: 'integer', description: 'How long ago the check that learned these values started' },
+          error: { type: 'string', description: 'Why the last check failed (it is retried on the next probe)' },
           backlog: { type: 'integer', description: 'Signals stored whose dispatch the relay has not started yet' },
           relay: { type: 'string', description: 'Present when this process holds the relay lease' }, relay_waiting_on: { type: 'string' } } },
         signal_index: { type: 'object', required: ['caught_up'], description: 'The index behind GET /api/signals; informational (intake does not need it)',
@@ -158,7 +162,9 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       + 'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path. '
       + 'A circuit breaker deactivates a trigger whose action failed every attempt of `breaker.consecutive_failures` consecutive dispatches '
       + '(default 100), kept failing for `breaker.failing_for_hours` (default 120), or whose webhook answered 410 Gone: a TriggerDeactivated '
-      + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`.' },
+      + 'event by `system:circuit-breaker` with the reason, also shown as the trigger\'s `deactivated_reason`. '
+      + 'With no API keys configured, every path but /healthz and /readyz answers 403 to a request whose Host is not a loopback name '
+      + '(localhost, *.localhost, 127.x.x.x, [::1]) or that comes from a web page of another origin.' },
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
     schemas: { ...componentSchemas(policy), ...redeliverySchemas, ...eventSchemas },

@@ -21,11 +21,12 @@ export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: 
   }).all(methodGuard(['GET']));
 };
 
-/** The page alone, for a process with no API (`--role=worker` on METRICS_PORT). */
-export const buildMetricsApp = (metrics: Metrics, requireScope: (scope: Scope) => RequestHandler) => {
+/** The page alone, for a process with no API (`--role=worker` on METRICS_PORT), guarded as the API is. */
+export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }) => {
   const app = express();
   app.disable('x-powered-by');
-  mountMetricsRoute(app, metrics, requireScope);
+  app.use(auth.openModeGuard);
+  mountMetricsRoute(app, metrics, auth.requireScope);
   app.use((_req, res) => { res.status(404).type('text/plain').send('not found: only /metrics is served here'); });
   return app;
 };

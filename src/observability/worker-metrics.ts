@@ -12,7 +12,7 @@ import { buildMetricsApp } from './metrics-route';
  */
 export const serveWorkerMetrics = async (metrics: Metrics, host: string, config: Config, apiKeys: readonly ApiKeyEntry[], log: Logger) => {
   if (!metrics.enabled || config.metrics.workerPort === undefined) return undefined;
-  const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys).requireScope)), host, config.metrics.workerPort);
+  const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys))), host, config.metrics.workerPort);
   const address = server.address();
   log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}/metrics` });
   return { close: () => new Promise<void>((r) => server.close(() => r())) };

@@ -146,10 +146,12 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     return ids;
   },
   reachable: async () => {
-    // Bounded: a connection retrying an unreachable server would otherwise hold /readyz for seconds.
-    try {
-      await client.connection.withDeadline(Date.now() + REACHABLE_DEADLINE_MS, () => client.connection.workflowService.getSystemInfo({}));
-      return true;
-    } catch { return false; }
+    // Bounded by a timer too: a native connection (the worker's, shared) retries past the call's
+    // deadline while the server is stopping, for many seconds.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((r) => { timer = setTimeout(() => r(false), REACHABLE_DEADLINE_MS); });
+    const answered = client.connection.withDeadline(Date.now() + REACHABLE_DEADLINE_MS, () => client.connection.workflowService.getSystemInfo({}))
+      .then(() => true, () => false);
+    try { return await Promise.race([answered, late]); } finally { clearTimeout(timer); }
   },
 });

@@ -111,7 +111,12 @@ test('Temporal unreachable: a batch is still accepted whole (stored, queued), an
       { id: 'down-2', workflow_id: 'signal-down-2', duplicate: false, state: 'unmatched' },
     ]);
     expect((await request(t.app).get('/api/signals/down-1').expect(200)).body).toMatchObject({ state: 'queued' });
-    const ready = await request(t.app).get('/readyz').expect(200);
+    // Learning that Temporal is away takes its 2 s deadline: /readyz answers meanwhile with what it knows.
+    let ready = await request(t.app).get('/readyz').expect(200);
+    for (let i = 0; i < 100 && ready.body.dispatch.temporal !== 'unreachable'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      ready = await request(t.app).get('/readyz').expect(200);
+    }
     expect(ready.body).toMatchObject({ status: 'ready', dispatch: { temporal: 'unreachable', backlog: 2 } });
   } finally {
     await t.close();
