@@ -1,6 +1,8 @@
-import type { Producer } from 'kafkajs';
+import { connect } from 'node:net';
+import type { ISocketFactory, Producer } from 'kafkajs';
 import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
+import { closeThenDestroy, openOrDestroy, socketsOf } from './client-lifetime';
 import { reader } from './settings';
 
 /** One record's destination: `params.key` (often `{{ instance.id }}`) keeps one entity's records in order. */
@@ -19,13 +21,17 @@ const settings: Publisher<KafkaSettings>['settings'] = (connDetails, params) => 
  * An idempotent producer: acks from all in-sync replicas, retried sends never duplicate a
  * record in the log. Records carry the body and the headers `delivery-id` and `content-type`.
  */
-const open = async (s: KafkaSettings): Promise<BrokerConnection<KafkaSettings>> => {
+const open = async (s: KafkaSettings, signal: AbortSignal): Promise<BrokerConnection<KafkaSettings>> => {
   const { Kafka, logLevel, Partitioners } = await import('kafkajs');
-  const kafka = new Kafka({ clientId: s.clientId, brokers: s.brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+  // Our own sockets: kafkajs's disconnect waits for requests in flight, 30 s against a broker that never answers.
+  const sockets = socketsOf();
+  const socketFactory: ISocketFactory = ({ host, port, onConnect }) => sockets.add(connect({ host, port }, onConnect)).setKeepAlive(true, 60_000);
+  const kafka = new Kafka({ clientId: s.clientId, brokers: s.brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 }, socketFactory });
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
   let lost = false;
   producer.on(producer.events.DISCONNECT, () => { lost = true; });
-  await producer.connect();
+  const destroy = () => { sockets.destroyAll(); void producer.disconnect().catch(() => undefined); };
+  await openOrDestroy(signal, producer.connect(), destroy);
   return {
     broken: () => lost,
     publish: async (target, message) => {
@@ -34,16 +40,22 @@ const open = async (s: KafkaSettings): Promise<BrokerConnection<KafkaSettings>> 
         messages: [{ key: target.key ?? null, value: message.body, headers: {
           'delivery-id': message.deliveryId, 'content-type': message.contentType, ...(message.traceparent ? { traceparent: message.traceparent } : {}),
         } }],
+      }).catch((e: unknown) => {
+        // A failed send may leave its topic in the producer's metadata requests: the next attempt gets a fresh producer.
+        lost = true;
+        throw e;
       });
       return meta ? { brokerMessageId: `${meta.topicName}/${meta.partition}/${meta.baseOffset ?? ''}` } : {};
     },
-    close: () => producer.disconnect(),
+    close: () => closeThenDestroy(() => producer.disconnect(), destroy),
   };
 };
 
 export const kafkaPublisher: Publisher<KafkaSettings> = {
   brokerType: 'kafka',
   settings,
-  connectionKey: (s) => `${s.clientId}@${s.brokers.join(',')}`,
+  // A producer per topic: kafkajs asks for the metadata of all of a producer's topics at once, and
+  // one topic's error (a name the broker refuses, a missing topic) fails that request for all.
+  connectionKey: (s) => `${s.clientId}@${s.brokers.join(',')} ${s.topic}`,
   connect: open,
 };

@@ -23,7 +23,11 @@ export interface Confirmation { readonly brokerMessageId?: string }
 
 export interface BrokerConnection<S> {
   publish(settings: S, message: OutboundMessage): Promise<Confirmation>;
-  /** True once the client saw the connection go (it is then replaced before the next use). */
+  /**
+   * True once the connection cannot be used any more (the client saw it go): it is replaced
+   * before the next use. A publish the broker refused must not make it true, nor fail other
+   * publishes on the connection: one target's bad settings fail only its own messages.
+   */
   broken(): boolean;
   close(): Promise<void>;
 }
@@ -37,7 +41,12 @@ export interface Publisher<S> {
    * the rendered values at each attempt.
    */
   settings(connDetails: Readonly<Record<string, string>>, params: Readonly<Record<string, string>>): SettingsResult<S>;
-  /** Targets with the same key share one connection (e.g. the AMQP URL). */
+  /** Targets with the same key share one connection (e.g. the AMQP URL; Kafka: brokers and topic). */
   connectionKey(settings: S): string;
-  connect(settings: S): Promise<BrokerConnection<S>>;
+  /**
+   * Opens a connection. Once `signal` aborts (its attempt gave up), everything opened for it is
+   * closed, whether it is still opening, opens later or fails, and it never reconnects on its own
+   * (`opening.ts` does this for a client with a close call). A failed open leaves nothing open.
+   */
+  connect(settings: S, signal: AbortSignal): Promise<BrokerConnection<S>>;
 }

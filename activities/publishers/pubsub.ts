@@ -1,6 +1,8 @@
 import type { PubSub, Topic } from '@google-cloud/pubsub';
 import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
+import { closeThenDestroy, socketsOf } from './client-lifetime';
+import { trackingSockets } from './grpc-sockets';
 import { reader } from './settings';
 
 /**
@@ -40,6 +42,9 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
     // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.
     ? new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true, universeDomain: 'googleapis.com' })
     : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
+  const sockets = socketsOf();
+  // The emulator's address comes from the config: its connections are tracked (see grpc-sockets.ts).
+  if ('emulatorHost' in s.auth) client.options.sslCreds = trackingSockets(client.options.sslCreds, sockets.add);
   const topics = new Map<string, Topic>();
   const topicOf = (name: string) => {
     let topic = topics.get(name);
@@ -63,7 +68,7 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
         throw e;
       }
     },
-    close: () => client.close(),
+    close: () => closeThenDestroy(() => client.close(), sockets.destroyAll),
   };
 };
 

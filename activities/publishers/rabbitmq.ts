@@ -1,6 +1,8 @@
-import { connect } from 'amqplib';
+import { connect, SocketOptions } from 'amqplib';
 import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
+import { closeThenDestroy, openOrDestroy } from './client-lifetime';
+import { confirmChannels } from './rabbitmq-channels';
 import { reader } from './settings';
 
 /** Where one message goes: '' is the default exchange, which routes by queue name. */
@@ -27,19 +29,24 @@ const settings: Publisher<RabbitSettings>['settings'] = (connDetails, params) =>
 };
 
 /**
- * Persistent messages on a confirm channel: `publish` resolves once the broker confirmed.
- * A queue named for the default exchange is declared durable before its first message.
+ * Persistent messages on confirm channels: `publish` resolves once the broker confirmed. Each
+ * publish in flight has a channel of its own (`rabbitmq-channels.ts`), so a target the broker
+ * refuses closes only its own. A queue named for the default exchange is declared durable
+ * before its first message.
  */
-const open = async (s: RabbitSettings): Promise<BrokerConnection<RabbitSettings>> => {
-  const connection = await connect(s.url);
-  const channel = await connection.createConfirmChannel();
+const open = async (s: RabbitSettings, signal: AbortSignal): Promise<BrokerConnection<RabbitSettings>> => {
+  // The socket's own signal: amqplib gives no other handle on a connection still opening.
+  const socket = new AbortController();
+  const connection = await openOrDestroy(signal, connect(s.url, { signal: socket.signal } as SocketOptions), () => socket.abort());
   let lost = false;
   const markLost = () => { lost = true; };
-  for (const emitter of [connection, channel]) { emitter.on('error', markLost); emitter.on('close', markLost); }
+  connection.on('error', markLost);
+  connection.on('close', markLost);
+  const channels = confirmChannels(connection);
   const declared = new Set<string>();
   return {
     broken: () => lost,
-    publish: async (target, message) => {
+    publish: (target, message) => channels.use(async (channel) => {
       if (target.queue && target.exchange === '' && !declared.has(target.queue)) {
         await channel.assertQueue(target.queue, { durable: true });
         declared.add(target.queue);
@@ -51,8 +58,8 @@ const open = async (s: RabbitSettings): Promise<BrokerConnection<RabbitSettings>
         }, (err) => (err ? reject(err instanceof Error ? err : new Error('the broker refused the message')) : resolve()));
       });
       return {};
-    },
-    close: () => connection.close(),
+    }),
+    close: () => closeThenDestroy(() => connection.close(), () => socket.abort()),
   };
 };
 

@@ -1,5 +1,6 @@
 import { BROKER_KEYS } from '../../src/brokers/settings-keys';
 import type { BrokerConnection, Publisher } from './port';
+import { openOrDestroy } from './client-lifetime';
 import { reader } from './settings';
 
 /** `channel`: PUBLISH, as the origin project does. `stream`: XADD, a durable alternative. */
@@ -31,12 +32,13 @@ const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => 
  * One ioredis client per server. No offline queue: while the server is away a command fails at
  * once, and Temporal's retry brings it back later, instead of the client holding it in memory.
  */
-const open = async (s: RedisSettings): Promise<BrokerConnection<RedisSettings>> => {
+const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnection<RedisSettings>> => {
   const { default: Redis } = await import('ioredis');
   const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 };
   const client = 'url' in s.connection ? new Redis(s.connection.url, options) : new Redis({ ...s.connection, ...options });
   client.on('error', () => undefined); // reported through the failing command
-  await client.connect();
+  // disconnect(): ioredis would otherwise keep reconnecting a client that never opened.
+  await openOrDestroy(signal, client.connect(), () => client.disconnect());
   return {
     broken: () => client.status === 'end',
     publish: async (target, message) => {
