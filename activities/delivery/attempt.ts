@@ -10,11 +10,13 @@ import type { OutcomeRecorder } from './breaker';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 import { countAttempt, DeliveryMetrics } from './attempt-metrics';
+import { Mask, maskedError, maskFrom } from './secret-mask';
 
 /**
  * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
  * attempt with one of these; `runAttempt` alone turns it into what Temporal reads.
- * Reasons and error types never hold a resolved value.
+ * A reason may quote what a broker or client said, which may echo a rendered value: `runAttempt`
+ * masks it (secret-mask.ts) before anything reads it.
  */
 export type Attempt =
   | { outcome: 'delivered'; statusCode?: number }
@@ -118,9 +120,13 @@ export const prepareAction = async <T>(channel: Entries<T>, definition: TriggerD
   };
 };
 
-/** Load the definition at its version, then prepare the action from it. */
-const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number): Promise<Prepared<T>> =>
-  prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), deps.dynamicValues, args, attempt);
+/** Load the definition at its version, then prepare the action from it with these values. */
+const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number, values: DynamicValueSource): Promise<Prepared<T>> =>
+  prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), values, args, attempt);
+
+/** The attempt's outcome with its texts masked (a delivery has none). */
+const masked = (result: Attempt, mask: Mask): Attempt =>
+  (result.outcome === 'delivered' ? result : { ...result, errorType: mask(result.errorType), reason: mask(result.reason) });
 
 /**
  * One attempt of one action, the same for webhooks and every publisher: prepare, send, then
@@ -142,16 +148,22 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   let result: Attempt;
   let warnings: string[] = [];
   let definition: TriggerDefinition | undefined;
+  // The values this attempt resolves, kept to mask every text that leaves it: a broker's or
+  // client's error may echo a rendered value (a queue name, a host), and from here it would
+  // reach the log, the breaker's reason, the workflow history, the API and spans.
+  let resolved: DynamicValues = new Map();
+  const values: DynamicValueSource = { resolve: async (paths) => { const m = await deps.dynamicValues.resolve(paths); resolved = m; return m; } };
   const started = process.hrtime.bigint();
   try {
-    const prepared = await prepare(deps, channel, args, attempt);
+    const prepared = await prepare(deps, channel, args, attempt, values);
     definition = prepared.definition;
     result = await channel.send(prepared);
     warnings = prepared.rendered.warnings;
   } catch (e) {
-    if (!(e instanceof AttemptEnded)) throw e;
+    if (!(e instanceof AttemptEnded)) throw maskedError(e, maskFrom(resolved));
     result = e.attempt;
   }
+  result = masked(result, maskFrom(resolved));
   countAttempt(deps.metrics, { args, kind: channel.kind, definition, result, final: result.outcome === 'fail' || attempt >= args.retry.maxAttempts,
     started, ownDispatch: dispatchId === workflowIdOf(args.signal.id) });
   const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };

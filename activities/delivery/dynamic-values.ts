@@ -4,7 +4,8 @@ import { isAbsolute, resolve } from 'node:path';
  * Resolves `{{ dotted.path }}` dynamic values when an action runs, never before: `env.NAME`
  * reads an environment variable; any other path walks the host's dynamic-value module, and a
  * function found there is called with no arguments. Only allow-listed paths resolve.
- * Resolved values go into the outgoing request only: never into logs, errors or history.
+ * Resolved values go into the outgoing request only: never into logs, errors or history
+ * (an error that echoes one is masked: secret-mask.ts).
  */
 export interface DynamicValueSource {
   resolve(paths: readonly string[]): Promise<Map<string, unknown>>;

@@ -125,7 +125,7 @@ const DISPATCH: Schema = { type: 'object', required: ['id', 'workflow_id', 'stat
     delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },
     trigger_id: { type: 'string' }, version: { type: 'integer' }, kind: { enum: ['webhook', 'broker'] }, index: { type: 'integer' },
     state: { enum: ['pending', 'retrying', 'delivered', 'failed'] }, attempts: { type: 'integer' },
-    status_code: { type: 'integer' }, last_error: { type: 'string' }, warnings: { type: 'array', items: { type: 'string' } } } } } } };
+    status_code: { type: 'integer' }, last_error: { type: 'string', description: 'The last attempt\'s error; a resolved dynamic value in it shows as its {{ path }}' }, warnings: { type: 'array', items: { type: 'string' } } } } } } };
 
 /** `components.schemas` for a server running with `policy`. */
 export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { retrySettingsOf } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../support/dispatch-harness';
+import { historyText } from '../support/histories';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';
 
@@ -20,16 +21,6 @@ beforeAll(async () => {
   }, { env: { ...process.env, AT_TEST_SECRET_TOKEN: SECRET_TOKEN, AT_TEST_ENV_TOKEN: ENV_TOKEN }, log: createLogger('debug', (l) => logLines.push(l)) });
 });
 afterAll(async () => { await h?.close(); await rx?.close(); });
-
-/** A history as text, its payloads decoded (fetchHistory gives their bytes as base64, where a leak would hide). */
-const historyText = (history: unknown) => {
-  const decoded: string[] = [];
-  const json = JSON.stringify(history, (key, value: unknown) => {
-    if (key === 'data' && typeof value === 'string') decoded.push(Buffer.from(value, 'base64').toString('utf8'));
-    return value;
-  });
-  return [json, ...decoded].join('\n');
-};
 
 const trigger = async (model: string, over: Record<string, unknown>) =>
   (await request(h.app).post('/api/action-triggers').send({

@@ -21,3 +21,13 @@ export const saveHistories = (address: string, runs: Array<{ name: string; workf
 /** Today's recordings, and older ones kept in subfolders named after the change that followed them. */
 export const loadHistories = () => readdirSync(HISTORY_DIR, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort()
   .map((f) => ({ name: f, history: JSON.parse(readFileSync(join(HISTORY_DIR, f), 'utf8')) as unknown }));
+
+/** A history as text, its payloads decoded (fetchHistory gives their bytes as base64, where a leak would hide). */
+export const historyText = (history: unknown) => {
+  const decoded: string[] = [];
+  const json = JSON.stringify(history, (key, value: unknown) => {
+    if (key === 'data' && typeof value === 'string') decoded.push(Buffer.from(value, 'base64').toString('utf8'));
+    return value;
+  });
+  return [json, ...decoded].join('\n');
+};
