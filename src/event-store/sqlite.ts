@@ -14,6 +14,8 @@ const POLL_INTERVAL_MS = 100;
  * (up to ~256 MB of trigger definitions).
  */
 const SUBSCRIPTION_BATCH_BYTES = 16 * 1024 * 1024;
+/** Rows read at a time while a batch fills: a byte bound then reads at most this many more than it keeps. */
+const READ_CHUNK = 128;
 
 /** One commit takes queued appends up to this much JSON (at least one append): the writer thread holds a copy. */
 export const GROUP_MAX_CHARS = 16 * 1024 * 1024;
@@ -98,12 +100,19 @@ export const openSqliteStore = (file: string): EventStore => {
   const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number) => {
     const page = boundedPage(maxBytes);
     const rows: EventRow[] = [];
-    let cut = false;
-    for (const row of readAfter.iterate(category, position, limit)) {
-      if (!page.add(row.data)) { cut = true; break; }
-      rows.push(row);
+    // Read in chunks with .all(), not .iterate(): an iterator left early is finalized by the
+    // garbage collector, which aborts the process on newer Node versions (better-sqlite3 12).
+    let after = position;
+    while (rows.length < limit) {
+      const chunk = readAfter.all(category, after, Math.min(READ_CHUNK, limit - rows.length));
+      for (const row of chunk) {
+        if (!page.add(row.data)) return { events: rows.map(toStored), cut: true };
+        rows.push(row);
+      }
+      if (chunk.length < READ_CHUNK) break;
+      after = BigInt(chunk[chunk.length - 1]!.position);
     }
-    return { events: rows.map(toStored), cut };
+    return { events: rows.map(toStored), cut: false };
   };
   const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = ?');
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
