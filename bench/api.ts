@@ -8,6 +8,8 @@ import { startBaseline, startBenchTemporal, startService, waitForListening } fro
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+/** Stored triggers the scenarios read (BENCH_TRIGGERS: fewer for a smoke run). */
+const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 10_000);
 
 interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; ok: number }
 
@@ -27,9 +29,9 @@ const scenarios = async (url: string, ids: string[], label: string, stored: numb
     await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
     await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
     await run(`filtered list (signal, app_label, active; limit 100) ${label}`, { url: `${url}/api/action-triggers?signal=post_delete&app_label=crm&active=true&limit=100` }),
-    // The admin's list: a page deep in the list (cursor at the 5,000th id), and ?q= text search:
+    // The admin's list: a page deep in the list (cursor at the middle id), and ?q= text search:
     // one that fills its page early, one that matches nothing (a scan of all 10,000).
-    await run(`list page from the middle (cursor; limit 50) ${label}`, { url: `${url}/api/action-triggers?limit=50&cursor=${Buffer.from(ids[5000]!).toString('base64url')}` }),
+    await run(`list page from the middle (cursor; limit 50) ${label}`, { url: `${url}/api/action-triggers?limit=50&cursor=${Buffer.from(ids[Math.floor(ids.length / 2)]!).toString('base64url')}` }),
     await run(`search q=hook/99 (limit 50) ${label}`, { url: `${url}/api/action-triggers?q=hook%2F99&limit=50` }),
     await run(`search q matching nothing (scans all ${stored.toLocaleString('en')}) ${label}`, { url: `${url}/api/action-triggers?q=no-such-hook&limit=50` }),
     await run(`create trigger ${label}`, { url: `${url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body }),
@@ -43,7 +45,7 @@ const scenarios = async (url: string, ids: string[], label: string, stored: numb
  */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
-  const ids = await seedTriggers(dir, 10_000);
+  const ids = await seedTriggers(dir, TRIGGERS);
   const temporal = await startBenchTemporal();
   let service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
   const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
@@ -74,7 +76,7 @@ export const benchApi = async () => {
   }
   const base = results[0]!.rps;
   const framework = results[1]!.rps;
-  console.log(`\nAPI benchmark: ${CONNECTIONS} connections, ${DURATION_S}s each, 10,000 stored triggers, loopback\n`);
+  console.log(`\nAPI benchmark: ${CONNECTIONS} connections, ${DURATION_S}s each, ${TRIGGERS.toLocaleString('en')} stored triggers, loopback\n`);
   console.log('| scenario | req/s | × node | × express | p50 ms | p99 ms | errors | non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const f of results) {
