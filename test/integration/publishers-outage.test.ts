@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createConnections } from '../../activities/publishers/connections';
 import { publisherFor } from '../../activities/publishers/registry';
 import { BrokerServers, processGroupOf, startBrokers, stopBrokers } from '../support/brokers';
@@ -21,6 +22,23 @@ const retried = async (attempt: () => Promise<unknown>) => {
   }
 };
 
+/**
+ * Stops a process group and waits until the kernel shows every process in it stopped: a JVM
+ * thread running on the other core could otherwise still answer a request sent just after the
+ * signal (a CI run saw Kafka acknowledge the "during" publish).
+ */
+const stopGroup = async (pgid: number) => {
+  process.kill(-pgid, 'SIGSTOP');
+  const inGroup = () => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[2]) === pgid ? [fields[0]!] : [];
+    } catch { return []; }
+  });
+  for (let i = 0; i < 100 && inGroup().some((state) => state !== 'T'); i++) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 100));
+};
+
 test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'])('%s: stopped → the attempt fails within its time-out; back → the retry is delivered', async (type) => {
   const target = await BROKER_TARGETS[type]!(servers);
   const publisher = publisherFor(type)!;
@@ -30,7 +48,7 @@ test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'])('%s: stopped �
   const message = (deliveryId: string) => ({ body: `{"id":"${deliveryId}"}`, contentType: 'application/json', deliveryId });
   try {
     await connections.publish(publisher, settings.value, message(`${type}.before`), 10_000);
-    process.kill(-processGroupOf(servers, type), 'SIGSTOP');
+    await stopGroup(processGroupOf(servers, type));
     try {
       const started = Date.now();
       await expect(connections.publish(publisher, settings.value, message(`${type}.during`), 1000)).rejects.toBeDefined();
