@@ -57,7 +57,7 @@ export const createActivities = (deps: ActivityDeps) => {
       dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
       urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
     })),
-    publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections)),
+    publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false })),
   };
 };
 

@@ -2,7 +2,7 @@ import { actionsOf } from '../../src/dispatch/plan';
 import type { ActionPlan, SignalEnvelope } from '../../src/dispatch/types';
 import type { TriggerDefinition } from '../../src/triggers/codecs';
 import { MAX_DRY_RUN_BODY_CHARS } from '../../src/limits';
-import { brokerEntries, brokerMessageOf, Brokers } from '../publishers/deliver';
+import { brokerEntries, brokerMessageOf, Brokers, brokerTargetProblem } from '../publishers/deliver';
 import { checkTarget, TARGET_REFUSED, TargetCheck } from '../webhook/transport';
 import { WEBHOOK_USER_AGENT, webhookEntries, webhookRequestOf } from '../webhook/deliver';
 import { AttemptEnded, prepareAction } from './attempt';
@@ -78,8 +78,10 @@ const previewWebhook = async (o: PreviewOptions, definition: TriggerDefinition, 
 
 const previewBroker = async (o: PreviewOptions, definition: TriggerDefinition, plan: ActionPlan, signal: SignalEnvelope) => {
   const p = await prepareAction(brokerEntries(o.brokers), definition, maskedDynamicValues(o), { plan, signal }, 1);
-  const message = brokerMessageView(p.action.name, brokerMessageOf(o.brokers, p));
-  return { message, warnings: p.rendered.warnings };
+  const m = brokerMessageOf(o.brokers, p);
+  const refused = await brokerTargetProblem(o.brokers, p, m, o);
+  const message = brokerMessageView(p.action.name, m);
+  return { message, warnings: p.rendered.warnings, ...(refused && refused.outcome !== 'delivered' ? { refused: refused.reason, error_type: refused.errorType, retried: refused.outcome === 'retry' } : {}) };
 };
 
 /** Keeps the answer bounded: bodies past MAX_DRY_RUN_BODY_CHARS in all are left out, and say so. */

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { PublishFailure } from './publish-error';
 
 /**
  * Waits for a client to open, unless `signal` gives up on it first. Whatever was opened is then
@@ -11,7 +12,7 @@ export const openOrDestroy = <T>(signal: AbortSignal, opening: Promise<T>, destr
     const quietly = () => {
       try { void Promise.resolve(destroy()).catch(() => undefined); } catch { /* already gone */ }
     };
-    const onAbort = () => { quietly(); reject(new Error('connecting was given up')); };
+    const onAbort = () => { quietly(); reject(new PublishFailure('connecting was given up')); };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     opening.then((value) => {

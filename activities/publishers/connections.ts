@@ -1,7 +1,8 @@
 import type { BrokerConnection, Confirmation, OutboundMessage, Publisher } from './port';
+import { PublishFailure } from './publish-error';
 
 /** The attempt's time-out ran out: the connection may be dead, so it is not used again. */
-class NoAnswer extends Error {}
+class NoAnswer extends PublishFailure {}
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;

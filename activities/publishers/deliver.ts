@@ -7,6 +7,9 @@ import type { OutboundMessage, Publisher } from './port';
 import { publisherFor } from './registry';
 import { SpanKind } from '@opentelemetry/api';
 import { inOutboundSpan } from '../../src/observability/outbound-span';
+import type { TargetCheck } from '../webhook/transport';
+import { describePublishError } from './publish-error';
+import { BROKER_TARGET_REFUSED, checkHosts, untrustedHosts } from './target-guard';
 
 export type Brokers = NonNullable<ConfigFile['brokers']>;
 
@@ -49,9 +52,29 @@ export const brokerMessageOf = (brokers: Brokers, p: Prepared<BrokerQueue>): Bro
   return { publisher, settings: settings.value, connDetails, parameters, message };
 };
 
+export interface BrokerGuard {
+  /** As the webhook transport's: off means hosts the operator did not write must be public. */
+  readonly allowPrivateTargets: boolean;
+  readonly checkTarget?: (url: string) => Promise<TargetCheck>;
+}
+
+/** The private-target guard on a message's hosts that a trigger set or the signal's data chose; undefined when it may go. */
+export const brokerTargetProblem = async (brokers: Brokers, p: Prepared<BrokerQueue>, m: BrokerMessage, guard: BrokerGuard): Promise<Attempt | undefined> => {
+  if (guard.allowPrivateTargets) return undefined;
+  const hosts = untrustedHosts(brokerOf(brokers, p.action.name)!, p.action, m);
+  if (hosts.length === 0) return undefined;
+  const check = await checkHosts(hosts, guard.checkTarget);
+  if (check.kind === 'refused') return { outcome: 'fail', errorType: 'TargetRefused', reason: BROKER_TARGET_REFUSED };
+  if (check.kind === 'unresolved') return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${check.reason}` };
+  return undefined;
+};
+
 /** Publishes one message; resolves once the broker confirmed it. A PRODUCER span, its `traceparent` on the message. */
-const send = (brokers: Brokers, connections: Connections) => (p: Prepared<BrokerQueue>): Promise<Attempt> => {
-  const { publisher, settings, message } = brokerMessageOf(brokers, p);
+const send = (brokers: Brokers, connections: Connections, guard: BrokerGuard) => async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
+  const m = brokerMessageOf(brokers, p);
+  const refused = await brokerTargetProblem(brokers, p, m, guard);
+  if (refused) return refused;
+  const { publisher, settings, message } = m;
   const attributes = { 'messaging.system': publisher.brokerType, 'messaging.operation.type': 'send' };
   return inOutboundSpan(`send ${publisher.brokerType}`, SpanKind.PRODUCER, attributes,
     (trace) => publish(connections, p, publisher, settings, trace.traceparent ? { ...message, traceparent: trace.traceparent } : message));
@@ -62,8 +85,7 @@ const publish = async <S>(connections: Connections, p: Prepared<BrokerQueue>, pu
     await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };
   } catch (e) {
-    // Client messages name hosts and reasons, not credentials.
-    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${(e as Error).message}` };
+    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${describePublishError(e)}` };
   }
 };
 
@@ -81,5 +103,5 @@ export const brokerEntries = (brokers: Brokers): Entries<BrokerQueue> => ({
   },
 });
 
-export const brokerChannel = (brokers: Brokers, connections: Connections): Channel<BrokerQueue> =>
-  ({ ...brokerEntries(brokers), send: send(brokers, connections) });
+export const brokerChannel = (brokers: Brokers, connections: Connections, guard: BrokerGuard): Channel<BrokerQueue> =>
+  ({ ...brokerEntries(brokers), send: send(brokers, connections, guard) });

@@ -4,6 +4,7 @@ import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, openOrDestroy } from './client-lifetime';
 import { confirmChannels } from './rabbitmq-channels';
 import { reader } from './settings';
+import { PublishFailure } from './publish-error';
 
 /** Where one message goes: '' is the default exchange, which routes by queue name. */
 export interface RabbitSettings { url: string; exchange: string; routingKey: string; queue: string | undefined }
@@ -55,7 +56,7 @@ const open = async (s: RabbitSettings, signal: AbortSignal): Promise<BrokerConne
         channel.publish(target.exchange, target.routingKey, Buffer.from(message.body), {
           persistent: true, messageId: message.deliveryId, contentType: message.contentType, timestamp: Math.floor(Date.now() / 1000),
           ...(message.traceparent ? { headers: { traceparent: message.traceparent } } : {}),
-        }, (err) => (err ? reject(err instanceof Error ? err : new Error('the broker refused the message')) : resolve()));
+        }, (err) => (err ? reject(err instanceof Error ? err : new PublishFailure('the broker refused the message')) : resolve()));
       });
       return {};
     }),

@@ -17,10 +17,16 @@ const settings: Publisher<SqsSettings>['settings'] = (connDetails, params) => {
   return r.result({ aws, queue: url !== undefined ? { url } : { name: name ?? '' }, messageGroupId });
 };
 
+/**
+ * The endpoint is the configured one (or AWS's for the region), never the queue URL's origin: by
+ * default the SDK sends to whatever host a queue URL names when no endpoint is set.
+ */
+export const sqsClientOptions = (aws: AwsConnection) => ({ ...awsClientOptions(aws), useQueueUrlAsEndpoint: false });
+
 /** SendMessage with the body and the attributes `delivery-id` and `content-type`; on FIFO queues the delivery id deduplicates. */
 const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
   const { SQSClient, SendMessageCommand, GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
-  const client = new SQSClient(awsClientOptions(s.aws));
+  const client = new SQSClient(sqsClientOptions(s.aws));
   const urls = new Map<string, string>();
   const urlOf = async (queue: SqsSettings['queue']) => {
     if ('url' in queue) return queue.url;

@@ -102,3 +102,6 @@ export const bareHost = (hostname: string): string =>
 
 /** `localhost` and its subdomains resolve to loopback by convention (RFC 6761), whatever DNS says. */
 export const isLocalhostName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost');
+
+/** A host (as `bareHost` leaves it) that is local by its spelling alone: a non-public address, or `localhost`. Names are not resolved. */
+export const isLocalHostSpelling = (host: string): boolean => (isIP(host) ? isPrivateAddress(host) : isLocalhostName(host));

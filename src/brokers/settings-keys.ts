@@ -10,6 +10,17 @@
  * once rendered.
  */
 
+/**
+ * A key that says where messages go: a host, URL, endpoint, or the name of a queue, topic or
+ * project the worker's credentials reach. A trigger may set one only where the broker's
+ * `trigger_overrides` lists it (src/brokers/addresses.ts reads the hosts out of it):
+ * - `url`: a URL whose host the worker connects to;
+ * - `host`, `port`: the host (or port) the worker connects to;
+ * - `host-ports`: `host:port`, comma-separated;
+ * - `destination`: where messages go on the configured connection (no host of its own).
+ */
+export type AddressKind = 'url' | 'host' | 'port' | 'host-ports' | 'destination';
+
 /** What a value typically is, beyond a literal. */
 export type KeyUse =
   /** Holds a credential: give it as a dynamic value (`{{ env.… }}`, `{{ secrets.… }}`), resolved only in the worker. */
@@ -28,6 +39,8 @@ export interface SettingsKey {
   readonly format?: string;
   /** What an absent key means. */
   readonly default?: string;
+  /** Set when the key says where messages go (see AddressKind). */
+  readonly address?: AddressKind;
 }
 
 /** `conn_details`: where and as whom to connect; `params`: where the message goes. */
@@ -43,7 +56,7 @@ const AWS_CONN = {
   aws_access_key_id: { required: true, use: 'secret', description: 'Static credentials: the service never reads them from its environment or a metadata endpoint' },
   aws_secret_access_key: { required: true, use: 'secret', description: 'The secret of aws_access_key_id' },
   aws_session_token: { use: 'secret', description: 'For temporary credentials' },
-  endpoint_url: { description: 'An endpoint URL instead of AWS\'s (e.g. a local SQS/SNS)' },
+  endpoint_url: { address: 'url', description: 'An endpoint URL instead of AWS\'s (e.g. a local SQS/SNS)' },
 } as const satisfies Record<string, SettingsKey>;
 
 const MESSAGE_GROUP_ID = { use: 'per-message', description: 'The message group; required when the target is FIFO (its name ends in .fifo)' } as const satisfies SettingsKey;
@@ -51,9 +64,9 @@ const MESSAGE_GROUP_ID = { use: 'per-message', description: 'The message group; 
 export const BROKER_KEYS = {
   rabbitmq: {
     conn_details: {
-      url: { use: 'secret', description: 'amqp://user:password@host:port/vhost, instead of host, port, username, password and vhost' },
-      host: { default: '127.0.0.1', description: 'Without url' },
-      port: { default: '5672', description: 'Without url' },
+      url: { use: 'secret', address: 'url', description: 'amqp://user:password@host:port/vhost, instead of host, port, username, password and vhost' },
+      host: { default: '127.0.0.1', address: 'host', description: 'Without url' },
+      port: { default: '5672', address: 'port', description: 'Without url' },
       username: { description: 'Without url' },
       password: { use: 'secret', description: 'Without url' },
       vhost: { description: 'Without url (default: the broker\'s default vhost)' },
@@ -67,7 +80,7 @@ export const BROKER_KEYS = {
   },
   kafka: {
     conn_details: {
-      bootstrap_servers: { required: true, format: 'host:port, comma-separated', description: 'Brokers to bootstrap from' },
+      bootstrap_servers: { required: true, address: 'host-ports', format: 'host:port, comma-separated', description: 'Brokers to bootstrap from' },
       client_id: { default: 'action-triggers', description: 'The Kafka client id' },
     },
     params: {
@@ -77,9 +90,9 @@ export const BROKER_KEYS = {
   },
   redis: {
     conn_details: {
-      url: { requiredUnless: 'host', use: 'secret', description: 'redis://user:password@host:port/db, instead of host, port, db, username and password' },
-      host: { requiredUnless: 'url', description: 'Without url' },
-      port: { default: '6379', format: 'a port number', description: 'Without url' },
+      url: { requiredUnless: 'host', use: 'secret', address: 'url', description: 'redis://user:password@host:port/db, instead of host, port, db, username and password' },
+      host: { requiredUnless: 'url', address: 'host', description: 'Without url' },
+      port: { default: '6379', address: 'port', format: 'a port number', description: 'Without url' },
       db: { default: '0', format: 'a whole number', description: 'Without url' },
       username: { description: 'Without url' },
       password: { use: 'secret', description: 'Without url' },
@@ -92,7 +105,7 @@ export const BROKER_KEYS = {
   aws_sqs: {
     conn_details: AWS_CONN,
     params: {
-      queue_url: { requiredUnless: 'queue_name', description: 'The queue\'s URL (preferred over queue_name)' },
+      queue_url: { requiredUnless: 'queue_name', address: 'destination', description: 'The queue\'s URL (preferred over queue_name)' },
       queue_name: { requiredUnless: 'queue_url', description: 'The queue by name, looked up once per connection' },
       message_group_id: MESSAGE_GROUP_ID,
     },
@@ -100,17 +113,17 @@ export const BROKER_KEYS = {
   aws_sns: {
     conn_details: AWS_CONN,
     params: {
-      topic_arn: { required: true, description: 'The topic' },
+      topic_arn: { required: true, address: 'destination', description: 'The topic' },
       message_group_id: MESSAGE_GROUP_ID,
     },
   },
   gcp_pubsub: {
     conn_details: {
-      project: { required: true, description: 'The Google Cloud project' },
+      project: { required: true, address: 'destination', description: 'The Google Cloud project' },
       topic: { required: true, description: 'The topic\'s name in the project' },
       credentials_json: { requiredUnless: 'emulator_host (or the PUBSUB_EMULATOR_HOST environment variable)', use: 'secret',
         format: 'a service account key (JSON)', description: 'How the client authenticates: the service never asks a metadata server for credentials' },
-      emulator_host: { description: 'host:port of a Pub/Sub emulator instead of Google\'s service (default: the PUBSUB_EMULATOR_HOST environment variable)' },
+      emulator_host: { address: 'host-ports', description: 'host:port of a Pub/Sub emulator instead of Google\'s service (default: the PUBSUB_EMULATOR_HOST environment variable)' },
     },
     params: {
       ordering_key: { use: 'per-message', description: 'Messages with the same key are delivered in order' },

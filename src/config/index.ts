@@ -6,6 +6,8 @@ import { BrokerOverrides, contentTypeKey, TriggerPolicy } from '../triggers/poli
 import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../breaker/state';
 import { brokerSettingsProblems, splitSettingsPath } from '../triggers/broker-settings';
+import { maySet } from '../triggers/broker-overrides';
+import { addressKeys } from '../brokers/addresses';
 import { Broker, ConfigFile } from './file';
 import { Env, ENV_KEYS } from './env';
 
@@ -107,7 +109,7 @@ const brokerConfigProblems = (brokers: NonNullable<ConfigFile['brokers']>): Fiel
     const overrides = brokerOverridesOf(broker);
     return brokerSettingsProblems(broker, undefined, undefined).filter((e) => {
       const { field, key } = splitSettingsPath(e.path);
-      return field === 'conn_details' ? !overrides.connDetails.has(key) : overrides.parameters !== undefined && !overrides.parameters.has(key);
+      return !maySet(overrides, field === 'params' ? 'parameters' : 'conn_details', key);
     }).map((e) => ({ path: `brokers.${name}.${e.path}`, message: e.message }));
   });
 
@@ -115,6 +117,7 @@ const brokerConfigProblems = (brokers: NonNullable<ConfigFile['brokers']>): Fiel
 export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
   connDetails: new Set(broker.trigger_overrides?.conn_details ?? []),
   parameters: broker.trigger_overrides?.parameters && new Set(broker.trigger_overrides.parameters),
+  addressParameters: addressKeys(broker.broker_type, 'params'),
 });
 
 /** The trigger validation rules this config implies. */

@@ -18,11 +18,15 @@ const USE: Record<KeyUse, string> = {
   'per-message': 'Often a template over the instance, e.g. {{ instance.id }}',
 };
 
+const ADDRESS = 'Says where messages go: a trigger may set it only where the broker\'s trigger_overrides lists it; '
+  + 'a host a trigger set (or a template over the instance) must then be public while allow_private_targets is off, checked when written and before each connection';
+
 const keySchema = (k: SettingsKey): Schema => ({
   type: 'string',
   description: [k.description, k.requiredUnless && `Required unless ${k.requiredUnless} is given`, k.use && USE[k.use],
-    k.format && `Must be ${k.format}: checked when written if literal, else once rendered`]
+    k.format && `Must be ${k.format}: checked when written if literal, else once rendered`, k.address && ADDRESS]
     .filter(Boolean).join('. '),
+  ...(k.address ? { 'x-address': k.address } : {}),
   ...(k.default !== undefined ? { default: k.default } : {}),
 });
 
@@ -66,7 +70,9 @@ export const brokerNameDescription = (policy: TriggerPolicy, names: readonly str
   const each = names.map((name) => {
     const type = policy.brokerTypes?.get(name);
     const overrides = policy.brokerOverrides?.get(name);
-    const may = overrides && `; a trigger may set conn_details: ${keyList(overrides.connDetails)}; parameters: ${keyList(overrides.parameters)}`;
+    const params = overrides?.parameters === undefined && overrides && overrides.addressParameters.size > 0
+      ? `any key but ${[...overrides.addressParameters].join(', ')}` : keyList(overrides?.parameters);
+    const may = overrides && `; a trigger may set conn_details: ${keyList(overrides.connDetails)}; parameters: ${params}`;
     return `\n- \`${name}\`${type ? `: ${type}${may ?? ''}` : ''}`;
   });
   return `A broker named in the config (brokers):${each.join('')}\n\nThe keys each broker_type reads: ${refTo(BROKER_TYPES_SCHEMA)}`;
@@ -74,7 +80,7 @@ export const brokerNameDescription = (policy: TriggerPolicy, names: readonly str
 
 /** A queue entry's `conn_details` or `parameters`: merged over the named broker's, as far as its trigger_overrides allow. */
 export const queueOverrideDescription = (field: 'conn_details' | 'parameters') => {
-  const [over, allowed] = field === 'conn_details' ? ['conn_details', 'none'] : ['params', 'any key'];
+  const [over, allowed] = field === 'conn_details' ? ['conn_details', 'none'] : ['params', 'any key that does not say where messages go (x-address in the broker type\'s keys)'];
   return `Merged over the named broker's ${over} (these keys win): only the keys its trigger_overrides.${field} lists (default: ${allowed}). `
     + `The keys each broker_type reads: ${refTo(BROKER_TYPES_SCHEMA)}. Values may hold {{ … }} templates (instance attributes, allow-listed dynamic values), rendered at delivery`;
 };

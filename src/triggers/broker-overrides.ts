@@ -2,21 +2,46 @@ import * as t from 'io-ts';
 import type { BrokerQueue } from './codecs';
 import type { BrokerOverrides, TriggerPolicy } from './policy';
 import { splitSettingsPath } from './broker-settings';
+import { PRIVATE_HOST_PROBLEM } from './webhook-url';
+import { addressKind, hostsOf } from '../brokers/addresses';
+import { isLocalHostSpelling } from '../../activities/webhook/target-safety';
 
 export interface RefusedOverride { field: 'conn_details' | 'parameters'; key: string; message: string }
+
+/** Whether a trigger's queue entry may set this key on a broker with these overrides. */
+export const maySet = (overrides: BrokerOverrides, field: RefusedOverride['field'], key: string): boolean => {
+  if (field === 'conn_details') return overrides.connDetails.has(key);
+  return overrides.parameters === undefined ? !overrides.addressParameters.has(key) : overrides.parameters.has(key);
+};
 
 /**
  * The keys of a queue entry its broker does not let triggers set (`trigger_overrides` in the
  * config). Checked when a trigger is written and again at delivery, since the config may change.
  */
 export const refusedOverrides = (overrides: BrokerOverrides, queue: BrokerQueue): RefusedOverride[] => {
-  const refused = (field: RefusedOverride['field'], keys: string[], allowed: ReadonlySet<string> | undefined) =>
-    keys.filter((k) => allowed !== undefined && !allowed.has(k))
-      .map((key) => ({ field, key, message: `broker ${queue.name} does not let triggers set ${field}.${key}` }));
-  return [
-    ...refused('conn_details', Object.keys(queue.conn_details ?? {}), overrides.connDetails),
-    ...refused('parameters', Object.keys(queue.parameters ?? {}), overrides.parameters),
-  ];
+  const refused = (field: RefusedOverride['field'], map: Record<string, string> | undefined) =>
+    Object.keys(map ?? {}).filter((key) => !maySet(overrides, field, key)).map((key) => ({
+      field, key, message: `broker ${queue.name} does not let triggers set ${field}.${key}`
+        + (field === 'parameters' && overrides.addressParameters.has(key) ? ' (it says where messages go: see trigger_overrides)' : ''),
+    }));
+  return [...refused('conn_details', queue.conn_details), ...refused('parameters', queue.parameters)];
+};
+
+/**
+ * The keys of a queue entry whose literal value names a local host (loopback, private,
+ * link-local, `localhost`): refused when written while allow_private_targets is off. A templated
+ * value is checked once rendered, before the worker connects.
+ */
+const localAddresses = (brokerType: string | undefined, queue: BrokerQueue) => {
+  if (brokerType === undefined) return [];
+  const local = (field: RefusedOverride['field'], map: Record<string, string> | undefined) =>
+    Object.entries(map ?? {}).filter(([key, value]) => {
+      const kind = addressKind(brokerType, field === 'parameters' ? 'params' : 'conn_details', key);
+      if (kind === undefined || value.includes('{{')) return false;
+      const hosts = hostsOf(kind, value);
+      return hosts === undefined || hosts.some(isLocalHostSpelling);
+    }).map(([key]) => ({ field, key }));
+  return [...local('conn_details', queue.conn_details), ...local('parameters', queue.parameters)];
 };
 
 /**
@@ -35,6 +60,9 @@ export const withBrokerOverrides = <Q extends BrokerQueue>(policy: TriggerPolicy
     const refused = overrides === undefined ? [] : refusedOverrides(overrides, q).map(({ field, key, message }) =>
       ({ value: q[field]?.[key], context: at(field, key, q[field]?.[key]), message }));
     if (refused.length > 0) return t.failures(refused);
+    const local = policy.allowPrivateTargets ? [] : localAddresses(policy.brokerTypes?.get(q.name), q)
+      .map(({ field, key }) => ({ value: q[field]?.[key], context: at(field, key, q[field]?.[key]), message: PRIVATE_HOST_PROBLEM }));
+    if (local.length > 0) return t.failures(local);
     const problems = (policy.brokerSettings?.(q.name, q.conn_details, q.parameters) ?? []).map((e) => {
       const { field, key } = splitSettingsPath(e.path);
       const name = field === 'params' ? 'parameters' : 'conn_details';

@@ -3,8 +3,10 @@ import type { FieldError } from '../validation/field-errors';
 /** Which `conn_details` and `parameters` keys a trigger may set on one broker. */
 export interface BrokerOverrides {
   readonly connDetails: ReadonlySet<string>;
-  /** undefined means any key. */
+  /** undefined means any key but `addressParameters`. */
   readonly parameters: ReadonlySet<string> | undefined;
+  /** The broker type's `params` keys that say where messages go: refused unless `parameters` lists them. */
+  readonly addressParameters: ReadonlySet<string>;
 }
 
 /** What the config allows; the trigger codecs check input against it. */

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { bareHost, isLocalhostName, isPrivateAddress } from '../../activities/webhook/target-safety';
+import { bareHost, isLocalHostSpelling } from '../../activities/webhook/target-safety';
 import type { TriggerPolicy } from './policy';
 
 /** A DNS name as the URL parser leaves it (lower case, IDNs as `xn--`): labels of 1-63 characters. */
@@ -12,13 +12,14 @@ export const matchesFromStart = (pattern: RegExp, url: string) => {
   return pattern.test(url);
 };
 
+export const PRIVATE_HOST_PROBLEM = 'must not be a loopback or private address or localhost (allow_private_targets is off)';
+
 const hostProblem = (url: URL, policy: TriggerPolicy): string | undefined => {
   const host = bareHost(url.hostname);
   if (!isIP(host) && !isDnsName(host)) return 'must name a valid host';
   if (policy.allowPrivateTargets) return undefined;
   // The URL parser has already turned `2130706433`, `0x7f.1` and `[::ffff:127.0.0.1]` into addresses.
-  const local = isIP(host) ? isPrivateAddress(host) : isLocalhostName(host);
-  return local ? 'must not be a loopback or private address or localhost (allow_private_targets is off)' : undefined;
+  return isLocalHostSpelling(host) ? PRIVATE_HOST_PROBLEM : undefined;
 };
 
 /** The problem with a webhook URL (its length checked) under a policy, or undefined: syntax, host, then patterns. */

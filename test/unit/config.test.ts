@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { breakerSettingsOf, ConfigError, configFrom, loadConfig, policyOf } from '../../src/config';
 
+/** Region and static keys: what an SQS or SNS broker needs besides its target (values never used here). */
+const AWS_KEYS = { region_name: 'eu-west-1', aws_access_key_id: 'AKIDEXAMPLE', aws_secret_access_key: 'example' };
 const errorsOf = (f: () => unknown) => {
   try { f(); } catch (e) { if (e instanceof ConfigError) return e.errors; throw e; }
   return [];
@@ -49,14 +51,19 @@ test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error 
   expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'bad.json' }, dir))[0]?.path).toBe(join(dir, 'bad.json'));
 });
 
-test('trigger_overrides: no conn_details key and any parameters key by default; lists replace the defaults', () => {
+test('trigger_overrides: no conn_details key and any parameters key but addresses by default; lists replace the defaults', () => {
   const c = configFrom({ brokers: {
     plain: { broker_type: 'rabbitmq' },
+    queues: { broker_type: 'aws_sqs', conn_details: AWS_KEYS, params: { queue_name: 'q' } },
     open: { broker_type: 'rabbitmq', params: { queue: 'q' }, trigger_overrides: { conn_details: ['vhost'], parameters: ['routing_key'] } },
   } });
   const overrides = policyOf(c).brokerOverrides;
-  expect(overrides?.get('plain')).toEqual({ connDetails: new Set(), parameters: undefined });
-  expect(overrides?.get('open')).toEqual({ connDetails: new Set(['vhost']), parameters: new Set(['routing_key']) });
+  expect(overrides?.get('plain')).toEqual({ connDetails: new Set(), parameters: undefined, addressParameters: new Set() });
+  expect(overrides?.get('queues')).toEqual({ connDetails: new Set(), parameters: undefined, addressParameters: new Set(['queue_url']) });
+  expect(overrides?.get('open')).toEqual({ connDetails: new Set(['vhost']), parameters: new Set(['routing_key']), addressParameters: new Set() });
+  // A key triggers may not set must be in the config: an SNS broker without its topic does not start.
+  const sns = errorsOf(() => configFrom({ brokers: { alerts: { broker_type: 'aws_sns', conn_details: AWS_KEYS } } }));
+  expect(sns.map((e) => e.path)).toEqual(['brokers.alerts.params.topic_arn']);
   const errors = errorsOf(() => configFrom({ brokers: { b: { broker_type: 'rabbitmq', trigger_overrides: { conn_details: 'url', hosts: [] } } } }));
   expect(errors.map((e) => e.path).sort()).toEqual(['brokers.b.trigger_overrides.conn_details', 'brokers.b.trigger_overrides.hosts']);
 });
