@@ -1,10 +1,21 @@
-/** Unit tests are fast and pure; integration tests start real servers (see test/support). */
+/**
+ * Two tiers. `unit`: pure tests, no server, no child process (`npm run test:unit`).
+ * `integration`: real servers (Temporal, brokers, Chromium) started once by the global setup
+ * (test/support), which Jest runs only when a test of that project runs. `npm test` runs both.
+ */
+const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'] } };
+
 module.exports = {
-  testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
 };
