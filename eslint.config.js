@@ -1,6 +1,7 @@
 // Lint: typescript-eslint's recommended rules; workflow code may import only deterministic modules.
 const tseslint = require('typescript-eslint');
 const js = require('@eslint/js');
+const rooms = require('./scripts/room-imports');
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'data/', '.tools/', 'coverage/', 'test-output/', '*.config.js'] },
@@ -12,8 +13,16 @@ module.exports = tseslint.config(
     },
   },
   {
+    // Rooms import one way (scripts/rooms.js): the layout shows the architecture.
+    files: ['src/**/*.{ts,js}', 'activities/**/*.ts', 'projections/**/*.ts', 'workflows/**/*.ts'],
+    plugins: { rooms },
+    rules: { 'rooms/one-way': 'error' },
+  },
+  {
     files: ['**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly', __dirname: 'readonly' } },
+    // CommonJS files load their modules with require().
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The admin's ES modules run in the browser.

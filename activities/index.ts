@@ -1,21 +1,21 @@
 import { breakerSettingsOf, Config, policyOf } from '../src/config';
-import { matchesFromStart } from '../src/triggers/webhook-url';
+import { matchesFromStart } from '../src/triggers/model/webhook-url';
 import { EventStore } from '../src/event-store/port';
-import { Logger } from '../src/logger';
-import { withLogFields } from '../src/observability/log-context';
+import { Logger } from '../src/kernel/logger';
+import { withLogFields } from '../src/kernel/log-context';
 import { ReadModel } from '../projections/read-model';
 import type { DeliveryReceipt } from '../src/dispatch/types';
 import { boundWarnings } from '../src/dispatch/bounds';
 import { ActionArgs, Channel, PipelineDeps, runAttempt } from './delivery/attempt';
-import { createDefinitionAt } from './delivery/definition-at';
+import { createDefinitionAt } from '../src/triggers/model/definition-at';
 import { createDeliveredLedger } from './delivery/delivered-ledger';
-import { createBreaker } from './delivery/breaker';
+import { createBreaker } from '../src/breaker/record-outcome';
 import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
 import { Connections } from './publishers/connections';
-import { brokerChannel } from './publishers/deliver';
+import { brokerChannel } from './delivery/broker-channel';
 import { WebhookTransport } from './webhook/transport';
-import { WEBHOOK_USER_AGENT, webhookChannel } from './webhook/deliver';
+import { WEBHOOK_USER_AGENT, webhookChannel } from './delivery/webhook-channel';
 import type { Metrics } from '../src/observability/metrics';
 
 export interface ActivityDeps {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnections } from '../activities/publishers/connections';
 import { publisherFor } from '../activities/publishers/registry';
-import { silentLogger } from '../src/logger';
+import { silentLogger } from '../src/kernel/logger';
 import { bundleWorkflows, installSdkLogging } from '../src/worker';
 import { BENCH_BROKERS, Destination } from './broker-destinations';
 import { floor } from './dispatch';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { request, Agent } from 'undici';
-import { silentLogger } from '../src/logger';
+import { silentLogger } from '../src/kernel/logger';
 import { installSdkLogging } from '../src/worker';
 import { startReceiver } from '../test/support/receiver';
 import { jsonPoster } from './post';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../src/logger';
+import { silentLogger } from '../src/kernel/logger';
 import { installSdkLogging } from '../src/worker';
 import { startReceiver } from '../test/support/receiver';
 import { rssMb, startBenchTemporal, startService } from './server';

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../src/logger';
+import { silentLogger } from '../src/kernel/logger';
 import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { openSqliteStore } from '../src/event-store/sqlite';
-import { streamOf } from '../src/triggers/events';
-import { TriggerDefinition } from '../src/triggers/codecs';
+import { streamOf } from '../src/triggers/model/events';
+import { TriggerDefinition } from '../src/triggers/model/codecs';
 
 /** A realistic trigger (a public URL: the API refuses loopback targets by default); every 4th on post_delete of crm.lead, so a filtered list has matches. */
 export const benchDefinition = (i: number): TriggerDefinition => ({

@@ -1,7 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '../src/logger';
+import { silentLogger } from '../src/kernel/logger';
 import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';

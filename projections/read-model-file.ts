@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { Logger } from '../src/logger';
+import { Logger } from '../src/kernel/logger';
 
 /**
  * The read model's SQLite file. It is derived data: when it is damaged it is moved aside and

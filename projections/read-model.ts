@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { StoredEvent } from '../src/event-store/port';
-import { contentTypePart } from '../src/triggers/policy';
-import { SIGNALS } from '../src/triggers/codecs';
-import { occurredAt } from '../src/triggers/events';
-import { readStoredEvent } from '../src/triggers/stored-events';
-import { MAX_LIST_PAGE_BYTES } from '../src/limits';
-import { Logger, silentLogger } from '../src/logger';
+import { contentTypePart } from '../src/triggers/model/policy';
+import { SIGNALS } from '../src/triggers/model/codecs';
+import { occurredAt } from '../src/triggers/model/events';
+import { readStoredEvent } from '../src/triggers/model/stored-events';
+import { MAX_LIST_PAGE_BYTES } from '../src/kernel/limits';
+import { Logger, silentLogger } from '../src/kernel/logger';
 import { evolveView, toResource, TriggerView } from './trigger-view';
 import { bindTriggerList, ListFilter, ListPage } from './trigger-list';
 import { inodeOf, isCorruption, moveAside, openCheckedFile } from './read-model-file';

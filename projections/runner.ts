@@ -1,5 +1,5 @@
 import { Category, EventStore, Subscription } from '../src/event-store/port';
-import { Logger } from '../src/logger';
+import { Logger } from '../src/kernel/logger';
 import { ReadModel, ReadModelUnavailable } from './read-model';
 
 export interface ProjectionRunner {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Checkpoint, StoredEvent } from '../src/event-store/port';
-import { DISPATCH_REFUSED, SIGNAL_ACCEPTED, SignalRecord } from '../src/intake/signal-record';
+import { DISPATCH_REFUSED, SIGNAL_ACCEPTED, SignalRecord } from '../src/signals/model/signal-record';
 
 /**
  * The signal index: which stored signals there are, newest first, and which triggers each

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { contentTypePart } from '../src/triggers/policy';
-import { boundedPage } from '../src/json/bounded-page';
+import { contentTypePart } from '../src/triggers/model/policy';
+import { boundedPage } from '../src/kernel/bounded-page';
 
 export interface ListFilter {
   readonly active?: boolean;

@@ -1,6 +1,6 @@
-import { TriggerDefinition } from '../src/triggers/codecs';
-import { TriggerEvent } from '../src/triggers/events';
-import { evolve } from '../src/triggers/trigger';
+import { TriggerDefinition } from '../src/triggers/model/codecs';
+import { TriggerEvent } from '../src/triggers/model/events';
+import { evolve } from '../src/triggers/model/trigger';
 
 /** A trigger as the API shows it: the definition plus server fields. */
 export interface TriggerView {

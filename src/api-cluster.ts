@@ -1,5 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
-import { Logger } from './logger';
+import { Logger } from './kernel/logger';
 import { answerClusterMetrics } from './observability/cluster-metrics';
 
 /** How long a replacement waits after a process died, so a crash loop does not spin. */

@@ -7,7 +7,7 @@ import { createWebhookTransport } from '../activities/webhook/transport';
 import { ReadModel } from '../projections/read-model';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
-import { Logger } from './logger';
+import { Logger } from './kernel/logger';
 import type { Tracing } from './observability/tracing';
 import type { Metrics } from './observability/metrics';
 

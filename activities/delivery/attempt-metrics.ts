@@ -1,7 +1,8 @@
 import type { ActionKind } from '../../src/dispatch/types';
-import type { TriggerDefinition } from '../../src/triggers/codecs';
+import type { TriggerDefinition } from '../../src/triggers/model/codecs';
 import { Metrics, secondsSince } from '../../src/observability/metrics';
-import type { ActionArgs, Attempt } from './attempt';
+import type { ActionArgs } from './attempt';
+import type { Attempt } from '../../src/dispatch/types';
 
 /** The metrics and the config's broker types by broker name: the only `broker_type` label values. */
 export interface DeliveryMetrics {

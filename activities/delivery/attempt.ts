@@ -1,27 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ActionKind, ActionPlan, DeliveryReceipt, RetrySettings, SignalEnvelope, workflowIdOf } from '../../src/dispatch/types';
+import { ActionKind, ActionPlan, Attempt, DeliveryReceipt, RetrySettings, SignalEnvelope, workflowIdOf } from '../../src/dispatch/types';
 import { boundText, boundWarnings } from '../../src/dispatch/bounds';
 import { delayAfter } from '../../src/dispatch/retry-schedule';
-import type { TriggerDefinition } from '../../src/triggers/codecs';
-import type { Logger } from '../../src/logger';
-import { DefinitionAt } from './definition-at';
+import type { TriggerDefinition } from '../../src/triggers/model/codecs';
+import type { Logger } from '../../src/kernel/logger';
+import { DefinitionAt } from '../../src/triggers/model/definition-at';
 import type { DeliveredLedger } from './delivered-ledger';
-import type { OutcomeRecorder } from './breaker';
+import type { OutcomeRecorder } from '../../src/breaker/record-outcome';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 import { countAttempt, DeliveryMetrics } from './attempt-metrics';
 import { Mask, maskedError, maskFrom } from './secret-mask';
-
-/**
- * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
- * attempt with one of these; `runAttempt` alone turns it into what Temporal reads.
- * A reason may quote what a broker or client said, which may echo a rendered value: `runAttempt`
- * masks it (secret-mask.ts) before anything reads it.
- */
-export type Attempt =
-  | { outcome: 'delivered'; statusCode?: number }
-  | { outcome: 'retry'; errorType: string; reason: string; statusCode?: number; retryAfterMs?: number }
-  | { outcome: 'fail'; errorType: string; reason: string; statusCode?: number };
 
 /** Ends an attempt from inside a step (preparing, rendering) with a known outcome. */
 export class AttemptEnded extends Error {

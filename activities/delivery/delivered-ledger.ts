@@ -1,6 +1,6 @@
 import type { EventStore } from '../../src/event-store/port';
 import type { DeliveryReceipt } from '../../src/dispatch/types';
-import type { Logger } from '../../src/logger';
+import type { Logger } from '../../src/kernel/logger';
 
 /**
  * Which actions of a dispatch were delivered, kept in our own store (stream `delivered-<workflow

@@ -1,5 +1,5 @@
-import { BROKER_KEYS, BrokerType } from '../../src/brokers/settings-keys';
-import type { BrokerMessage } from '../publishers/deliver';
+import { BROKER_KEYS, BrokerType } from '../publishers/settings-keys';
+import type { BrokerMessage } from './broker-channel';
 
 /** What a dry run shows instead of a credential from the config or the trigger. */
 export const SECRET_PLACEHOLDER = '(secret, not shown)';

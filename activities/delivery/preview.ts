@@ -1,10 +1,10 @@
 import { actionsOf } from '../../src/dispatch/plan';
 import type { ActionPlan, SignalEnvelope } from '../../src/dispatch/types';
-import type { TriggerDefinition } from '../../src/triggers/codecs';
-import { MAX_DRY_RUN_BODY_CHARS } from '../../src/limits';
-import { brokerEntries, brokerMessageOf, Brokers, brokerTargetProblem } from '../publishers/deliver';
+import type { TriggerDefinition } from '../../src/triggers/model/codecs';
+import { MAX_DRY_RUN_BODY_CHARS } from '../../src/kernel/limits';
+import { brokerEntries, brokerMessageOf, Brokers, brokerTargetProblem } from './broker-channel';
 import { checkTarget, TARGET_REFUSED, TargetCheck } from '../webhook/transport';
-import { WEBHOOK_USER_AGENT, webhookEntries, webhookRequestOf } from '../webhook/deliver';
+import { WEBHOOK_USER_AGENT, webhookEntries, webhookRequestOf } from './webhook-channel';
 import { AttemptEnded, prepareAction } from './attempt';
 import { maskedDynamicValues } from './masked-values';
 import { dynamicPathsIn } from './render';

@@ -1,8 +1,8 @@
-import { expressionsIn, isInstancePath } from '../../src/templates/expressions';
-import { loneExpressionPath, scanTemplate } from '../../src/templates/scan';
-import type { JsonValue } from '../../src/triggers/codecs';
+import { expressionsIn, isInstancePath } from '../../src/kernel/template-expressions';
+import { loneExpressionPath, scanTemplate } from '../../src/kernel/template-scan';
+import type { JsonValue } from '../../src/triggers/model/codecs';
 import type { SignalEnvelope } from '../../src/dispatch/types';
-import { MAX_RENDERED_CHARS } from '../../src/limits';
+import { MAX_RENDERED_CHARS } from '../../src/kernel/limits';
 
 /** Resolved dynamic values by path, looked up before rendering (they may be async). */
 export type DynamicValues = ReadonlyMap<string, unknown>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import type { BROKER_KEYS } from './settings-keys';
 
 /** The `conn_details` keys SQS and SNS share. */
 type AwsKey = keyof typeof BROKER_KEYS.aws_sqs.conn_details & keyof typeof BROKER_KEYS.aws_sns.conn_details;

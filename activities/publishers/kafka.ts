@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { ISocketFactory, Producer } from 'kafkajs';
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, openOrDestroy, socketsOf } from './client-lifetime';
 import { reader } from './settings';

@@ -1,5 +1,5 @@
 import type { PubSub, Topic } from '@google-cloud/pubsub';
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, socketsOf } from './client-lifetime';
 import { trackingSockets } from './grpc-sockets';

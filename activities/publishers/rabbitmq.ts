@@ -1,5 +1,5 @@
 import { connect, SocketOptions } from 'amqplib';
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, openOrDestroy } from './client-lifetime';
 import { confirmChannels } from './rabbitmq-channels';

@@ -1,4 +1,4 @@
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { openOrDestroy } from './client-lifetime';
 import { reader } from './settings';

@@ -6,7 +6,7 @@ import { redisPublisher } from './redis';
 import { snsPublisher } from './sns';
 import { sqsPublisher } from './sqs';
 
-/** Every broker type this build publishes to. A new type is one module, one line here and its keys in src/brokers/settings-keys.ts. */
+/** Every broker type this build publishes to. A new type is one module, one line here and its keys in activities/publishers/settings-keys.ts. */
 const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<Publisher<unknown>>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));

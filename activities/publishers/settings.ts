@@ -1,5 +1,5 @@
-import type { BrokerKeys, KeySection, SettingsKey } from '../../src/brokers/settings-keys';
-import type { FieldError } from '../../src/validation/field-errors';
+import type { BrokerKeys, KeySection, SettingsKey } from './settings-keys';
+import type { FieldError } from '../../src/kernel/field-errors';
 
 /** What a publisher's `settings` returns: its settings, or every missing or bad key by path. */
 export type SettingsResult<S> = { ok: true; value: S } | { ok: false; errors: FieldError[] };
@@ -12,7 +12,7 @@ const requiredMessage = (k: SettingsKey) =>
 
 /**
  * Reads keys from a broker's merged `conn_details` and `params`, collecting every missing key
- * at once. Only the keys of the broker type's table (src/brokers/settings-keys.ts) can be read,
+ * at once. Only the keys of the broker type's table (activities/publishers/settings-keys.ts) can be read,
  * as that table says: `required` for a key it marks required (always or unless another is
  * given), `optional` for one it does not always require. Paths use the config's names
  * (`conn_details.x`, `params.y`).

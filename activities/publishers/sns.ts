@@ -1,4 +1,4 @@
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
 import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';

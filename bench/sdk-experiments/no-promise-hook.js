@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a preload for `node -r`: CommonJS, loaded before ts-node */
 // Bench experiment only (BENCH_NODE_FLAGS='-r ./bench/sdk-experiments/no-promise-hook.js'): in the
 // Temporal SDK's workflow thread, skip the promise hook that captures and source-maps a stack for
 // every promise a workflow creates. The `__stack_trace` and `__enhanced_stack_trace` queries (the

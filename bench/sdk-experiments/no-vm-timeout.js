@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a preload for `node -r`: CommonJS, loaded before ts-node */
 // Bench experiment only (BENCH_NODE_FLAGS='-r ./bench/sdk-experiments/no-vm-timeout.js'): in the
 // Temporal SDK's workflow thread, call into the workflow sandbox without `timeout`. With a timeout
 // Node starts a watchdog thread and event loop for every call (nodejs/node#47739), several calls

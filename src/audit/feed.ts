@@ -1,11 +1,11 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
 import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
-import { historyEntry } from '../triggers/history';
+import { historyEntry } from '../triggers/api/history';
 import { invalid, sendProblem } from '../http/problem';
 import { sendJson } from '../http/request';
-import { MAX_LIST_PAGE_BYTES } from '../limits';
-import { boundedPage, PAGE_READ_CHUNK } from '../json/bounded-page';
+import { MAX_LIST_PAGE_BYTES } from '../kernel/limits';
+import { boundedPage, PAGE_READ_CHUNK } from '../kernel/bounded-page';
 import { parseFeedQuery } from './feed-query';
 
 /** One feed event: the history view plus where it belongs (trigger id) and where it is (position, a decimal string). */

@@ -1,12 +1,12 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
 import { Checkpoint, EventStore, StoredEvent, Subscription } from '../event-store/port';
-import { Logger } from '../logger';
+import { Logger } from '../kernel/logger';
 import { invalid, problem, sendProblem } from '../http/problem';
 import { parseFeedQuery, parsePosition } from './feed-query';
 import { feedEvent } from './feed';
 import { createStreamBudget } from './stream-budget';
-import { EVENT_STREAM_READ_BYTES, EVENT_STREAM_STALL_MS, EVENT_STREAMS_MAX_BYTES, MAX_EVENT_STREAMS } from '../limits';
+import { EVENT_STREAM_READ_BYTES, EVENT_STREAM_STALL_MS, EVENT_STREAMS_MAX_BYTES, MAX_EVENT_STREAMS } from '../kernel/limits';
 
 export interface EventStreamOptions {
   /** Streams one process serves at once; one more is 503 with Retry-After. */

@@ -1,5 +1,5 @@
 import type { ActionKind } from '../dispatch/types';
-import type { TriggerDefinition } from '../triggers/codecs';
+import type { TriggerDefinition } from '../triggers/model/codecs';
 import type { Trip } from './state';
 
 /** The actor of the events the breaker writes. */

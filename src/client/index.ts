@@ -4,10 +4,10 @@
  * never start a second dispatch.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { TriggerDefinition } from '../triggers/codecs';
+import type { TriggerDefinition } from '../triggers/model/codecs';
 import type { TriggerResource } from '../../projections/trigger-view';
 import type { DispatchView } from '../temporal/dispatch-client';
-import type { DryRunView } from '../triggers/dry-run';
+import type { DryRunView } from '../triggers/api/dry-run';
 
 export type { TriggerResource, DispatchView, DryRunView };
 export type TriggerInput = Omit<TriggerDefinition, 'webhooks' | 'msg_broker_queues'> & Partial<Pick<TriggerDefinition, 'webhooks' | 'msg_broker_queues'>>;

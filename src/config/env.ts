@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { checked, closed, described, NonEmptyString } from '../validation/closed';
+import { checked, closed, described, NonEmptyString } from '../kernel/closed';
 import { oneOf } from './file';
 
 /** The deployment settings, from the environment (README § Configuration). */

@@ -1,9 +1,9 @@
 import * as t from 'io-ts';
-import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../validation/closed';
-import type { ContentType } from '../triggers/codecs';
+import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../kernel/closed';
+import type { ContentType } from '../triggers/model/codecs';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
-import { BROKER_TYPES, BrokerType as BrokerTypeName } from '../brokers/settings-keys';
+import { BROKER_TYPES, BrokerType as BrokerTypeName } from '../../activities/publishers/settings-keys';
 
 /** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;

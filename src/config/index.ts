@@ -1,13 +1,13 @@
 import * as t from 'io-ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { FieldError, toFieldErrors } from '../validation/field-errors';
-import { BrokerOverrides, contentTypeKey, TriggerPolicy } from '../triggers/policy';
+import { FieldError, toFieldErrors } from '../kernel/field-errors';
+import { BrokerOverrides, contentTypeKey, TriggerPolicy } from '../triggers/model/policy';
 import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../breaker/state';
-import { brokerSettingsProblems, splitSettingsPath } from '../triggers/broker-settings';
-import { maySet } from '../triggers/broker-overrides';
-import { addressKeys } from '../brokers/addresses';
+import { brokerSettingsProblems, splitSettingsPath } from '../triggers/model/broker-settings';
+import { maySet } from '../triggers/model/broker-overrides';
+import { addressKeys } from '../../activities/publishers/addresses';
 import { Broker, ConfigFile } from './file';
 import { Env, ENV_KEYS } from './env';
 

@@ -1,4 +1,4 @@
-import { MAX_OUTCOME_TEXT, MAX_WARNINGS_PER_ACTION } from '../limits';
+import { MAX_OUTCOME_TEXT, MAX_WARNINGS_PER_ACTION } from '../kernel/limits';
 
 /**
  * Texts that enter an activity's result or the workflow's state are bounded, so no trigger can

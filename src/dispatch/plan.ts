@@ -1,7 +1,6 @@
-import type { ReadModel } from '../../projections/read-model';
 import type { ActionPlan, DispatchPlan, SignalEnvelope } from './types';
 import { deliveryIdOf } from './types';
-import type { TriggerDefinition } from '../triggers/codecs';
+import type { TriggerDefinition } from '../triggers/model/codecs';
 
 /** One action per webhook and queue entry of one trigger at one version, for one signal. */
 export const actionsOf = (trigger: { id: string; version: number; definition: TriggerDefinition }, signalId: string, defaultTimeoutSecs: number): ActionPlan[] => {
@@ -22,7 +21,12 @@ export const actionsOf = (trigger: { id: string; version: number; definition: Tr
  * The active triggers matching a signal, and one action per webhook and queue entry: only
  * references (id, version, index), never a definition, so nothing secret enters the history.
  */
-export const planDispatch = (readModel: ReadModel, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
+/** The active triggers a signal matches, at their current version (the read model answers it). */
+export interface TriggerMatcher {
+  matching(signal: string, appLabel: string, modelName: string): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
+}
+
+export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
   const views = readModel.matching(signal.signal, signal.app_label, signal.model_name);
   const actions = views.flatMap((view) => actionsOf(view, signal.id, defaultTimeoutSecs));
   return { triggers: views.map((v) => ({ triggerId: v.id, version: v.version })), actions };

@@ -115,3 +115,14 @@ export const redeliveryWorkflowIdOf = (signalId: string, n: number) => `${workfl
 export const signalIdOfWorkflow = (workflowId: string) => workflowId.replace(/^signal-/, '').replace(/\/redelivery-\d+$/, '');
 export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKind, index: number) =>
   `${signalId}.${triggerId}.${kind === 'webhook' ? 'w' : 'q'}${index}`;
+
+/**
+ * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
+ * attempt with one of these; `runAttempt` (activities/delivery/attempt.ts) alone turns it into what Temporal reads.
+ * A reason may quote what a broker or client said, which may echo a rendered value: `runAttempt`
+ * masks it (activities/delivery/secret-mask.ts) before anything reads it.
+ */
+export type Attempt =
+  | { outcome: 'delivered'; statusCode?: number }
+  | { outcome: 'retry'; errorType: string; reason: string; statusCode?: number; retryAfterMs?: number }
+  | { outcome: 'fail'; errorType: string; reason: string; statusCode?: number };

@@ -36,7 +36,7 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
  * `delivered-<workflow id>` (kept for the retention window), and `breaker-<trigger id>` (a
  * trigger's circuit breaker, truncated as its runs of failures end), and
  * `snapshot-action_trigger-<id>` (a trigger's state every SNAPSHOT_EVERY versions, so a write
- * reads a bounded part of its stream; src/triggers/snapshots.ts). Subscriptions and head
+ * reads a bounded part of its stream; src/triggers/model/snapshots.ts). Subscriptions and head
  * positions are per category.
  */
 export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot';

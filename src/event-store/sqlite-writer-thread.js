@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a worker thread's entry: CommonJS, loaded by plain node */
 // The embedded event store's writes, in a worker thread of their own (see sqlite-writer.ts).
 // Plain CommonJS: a worker thread loads it without ts-node, in every way the service runs.
 const { parentPort, workerData } = require('node:worker_threads');

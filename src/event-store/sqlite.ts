@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, WrongExpectedRevision } from './port';
 import { followSqlite } from './sqlite-subscription';
-import { boundedPage } from '../json/bounded-page';
+import { boundedPage } from '../kernel/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
 
 /** How often a subscription looks for events appended by other processes on the same file. */

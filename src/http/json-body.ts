@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../limits';
-import { FieldError } from '../validation/field-errors';
+import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../kernel/limits';
+import { FieldError } from '../kernel/field-errors';
 import { invalid, sendProblem } from './problem';
 
 /**

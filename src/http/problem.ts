@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { DomainError } from '../domain-error';
-import { FieldError } from '../validation/field-errors';
+import { DomainError } from '../kernel/domain-error';
+import { FieldError } from '../kernel/field-errors';
 
 /** RFC 9457 problem details. */
 export interface Problem {

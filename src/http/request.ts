@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import { EventMetadata } from '../triggers/events';
-import { FieldError } from '../validation/field-errors';
-import { TRIGGER_ID } from '../triggers/codecs';
+import { EventMetadata } from '../triggers/model/events';
+import { FieldError } from '../kernel/field-errors';
+import { TRIGGER_ID } from '../triggers/model/codecs';
 import { callerOf } from './auth';
 
 const UUID = new RegExp(TRIGGER_ID);

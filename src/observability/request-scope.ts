@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { withLogFields } from './log-context';
+import { withLogFields } from '../kernel/log-context';
 import { tracer } from './tracing';
 
 /**

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { Connection } from '@temporalio/client';
-import { Logger } from '../logger';
+import { Logger } from '../kernel/logger';
 
 export interface DevServerOptions {
   cliPath: string;

@@ -4,11 +4,11 @@ import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, Redeliver
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
-import type { NotMatched } from '../intake/signal-record';
-import { MAX_LOCAL_FIRST_ATTEMPTS } from '../limits';
-import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatches/list';
+import type { NotMatched } from '../signals/model/signal-record';
+import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
+import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatch/list';
 
-/** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/intake/signal-view.ts adds what the store knows). */
+/** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows). */
 export interface DispatchView {
   id: string;
   workflow_id: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../../src/limits';
+import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../../src/kernel/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Category, Checkpoint, EventStore } from '../../src/event-store/port';
 import { feedEvent, feedPage } from '../../src/audit/feed';
-import { MAX_LIST_PAGE_BYTES } from '../../src/limits';
+import { MAX_LIST_PAGE_BYTES } from '../../src/kernel/limits';
 import { aTrigger, startTestApp } from '../support/test-app';
 
 /**

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import request from 'supertest';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/kernel/logger';
 import { breakerStreamOf, loadBreaker } from '../../src/breaker/stream';
 import { openSqliteStore } from '../../src/event-store/sqlite';
-import { createBreaker } from '../../activities/delivery/breaker';
-import { createDefinitionAt } from '../../activities/delivery/definition-at';
-import type { Attempt } from '../../activities/delivery/attempt';
+import { createBreaker } from '../../src/breaker/record-outcome';
+import { createDefinitionAt } from '../../src/triggers/model/definition-at';
+import type { Attempt } from '../../src/dispatch/types';
 import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { silentLogger } from '../../src/logger';
+import { silentLogger } from '../../src/kernel/logger';
 import { findTemporalCli } from '../../src/temporal/cli';
 import { DEV_SERVER_GOGC, startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../support/free-port';

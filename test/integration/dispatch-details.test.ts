@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import request from 'supertest';
 import { retrySettingsOf } from '../../src/config';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/kernel/logger';
 import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../support/dispatch-harness';
 import { historyText } from '../support/histories';
 import { startReceiver, Receiver } from '../support/receiver';

@@ -6,7 +6,7 @@ import { createDispatchClient } from '../../src/temporal/dispatch-client';
 import {
   MAX_ACTIONS_PER_DISPATCH, MAX_QUEUES_PER_TRIGGER, MAX_SIGNAL_BYTES, MAX_TRIGGER_BYTES, MAX_WARNINGS_PER_ACTION,
   MAX_WEBHOOKS_PER_TRIGGER,
-} from '../../src/limits';
+} from '../../src/kernel/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { startTestApp } from '../support/test-app';

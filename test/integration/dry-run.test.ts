@@ -4,7 +4,7 @@ import { connect } from 'amqplib';
 import request from 'supertest';
 import { signatureOf } from '../../activities/webhook/signing';
 import { TARGET_REFUSED } from '../../activities/webhook/transport';
-import { MAX_DRY_RUN_BODY_CHARS, MAX_RENDERED_CHARS } from '../../src/limits';
+import { MAX_DRY_RUN_BODY_CHARS, MAX_RENDERED_CHARS } from '../../src/kernel/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { testServers } from '../support/servers';

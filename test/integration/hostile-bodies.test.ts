@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { MAX_JSON_DEPTH, MAX_RENDERED_CHARS } from '../../src/limits';
+import { MAX_JSON_DEPTH, MAX_RENDERED_CHARS } from '../../src/kernel/limits';
 import { startDispatchHarness } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { waitForDispatch } from '../support/signals';

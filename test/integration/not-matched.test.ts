@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { MAX_NOT_MATCHED, notMatchedOf } from '../../src/intake/not-matched';
+import { MAX_NOT_MATCHED, notMatchedOf } from '../../src/signals/intake/not-matched';
 import { aTrigger, startTestApp } from '../support/test-app';
 
 /** Why a signal matched no trigger: read from the read model's index, bounded per signal. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { buildOpenApiDocument } from '../../src/http/openapi';
+import { buildOpenApiDocument } from '../../src/api/openapi';
 import { configFrom, policyOf } from '../../src/config';
 import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
 import { startTestApp } from '../support/test-app';

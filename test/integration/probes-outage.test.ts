@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '../../src/logger';
+import { silentLogger } from '../../src/kernel/logger';
 import { findTemporalCli } from '../../src/temporal/cli';
 import { DevServer, startDevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../support/free-port';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { openSqliteStore } from '../../src/event-store/sqlite';
-import { silentLogger } from '../../src/logger';
+import { silentLogger } from '../../src/kernel/logger';
 import { openReadModel } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
 import { aTrigger, BROKERS_CONFIG, startTestApp, tempDir } from '../support/test-app';

@@ -2,12 +2,12 @@ import { closeSync, openSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import Database from 'better-sqlite3';
-import { READ_MODEL_WAIT_MS } from '../../src/limits';
-import { silentLogger } from '../../src/logger';
+import { READ_MODEL_WAIT_MS } from '../../src/kernel/limits';
+import { silentLogger } from '../../src/kernel/logger';
 import { openReadModel, ReadModelUnavailable } from '../../projections/read-model';
 import { startProjection } from '../../projections/runner';
-import { streamOf } from '../../src/triggers/events';
-import { acceptedEvent, signalStreamOf } from '../../src/intake/signal-record';
+import { streamOf } from '../../src/triggers/model/events';
+import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../support/test-app';
 
 const FILE = 'read-model.sqlite';

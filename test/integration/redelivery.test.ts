@@ -2,8 +2,8 @@ import request from 'supertest';
 import { startDispatchHarness, TEST_RETRY } from '../support/dispatch-harness';
 import { startReceiver, Receiver } from '../support/receiver';
 import { isFinal, waitForDispatch } from '../support/signals';
-import { redeliverFailed } from '../../src/redelivery/bulk';
-import { BULK_REDELIVERY_CONCURRENCY } from '../../src/limits';
+import { redeliverFailed } from '../../src/signals/redelivery/bulk';
+import { BULK_REDELIVERY_CONCURRENCY } from '../../src/kernel/limits';
 
 /**
  * Redeliver (issue 11): a new dispatch of a stored signal's actions, linked from the original,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../support/test-app';
-import { historyPage } from '../../src/triggers/history';
-import { MAX_LIST_PAGE_BYTES } from '../../src/limits';
+import { historyPage } from '../../src/triggers/api/history';
+import { MAX_LIST_PAGE_BYTES } from '../../src/kernel/limits';
 
 /** `GET /api/action-triggers/<id>/history` answers a page: `after`, `limit`, at most 4 MiB, `Link` to the next. */
 jest.setTimeout(120_000);

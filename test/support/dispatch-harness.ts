@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
-import { createLogger, Logger, silentLogger } from '../../src/logger';
+import { createLogger, Logger, silentLogger } from '../../src/kernel/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
 import { planDispatch } from '../../src/dispatch/plan';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { findTemporalCli } from '../../src/temporal/cli';
 import { startDevServer } from '../../src/temporal/dev-server';
-import { silentLogger } from '../../src/logger';
+import { silentLogger } from '../../src/kernel/logger';
 import { startBrokers } from './brokers';
 import { amqpUrlOf, startRabbit } from './rabbitmq';
 import { freePort } from './free-port';

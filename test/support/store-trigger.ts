@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '../../src/event-store/port';
-import { SCHEMA_VERSION, streamOf } from '../../src/triggers/events';
+import { SCHEMA_VERSION, streamOf } from '../../src/triggers/model/events';
 import { ProjectionRunner } from '../../projections/runner';
 
 /**

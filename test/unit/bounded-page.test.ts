@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { boundedPage } from '../../src/json/bounded-page';
+import { boundedPage } from '../../src/kernel/bounded-page';
 
 /** The items' JSON array, as a page sends it. */
 const arrayOf = (items: readonly string[]) => `[${items.join(',')}]`;

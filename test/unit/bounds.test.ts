@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { boundText, boundWarnings } from '../../src/dispatch/bounds';
-import { MAX_OUTCOME_TEXT, MAX_WARNINGS_PER_ACTION } from '../../src/limits';
+import { MAX_OUTCOME_TEXT, MAX_WARNINGS_PER_ACTION } from '../../src/kernel/limits';
 
 test('warnings: at most the first few, each bounded, then a count of the rest; bounding twice changes nothing', () => {
   fc.assert(fc.property(fc.array(fc.string({ maxLength: 2 * MAX_OUTCOME_TEXT }), { maxLength: 50 }), (warnings) => {

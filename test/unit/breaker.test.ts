@@ -4,12 +4,12 @@ import {
   BreakerEvent, BreakerSettings, BreakerState, evolveBreaker, initialBreaker, onDelivered, onFailure, startsAfresh,
 } from '../../src/breaker/state';
 import { actionName, reasonOf } from '../../src/breaker/reason';
-import { decide } from '../../src/triggers/decide';
-import { TriggerEvent } from '../../src/triggers/events';
-import { evolve, initialState } from '../../src/triggers/trigger';
-import { TriggerDefinition } from '../../src/triggers/codecs';
+import { decide } from '../../src/triggers/model/decide';
+import { TriggerEvent } from '../../src/triggers/model/events';
+import { evolve, initialState } from '../../src/triggers/model/trigger';
+import { TriggerDefinition } from '../../src/triggers/model/codecs';
 import { evolveView, toResource, TriggerView } from '../../projections/trigger-view';
-import { readStoredEvent, UnreadableEvent } from '../../src/triggers/stored-events';
+import { readStoredEvent, UnreadableEvent } from '../../src/triggers/model/stored-events';
 
 const settings: BreakerSettings = { consecutiveFailures: 3, failingForMs: 3_600_000 };
 const t0 = Date.parse('2026-01-01T00:00:00Z');

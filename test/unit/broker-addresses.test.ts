@@ -1,7 +1,7 @@
-import { addressKeys, hostsOf } from '../../src/brokers/addresses';
-import { BROKER_TYPES } from '../../src/brokers/settings-keys';
+import { addressKeys, hostsOf } from '../../activities/publishers/addresses';
+import { BROKER_TYPES } from '../../activities/publishers/settings-keys';
 import { configFrom, policyOf } from '../../src/config';
-import { refusedOverrides } from '../../src/triggers/broker-overrides';
+import { refusedOverrides } from '../../src/triggers/model/broker-overrides';
 
 test('every key that names a host, URL, endpoint, topic ARN or project is marked as an address, on every broker type', () => {
   const marked = Object.fromEntries(BROKER_TYPES.map((type) => [type, [...addressKeys(type, 'conn_details'), ...addressKeys(type, 'params')].sort()]));

@@ -1,5 +1,5 @@
 import { jsonBodyProblem } from '../../src/http/json-body';
-import { MAX_JSON_DEPTH } from '../../src/limits';
+import { MAX_JSON_DEPTH } from '../../src/kernel/limits';
 
 const arrays = (levels: number) => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`) as unknown;
 

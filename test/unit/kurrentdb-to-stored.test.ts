@@ -1,6 +1,6 @@
 import type { ResolvedEvent } from '@kurrent/kurrentdb-client';
 import { toStored } from '../../src/event-store/kurrentdb';
-import { readStoredEvent, UnreadableEvent } from '../../src/triggers/stored-events';
+import { readStoredEvent, UnreadableEvent } from '../../src/triggers/model/stored-events';
 
 /**
  * How the KurrentDB adapter turns a read event into a stored one (no server here: these are the

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import * as t from 'io-ts';
 import { createDynamicValues } from '../../activities/delivery/dynamic-values';
 import { renderString } from '../../activities/delivery/render';
-import { mergePatch } from '../../src/triggers/merge-patch';
-import { closed } from '../../src/validation/closed';
+import { mergePatch } from '../../src/triggers/model/merge-patch';
+import { closed } from '../../src/kernel/closed';
 
 /**
  * Behind the HTTP body check (test/integration/hostile-bodies.test.ts), every layer that reads

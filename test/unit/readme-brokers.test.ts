@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BROKER_KEYS } from '../../src/brokers/settings-keys';
+import { BROKER_KEYS } from '../../activities/publishers/settings-keys';
 
 /**
- * The README's broker table is written by hand; src/brokers/settings-keys.ts is what the
+ * The README's broker table is written by hand; activities/publishers/settings-keys.ts is what the
  * publishers read. Every key a type reads must be named in its row, and every type must have one.
  */
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { EventStore } from '../../src/event-store/port';
-import { silentLogger } from '../../src/logger';
-import { acceptedEvent, signalStreamOf } from '../../src/intake/signal-record';
-import { Relay, startRelay } from '../../src/intake/relay';
-import { relayCheckpoint } from '../../src/intake/relay-lease';
+import { silentLogger } from '../../src/kernel/logger';
+import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
+import { Relay, startRelay } from '../../src/signals/intake/relay';
+import { relayCheckpoint } from '../../src/signals/model/relay-lease';
 import { SignalEnvelope } from '../../src/dispatch/types';
 import { tempDir } from '../support/test-app';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { renderBody, RenderTooLarge, renderStringMap } from '../../activities/delivery/render';
 import type { SignalEnvelope } from '../../src/dispatch/types';
-import { MAX_RENDERED_CHARS } from '../../src/limits';
+import { MAX_RENDERED_CHARS } from '../../src/kernel/limits';
 
 /** A template's size is bounded at write time, but each expression can repeat a large value. */
 const signalWith = (instance: Record<string, unknown>): SignalEnvelope =>

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openReadModel } from '../../projections/read-model';
-import { acceptedEvent, signalStreamOf } from '../../src/intake/signal-record';
+import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
 import type { StoredEvent } from '../../src/event-store/port';
-import { listSignals } from '../../src/signals/list';
+import { listSignals } from '../../src/signals/list/list';
 
 /**
  * The list's own rules, on a real read-model file: how much of Temporal a page asks for. Temporal

@@ -1,4 +1,4 @@
-import { readStoredEvent, UnreadableEvent, Upcaster } from '../../src/triggers/stored-events';
+import { readStoredEvent, UnreadableEvent, Upcaster } from '../../src/triggers/model/stored-events';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const at = (type: string, data: unknown) => ({ type, data, streamId: `action_trigger-${id}`, revision: 3n });

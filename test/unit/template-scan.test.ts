@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
-import { checkExpressions, expressionsIn } from '../../src/templates/expressions';
-import { isDottedPath, loneExpressionPath, scanTemplate } from '../../src/templates/scan';
+import { checkExpressions, expressionsIn } from '../../src/kernel/template-expressions';
+import { isDottedPath, loneExpressionPath, scanTemplate } from '../../src/kernel/template-scan';
 import { dynamicPathsIn, renderString } from '../../activities/delivery/render';
 
 /**

@@ -1,6 +1,6 @@
-import { buildTriggerInputCodec } from '../../src/triggers/codecs';
-import { toFieldErrors } from '../../src/validation/field-errors';
-import { readStoredEvent } from '../../src/triggers/stored-events';
+import { buildTriggerInputCodec } from '../../src/triggers/model/codecs';
+import { toFieldErrors } from '../../src/kernel/field-errors';
+import { readStoredEvent } from '../../src/triggers/model/stored-events';
 import { configFrom, policyOf } from '../../src/config';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 

@@ -1,0 +1,121 @@
+import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '../kernel/logger';
+import { TriggerDeps } from '../triggers/api/deps';
+import { ApiKeyEntry, createAuth } from '../http/auth';
+import { methodGuard, RouteGuards } from '../http/mount';
+import { problem, sendProblem } from '../http/problem';
+import { mountTriggerRoutes } from '../triggers/api/mount';
+import { mountSignalRoutes, SignalDeps } from '../signals/api/routes';
+import { mountRedeliveryRoutes } from '../signals/redelivery/routes';
+import { mountDispatchRoutes } from '../signals/dispatches/routes';
+import { buildOpenApiDocument } from './openapi';
+import { TriggerPolicy } from '../triggers/model/policy';
+import { DOCS_PAGE } from '../http/docs-page';
+import { refuseUnsafeJson } from '../http/json-body';
+import { keepScope, requestScope } from '../observability/request-scope';
+import { UnreadableEvent } from '../triggers/model/stored-events';
+import { ReadModelUnavailable } from '../../projections/read-model';
+import { mountAuditRoutes } from '../audit/mount';
+import { createEventStreams, EventStreams } from '../audit/stream';
+import { Metrics, noMetrics } from '../observability/metrics';
+import { httpMetrics } from '../observability/http-metrics';
+import { mountMetricsRoute } from '../http/metrics-route';
+import { AdminSettings, mountAdmin } from '../http/admin';
+import { readinessHandler, ReadinessDeps } from '../http/readiness';
+
+export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<ReadinessDeps, 'projection'> {
+  readonly apiKeys: readonly ApiKeyEntry[];
+  readonly maxBodyBytes: number;
+  /** What the config allows; the OpenAPI document describes it (triggerInput checks it). */
+  readonly policy: TriggerPolicy;
+  readonly log: Logger;
+  /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
+  readonly eventStreams?: EventStreams;
+  /** Default: none recorded, no `/metrics`. */
+  readonly metrics?: Metrics;
+  /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
+  readonly admin?: Omit<AdminSettings, 'keysRequired'>;
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+const requestId = (req: Request, res: Response, next: NextFunction) => {
+  const given = req.get('x-request-id');
+  res.locals.requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  res.set('X-Request-Id', String(res.locals.requestId));
+  next();
+};
+
+/** Bodies must be JSON: anything else that carries bytes is 415. */
+const requireJson = (req: Request, res: Response, next: NextFunction) => {
+  const length = Number(req.get('content-length') ?? '0');
+  const hasBody = req.get('transfer-encoding') !== undefined || length > 0;
+  if (hasBody && !req.is(JSON_TYPES)) return sendProblem(res, problem(415, 'request bodies must be JSON (application/json)'));
+  next();
+};
+
+/**
+ * Maps body-parser and router errors to problems. Infrastructure faults the service recovers
+ * from or an operator must fix (a damaged read model, a stored event this build cannot read)
+ * are 503 with the reason; anything else is a bug, logged, 500.
+ */
+const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
+  const status = e.status ?? e.statusCode;
+  if (res.headersSent) return;
+  if (e.type === 'entity.too.large') return sendProblem(res, problem(413, 'the request body is too large'));
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendProblem(res, problem(415, e.message));
+  if (e.type === 'entity.parse.failed') return sendProblem(res, problem(400, 'the request body is not valid JSON'));
+  if (typeof status === 'number' && status >= 400 && status < 500) return sendProblem(res, problem(status, e.message));
+  if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent) {
+    log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
+    // A damaged read model is rebuilt within seconds; an unreadable event needs an operator.
+    if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
+    return sendProblem(res, problem(503, err.message));
+  }
+  log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
+  sendProblem(res, problem(500, 'internal error; it has been logged'));
+};
+
+/** A GET path that needs no key; other methods get 405 with `Allow`, as on the API paths. */
+const publicGet = (app: Express, path: string, handle: RequestHandler) => {
+  app.route(path).get(handle).all(methodGuard(['GET']));
+};
+
+/** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
+export const buildApp = (deps: AppDeps) => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId, requestScope);
+  const metrics = deps.metrics ?? noMetrics;
+  if (metrics.enabled) app.use(httpMetrics(metrics));
+  const auth = createAuth(deps.apiKeys);
+  // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
+  // a parsed one is then checked for nesting depth and prototype keys.
+  const parseJsonBody = [requireJson, keepScope(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })), refuseUnsafeJson];
+  const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
+
+  publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  publicGet(app, '/readyz', readinessHandler(deps));
+  // Probes come by IP or service name; they carry no data. Everything else is guarded in open mode.
+  app.use(auth.openModeGuard);
+  const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
+  publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
+  publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  mountMetricsRoute(app, metrics, auth.requireScope);
+  mountAdmin(app, { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', ...deps.admin, keysRequired: !auth.open });
+
+  mountTriggerRoutes(app, deps, guards);
+  mountSignalRoutes(app, deps, guards);
+  mountRedeliveryRoutes(app, deps, guards);
+  mountDispatchRoutes(app, deps, guards);
+  mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
+
+  app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.log));
+  return app;
+};

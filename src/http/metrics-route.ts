@@ -1,0 +1,32 @@
+import express, { Express, RequestHandler } from 'express';
+import { Scope } from '../config';
+import { methodGuard } from './mount';
+import { problem, sendProblem } from './problem';
+import { Metrics } from '../observability/metrics';
+
+/**
+ * `GET /metrics`: the Prometheus page, behind `metrics:read` (open to loopback callers when no
+ * API keys are configured, as every route). Absent when metrics are off.
+ */
+export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: (scope: Scope) => RequestHandler) => {
+  if (!metrics.enabled) return;
+  app.route('/metrics').get(requireScope('metrics:read'), async (_req, res) => {
+    try {
+      const page = await metrics.render();
+      res.type(page.contentType).send(page.body);
+    } catch (e) {
+      // The cluster primary did not answer (it is stopping, or a process hung).
+      sendProblem(res, problem(503, `metrics are unavailable: ${(e as Error).message}`));
+    }
+  }).all(methodGuard(['GET']));
+};
+
+/** The page alone, for a process with no API (`--role=worker` on METRICS_PORT), guarded as the API is. */
+export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }) => {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(auth.openModeGuard);
+  mountMetricsRoute(app, metrics, auth.requireScope);
+  app.use((_req, res) => { res.status(404).type('text/plain').send('not found: only /metrics is served here'); });
+  return app;
+};

@@ -1,0 +1,78 @@
+/**
+ * Every bound one request, trigger or signal can reach, in one place. Each protects the
+ * service from one bad input: a stack overflow, a workflow over Temporal's 2 MB payload
+ * limit, a response of hundreds of megabytes. README § Limits documents them.
+ */
+
+/** Nesting depth of any JSON request body (objects and arrays), checked right after parsing. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Object keys refused anywhere in a request body: they reach prototypes, never data. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A trigger's definition, as JSON text. */
+export const MAX_TRIGGER_BYTES = 256 * 1024;
+export const MAX_WEBHOOKS_PER_TRIGGER = 100;
+export const MAX_QUEUES_PER_TRIGGER = 100;
+
+/** One signal (its JSON text, instance included): it is part of its workflow's input. */
+export const MAX_SIGNAL_BYTES = 256 * 1024;
+
+/**
+ * Actions one signal may start. Each action's outcome is in the workflow's state and result,
+ * which Temporal caps at 2 MB: 500 outcomes with their bounded texts stay well below.
+ */
+export const MAX_ACTIONS_PER_DISPATCH = 500;
+/**
+ * Dispatches with at most this many actions try each first attempt as a local activity, inside
+ * the workflow task that starts them (no activity task, no second workflow task). More would
+ * keep one workflow task open for many sends; those use regular activities from the start.
+ */
+export const MAX_LOCAL_FIRST_ATTEMPTS = 10;
+/** Redeliveries one signal may have: each is an event on its stream and a line of its status. */
+export const MAX_REDELIVERIES_PER_SIGNAL = 100;
+/** Dispatches one `redeliver-failed` request redelivers at most; the answer says when more matched. */
+export const MAX_BULK_REDELIVERIES = 500;
+/** How many signals `redeliver-failed` redelivers at once (each asks Temporal for its dispatches). */
+export const BULK_REDELIVERY_CONCURRENCY = 8;
+/** Render warnings kept per action, and the length of each kept text. */
+export const MAX_WARNINGS_PER_ACTION = 5;
+export const MAX_OUTCOME_TEXT = 300;
+
+/** A page of `GET /api/action-triggers` (and of a trigger's history and the audit feed: their items' JSON array, src/kernel/bounded-page.ts) stops before this many bytes (always at least one item). */
+export const MAX_LIST_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** How long a write waits for its read model before answering 503 "stored, not yet readable". */
+export const READ_MODEL_WAIT_MS = 5000;
+
+/**
+ * Characters the template values substituted into one rendering (an action's body, or one of
+ * its header or parameter maps) may add: `{{ instance }}` 2,000 times over a 200 KB instance
+ * made a 400 MB body. Beyond it the action fails for good (it would on every retry).
+ */
+export const MAX_RENDERED_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Characters of bodies one dry run (`POST /api/action-triggers/<id>/test`) shows, all actions
+ * together: up to 200 actions of up to MAX_RENDERED_CHARS each would be a response of 800 MB.
+ * Bodies past it are left out, and the answer says so.
+ */
+export const MAX_DRY_RUN_BODY_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The live audit feed (`GET /api/events/stream`). Ten streams of a backlog of 240 KiB
+ * definitions each read it whole (1,000 events a batch) and queued it for clients that never
+ * read: 1.7 GB, then out of memory. Now a stream reads at most EVENT_STREAM_READ_BYTES of event
+ * data at a time, sends it with back-pressure (nothing more is read until its socket took the
+ * last event), and drops a client that takes nothing for EVENT_STREAM_STALL_MS.
+ */
+export const EVENT_STREAM_READ_BYTES = 1024 * 1024;
+export const EVENT_STREAM_STALL_MS = 30_000;
+/**
+ * Event text all streams of one process hold together (read, not yet taken by their sockets):
+ * a stream reads its next batch only when it fits, and waits otherwise (its client sees a
+ * pause, never an error). New streams are not refused for it (MAX_EVENT_STREAMS bounds them).
+ */
+export const EVENT_STREAMS_MAX_BYTES = 64 * 1024 * 1024;
+/** Streams one process serves at once; one more is 503 with Retry-After. */
+export const MAX_EVENT_STREAMS = 100;

@@ -1,0 +1,132 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import { v7 as uuidv7 } from 'uuid';
+import type { ReadModel } from '../../../projections/read-model';
+import type { SignalEnvelope } from '../../dispatch/types';
+import { EventStore } from '../../event-store/port';
+import type { Logger } from '../../kernel/logger';
+import { invalid, problem, sendProblem } from '../../http/problem';
+import { mount, RouteGuards } from '../../http/mount';
+import { recordSignals } from '../intake/record';
+import { relayCheckpoint } from '../model/relay-lease';
+import { signalStreamOf, storedSignalOf } from '../model/signal-record';
+import { dispatchedView, storedView } from '../status/signal-view';
+import { DispatchClient } from '../../temporal/dispatch-client';
+import { toFieldErrors } from '../../kernel/field-errors';
+import { SIGNAL_ID, SignalBatch } from '../model/codecs';
+import { overfullPlans, oversizeSignals } from '../model/accept';
+import { requestOrigin } from '../model/origin';
+import type { Metrics } from '../../observability/metrics';
+import { Accepted } from '../intake/record';
+import { ReadModelUnavailable } from '../../../projections/read-model';
+import { encodeSignalCursor, parseSignalListQuery } from '../list/list-query';
+import { listSignals, SignalListPage } from '../list/list';
+import { linkToNext } from '../../http/request';
+
+export interface SignalDeps {
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  /** Absent when this process runs without Temporal: signal endpoints answer 503. */
+  readonly dispatch: DispatchClient | undefined;
+  readonly now: () => Date;
+  readonly log: Pick<Logger, 'error' | 'info'>;
+  readonly metrics?: Metrics;
+}
+
+const outcomeOf = (a: Accepted) => (a.duplicate ? 'duplicate' as const : a.state === 'unmatched' ? 'unmatched' as const : 'accepted' as const);
+
+/** Per signal stored (accepted, duplicate, unmatched); per request answered 4xx (rejected: its signals may not even parse). */
+const countSignals = (metrics: Metrics | undefined, accepted: readonly Accepted[]) => {
+  for (const a of accepted) metrics?.signals(outcomeOf(a));
+};
+const countRejected = (metrics: Metrics | undefined) => (_req: Request, res: Response, next: NextFunction) => {
+  if (metrics?.enabled) res.once('finish', () => { if (res.statusCode >= 400 && res.statusCode < 500) metrics.signals('rejected'); });
+  next();
+};
+
+/**
+ * POST /api/signals: one signal or an array. The whole request is checked first (fields, sizes,
+ * how many actions each signal matches): any bad item and nothing is accepted, and the answer
+ * names each bad item. Then each signal is stored with its plan (202 once that is durable); the
+ * relay starts its dispatch, also while Temporal is away. The same id again stores nothing new
+ * for as long as the signal is retained. If the store fails part-way, the answer (503) lists
+ * which ids were accepted: retrying the same request with the same ids completes it.
+ */
+const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const decoded = SignalBatch.decode(req.body);
+  if (decoded._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(decoded.left)));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  const dispatch = deps.dispatch;
+  const isBatch = Array.isArray(req.body);
+  const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
+    id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
+    instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
+  }));
+  const oversize = oversizeSignals(envelopes, isBatch);
+  if (oversize.length > 0) return sendProblem(res, invalid(oversize));
+  const plans = envelopes.map((e) => dispatch.plan(e));
+  const overfull = overfullPlans(plans, isBatch);
+  if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
+  // The request's id and trace go with each signal: the relay starts its dispatch in them.
+  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin());
+  countSignals(deps.metrics, outcomes.flatMap((o) => (o.ok ? [o.value] : [])));
+  const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
+  const signalIds = envelopes.map((e) => e.id);
+  if (failed.length > 0) {
+    deps.log.error('could not store signals', { signal_id: signalIds, failed: failed.length, of: envelopes.length, error: String(failed[0]) });
+    return sendProblem(res, {
+      ...problem(503, `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
+      signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })),
+    });
+  }
+  const accepted = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+  for (const a of accepted) deps.log.info('signal accepted', { signal_id: a.id, state: a.state, duplicate: a.duplicate });
+  res.status(202).json(isBatch ? accepted : accepted[0]);
+};
+
+const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendProblem(res, problem(404, `no signal with id ${String(id)}`));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  const stored = storedSignalOf(await deps.store.read(signalStreamOf(id)));
+  const known = stored && storedView(stored, await relayCheckpoint(deps.store));
+  if (known) return res.status(200).json(known);
+  try {
+    // Dispatched (or accepted before signals were stored): the workflow knows.
+    const view = await deps.dispatch.status(id);
+    if (stored) return res.status(200).json(dispatchedView(stored, view));
+    if (!view) return sendProblem(res, problem(404, `no signal with id ${id}`));
+    res.status(200).json(view);
+  } catch (e) {
+    deps.log.error('could not read dispatch status', { error: String(e) });
+    sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+  }
+};
+
+/** GET /api/signals?trigger_id=&state=&limit=&cursor=: stored signals, newest first (src/signals/list/list/list.ts). */
+const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => {
+  const query = parseSignalListQuery(req.query);
+  if (Array.isArray(query)) return sendProblem(res, invalid(query));
+  if (query.unknownCursor) return sendProblem(res, problem(404, 'no page at this cursor: cursors come from next_cursor'));
+  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  let page: SignalListPage;
+  try {
+    page = await listSignals(deps.readModel, deps.dispatch, await relayCheckpoint(deps.store), query);
+  } catch (e) {
+    if (e instanceof ReadModelUnavailable) throw e;
+    deps.log.error('could not list signals', { error: String(e) });
+    return sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+  }
+  const next = page.next === undefined ? null : encodeSignalCursor(page.next);
+  if (next) res.set('Link', linkToNext(req, next));
+  res.status(200).json({ items: page.items, next_cursor: next });
+};
+
+export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
+  // Before the route's guards: a refused key or body is a rejected request too.
+  app.post('/api/signals', countRejected(deps.metrics));
+  mount(app, '/api/signals', {
+    GET: { scope: 'triggers:read', handle: signalList(deps) },
+    POST: { scope: 'signals:write', handle: acceptSignals(deps) },
+  }, guards);
+  mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
+};

@@ -1,0 +1,40 @@
+import type { ReadModel } from '../../../projections/read-model';
+import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
+import { EventStore, WrongExpectedRevision } from '../../event-store/port';
+import { notMatchedOf } from './not-matched';
+import { acceptedEvent, SignalOrigin, signalStreamOf, storedSignalOf } from '../model/signal-record';
+
+/** What `POST /api/signals` answers for one accepted signal. */
+export interface Accepted {
+  id: string;
+  workflow_id: string;
+  /** The id was accepted before (and is still retained): nothing new was stored. */
+  duplicate: boolean;
+  /** `queued` until the relay starts its dispatch; `unmatched` never dispatches. */
+  state: 'queued' | 'unmatched';
+}
+
+type Outcome = { ok: true; value: Accepted } | { ok: false; reason: unknown };
+
+const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? 'queued' as const : 'unmatched' as const);
+
+/**
+ * Stores each signal as the first event of its own stream (`no_stream`: a stream that exists
+ * means the id was accepted before). The store commits appends of the same moment together,
+ * so a batch costs one durable write.
+ */
+export const recordSignals = (store: EventStore, readModel: ReadModel, signals: readonly SignalEnvelope[], plans: readonly DispatchPlan[], now: Date,
+  origin: SignalOrigin = {}) =>
+  Promise.all(signals.map(async (signal, i): Promise<Outcome> => {
+    const plan = plans[i]!;
+    const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
+    try {
+      const record = { signal, plan, ...notMatchedOf(readModel, signal, plan.triggers) };
+      await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
+      return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
+    } catch (e) {
+      if (!(e instanceof WrongExpectedRevision)) return { ok: false, reason: e };
+      const before = storedSignalOf(await store.read(signalStreamOf(signal.id)).catch(() => []));
+      return { ok: true, value: { ...accepted, duplicate: true, state: before ? stateOf(before.record.plan) : 'queued' } };
+    }
+  }));

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
+import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
+import { Logger } from '../../kernel/logger';
+import { acquireLease, Lease, renewLease } from '../model/relay-lease';
+import { originOf, Redelivery, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
+import { context } from '@opentelemetry/api';
+import { withLogFields } from '../../kernel/log-context';
+import { contextOf } from '../../observability/tracing';
+import type { RedeliveryStart } from '../../temporal/dispatch-client';
+import { isTransient } from './transient';
+
+export interface RelayOptions {
+  readonly store: EventStore;
+  /**
+   * Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id).
+   * Called in the trace of the request that stored it; `requestId` is that request's.
+   */
+  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string) => Promise<unknown>;
+  readonly log: Logger;
+  /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
+  readonly leaseMs?: number;
+  /** How soon signals stored by other processes are seen. */
+  readonly pollMs?: number;
+  /** Starts in flight at once while draining. */
+  readonly concurrency?: number;
+}
+
+export interface Relay {
+  /** Whether this process holds the lease, and how far it got. */
+  status(): { holding: boolean; checkpoint: Checkpoint; waiting?: string };
+  stop(): Promise<void>;
+}
+
+/** A start that failed for good is tried this many times, then recorded on the signal as refused. */
+const PERMANENT_TRIES = 5;
+const MAX_BACKOFF_MS = 5000;
+const CHECKPOINT_SAVE_MS = 200;
+
+class LeaseLost extends Error {}
+
+/** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
+const startsDispatch = (e: StoredEvent) => e.type === REDELIVERY_REQUESTED
+  || (e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
+
+/** The signal (a redelivery reads it from its stream's first event) and the redelivery, if it is one. */
+const requestOf = async (store: EventStore, event: StoredEvent): Promise<{ record: SignalRecord; redelivery?: Redelivery } | undefined> => {
+  if (event.type === SIGNAL_ACCEPTED) return { record: event.data as unknown as SignalRecord };
+  // Past the retention window the acceptance may be gone before its last redelivery: nothing to send.
+  const accepted = (await store.read(event.streamId)).find((e) => e.type === SIGNAL_ACCEPTED);
+  return accepted && { record: accepted.data as unknown as SignalRecord, redelivery: event.data as unknown as Redelivery };
+};
+
+/**
+ * Starts the dispatch of every stored signal that matched something, in the order stored, from
+ * the checkpoint kept with the lease (relay-lease.ts): one relay at a time among all processes
+ * on the store. Woken by each local append; others' appends are seen within `pollMs`. While
+ * Temporal is unreachable it retries with backoff and the backlog stays in the store.
+ */
+export const startRelay = (o: RelayOptions): Relay => {
+  const holder = `${process.pid}-${randomUUID()}`;
+  const leaseMs = o.leaseMs ?? 5000;
+  const pollMs = o.pollMs ?? 10;
+  const concurrency = o.concurrency ?? 16;
+  let stopped = false;
+  let lease: Lease | undefined;
+  let checkpoint: Checkpoint = 'start';
+  let waiting: string | undefined;
+  const sleepers = new Set<() => void>();
+  const wake = () => { for (const w of sleepers) w(); };
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const done = () => { clearTimeout(timer); sleepers.delete(done); resolve(); };
+    const timer = setTimeout(done, ms);
+    sleepers.add(done);
+  });
+
+  /**
+   * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
+   * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
+   */
+  const startOne = async (event: StoredEvent) => {
+    const request = await requestOf(o.store, event);
+    if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
+    const origin = originOf(event);
+    const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
+    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), () => startIn(event, request, origin.request_id)));
+  };
+
+  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined) => {
+    const { record, redelivery } = request;
+    for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      if (stopped || !lease) throw new LeaseLost();
+      try {
+        // Stopping waits for a start in flight; the dispatch client bounds each one (5 s).
+        const workflowId = redelivery?.workflow_id ?? workflowIdOf(record.signal.id);
+        await o.start(record.signal, redelivery?.plan ?? record.plan, redelivery && {
+          workflowId, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
+        }, requestId);
+        waiting = undefined;
+        o.log.info('dispatch started', { workflow_id: workflowId });
+        return;
+      } catch (e) {
+        waiting = e instanceof Error ? e.message : String(e);
+        if (!isTransient(e) && tries >= PERMANENT_TRIES) {
+          o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
+          await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300), redelivery?.number)], 'any');
+          return;
+        }
+        if (tries === 1) o.log.warn('could not start a dispatch; retrying', { signal_id: record.signal.id, error: waiting });
+        await pause(delay);
+      }
+    }
+  };
+
+  // Renewals run one after another; each also saves the checkpoint.
+  let renewing = Promise.resolve();
+  let renewedAt = 0;
+  const renew = () => (renewing = renewing.then(async () => {
+    if (!lease) return;
+    renewedAt = Date.now();
+    try {
+      lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
+    } catch (e) {
+      o.log.warn('could not renew the relay lease', { error: String(e) });
+    }
+    if (!lease) wake();
+  }));
+
+  // Starts share `concurrency` slots across batches, so one slow start never holds back the signals
+  // stored after it; the checkpoint moves only past batches whose starts have all ended.
+  let free = concurrency;
+  const slotWaiters: Array<() => void> = [];
+  const takeSlot = async () => { while (free === 0) await new Promise<void>((r) => slotWaiters.push(r)); free--; };
+  const freeSlot = () => { free++; slotWaiters.shift()?.(); };
+  let open: Array<{ position: Checkpoint; left: number }> = [];
+  const inFlight = new Set<Promise<void>>();
+  // Saved at most CHECKPOINT_SAVE_MS after it moves (a save just made is followed by one more), so
+  // every process sees `queued` end and the backlog shrink that soon, not at the next renewal.
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveSoon = () => {
+    if (saveTimer) return;
+    saveTimer = setTimeout(() => { saveTimer = undefined; void renew(); }, Math.max(0, CHECKPOINT_SAVE_MS - (Date.now() - renewedAt)));
+  };
+  const settle = () => {
+    const before = checkpoint;
+    while (open[0]?.left === 0) checkpoint = open.shift()!.position;
+    if (checkpoint !== before) saveSoon();
+  };
+
+  /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
+  const startUntilDone = async (event: StoredEvent) => {
+    for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      try {
+        return await startOne(event);
+      } catch (e) {
+        if (e instanceof LeaseLost || stopped || !lease) throw e;
+        o.log.error('relay failed; retrying', { error: String(e) });
+        await pause(delay);
+      }
+    }
+  };
+
+  const relayBatch = async (events: readonly StoredEvent[]) => {
+    const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
+    open.push(batch);
+    for (const event of events.filter(startsDispatch)) {
+      await takeSlot();
+      if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
+      batch.left++;
+      // A start that ends without the lease leaves its batch open: the next holder starts it again.
+      const started: Promise<void> = startUntilDone(event).then(() => { batch.left--; }, () => undefined)
+        .finally(() => { freeSlot(); inFlight.delete(started); settle(); });
+      inFlight.add(started);
+    }
+    settle();
+  };
+
+  /** While holding: follow the signals, renewing the lease every third of its time. */
+  const relayWhileHolding = async () => {
+    checkpoint = lease!.checkpoint;
+    open = [];
+    const timer = setInterval(() => void renew(), leaseMs / 3);
+    const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
+      if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
+    }, { category: 'signal', pollMs });
+    while (lease && !stopped) await pause(leaseMs);
+    clearInterval(timer);
+    await subscription.close();
+    await Promise.all(inFlight);
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    // Saves the checkpoint; on stop, also lets another relay take over at once.
+    await renew();
+  };
+
+  const running = (async () => {
+    while (!stopped) {
+      try {
+        lease = await acquireLease(o.store, holder, leaseMs);
+      } catch (e) {
+        o.log.warn('could not read the relay lease', { error: String(e) });
+      }
+      if (lease) await relayWhileHolding();
+      else await pause(leaseMs / 2);
+    }
+  })();
+
+  return {
+    status: () => ({ holding: lease !== undefined, checkpoint, ...(waiting ? { waiting } : {}) }),
+    stop: async () => {
+      stopped = true;
+      wake();
+      await running;
+    },
+  };
+};

@@ -1,0 +1,106 @@
+import type { DispatchPlan, RedeliveryMode, SignalEnvelope } from '../../dispatch/types';
+import type { NewEvent, StoredEvent } from '../../event-store/port';
+
+/** Each accepted signal is the stream `signal-<id>`: its first event is the acceptance. */
+export const signalStreamOf = (signalId: string) => `signal-${signalId}`;
+
+export const SIGNAL_ACCEPTED = 'SignalAccepted';
+/** The relay gave up starting the signal's dispatch (Temporal refused it for good). */
+export const DISPATCH_REFUSED = 'SignalDispatchRefused';
+/** A new dispatch of some of the signal's actions was asked for; the relay starts it. */
+export const REDELIVERY_REQUESTED = 'SignalRedeliveryRequested';
+
+/** A trigger that watches the signal's content type but did not match it, and why. */
+export interface NotMatched {
+  trigger_id: string;
+  version: number;
+  reason: 'inactive' | 'another_signal';
+  /** For `another_signal`: the signals the trigger watches. */
+  watches?: string[];
+}
+
+/** What the store keeps of an accepted signal: itself, its plan, and the triggers it did not match. */
+export interface SignalRecord {
+  signal: SignalEnvelope;
+  plan: DispatchPlan;
+  not_matched: NotMatched[];
+  /** More triggers did not match than `not_matched` lists (it stops at MAX_NOT_MATCHED). */
+  not_matched_truncated: boolean;
+}
+
+/**
+ * Where a signal's work began: the accepting request's id and (tracing on) its W3C `traceparent`.
+ * Kept in the acceptance's metadata, so the relay, maybe in another process later, starts the
+ * dispatch in the same trace and its log lines name the same request.
+ */
+export interface SignalOrigin { request_id?: string; traceparent?: string }
+
+export const acceptedEvent = (record: SignalRecord, acceptedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
+  type: SIGNAL_ACCEPTED, data: record as unknown as Record<string, unknown>, metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
+});
+
+/** The origin kept on an event (signals accepted before it was kept have none). */
+export const originOf = (e: StoredEvent): SignalOrigin => {
+  const { request_id: requestId, traceparent } = e.metadata;
+  return { ...(typeof requestId === 'string' ? { request_id: requestId } : {}), ...(typeof traceparent === 'string' ? { traceparent } : {}) };
+};
+
+/** `redelivery`: the number of the redelivery refused, absent for the signal's own dispatch. */
+export const refusedEvent = (reason: string, redelivery?: number): NewEvent => ({
+  type: DISPATCH_REFUSED, data: { reason, ...(redelivery === undefined ? {} : { redelivery }) }, metadata: { refused_at: new Date().toISOString() },
+});
+
+/** One redelivery of a signal: its own workflow, linked from the signal's stream. */
+export interface Redelivery {
+  /** 1, 2, …: the order asked for; part of the workflow id. */
+  number: number;
+  workflow_id: string;
+  mode: RedeliveryMode;
+  /** The delivery ids it sends (each keeps its `webhook-id`). */
+  delivery_ids: string[];
+  /** The actions as planned for it: the original's versions (`as_dispatched`) or the current ones. */
+  plan: DispatchPlan;
+}
+
+export const redeliveryEvent = (r: Redelivery, requestedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
+  type: REDELIVERY_REQUESTED, data: r as unknown as Record<string, unknown>, metadata: { requested_at: requestedAt.toISOString(), ...origin },
+});
+
+export interface StoredRedelivery extends Redelivery {
+  requestedAt: string;
+  position: bigint;
+  refused?: string;
+}
+
+export interface StoredSignal {
+  record: SignalRecord;
+  acceptedAt: string;
+  position: bigint;
+  /** Why the dispatch could not be started, when the relay gave up. */
+  refused?: string;
+  /** The stream's revision, for appending a redelivery after it. */
+  revision: bigint;
+  redeliveries: StoredRedelivery[];
+}
+
+/** The stored signal from its stream's events, or undefined for none. */
+export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined => {
+  const accepted = events.find((e) => e.type === SIGNAL_ACCEPTED);
+  if (!accepted) return undefined;
+  const refusals = events.filter((e) => e.type === DISPATCH_REFUSED);
+  const refusedOf = (redelivery?: number) => refusals.find((e) => e.data.redelivery === redelivery)?.data.reason;
+  const refused = refusedOf();
+  const redeliveries = events.filter((e) => e.type === REDELIVERY_REQUESTED).map((e): StoredRedelivery => {
+    const r = e.data as unknown as Redelivery;
+    const why = refusedOf(r.number);
+    return { ...r, requestedAt: String(e.metadata.requested_at), position: e.position, ...(typeof why === 'string' ? { refused: why } : {}) };
+  });
+  return {
+    record: accepted.data as unknown as SignalRecord,
+    acceptedAt: String(accepted.metadata.accepted_at),
+    position: accepted.position,
+    ...(typeof refused === 'string' ? { refused } : {}),
+    revision: events[events.length - 1]!.revision,
+    redeliveries,
+  };
+};

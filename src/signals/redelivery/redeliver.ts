@@ -1,0 +1,75 @@
+import { redeliveryWorkflowIdOf, workflowIdOf } from '../../dispatch/types';
+import { EventStore, WrongExpectedRevision } from '../../event-store/port';
+import { MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
+import { relayCheckpoint } from '../model/relay-lease';
+import { redeliveryEvent, signalStreamOf, StoredSignal, storedSignalOf } from '../model/signal-record';
+import { DispatchClient } from '../../temporal/dispatch-client';
+import type { FieldError } from '../../kernel/field-errors';
+import { requestOrigin } from '../model/origin';
+import { chooseActions, RedeliveryAsk } from './choose';
+
+export interface RedeliveryDeps {
+  readonly store: EventStore;
+  readonly dispatch: DispatchClient;
+  readonly now: () => Date;
+}
+
+/** What asking for a redelivery came to; the routes turn each into an answer. */
+export type Redelivered =
+  | { outcome: 'queued'; body: { id: string; workflow_id: string; redelivery_of: string; number: number; mode: string; delivery_ids: string[]; state: 'queued' } }
+  | { outcome: 'unknown' }
+  | { outcome: 'invalid'; errors: FieldError[] }
+  | { outcome: 'busy'; detail: string }
+  | { outcome: 'nothing'; detail: string };
+
+/** Delivery ids any dispatch of the signal (its own, its redeliveries) delivered; 'busy' while one has not ended. */
+const deliveredSoFar = async (deps: RedeliveryDeps, s: StoredSignal): Promise<Set<string> | { busy: string }> => {
+  const checkpoint = await relayCheckpoint(deps.store);
+  const last = s.redeliveries[s.redeliveries.length - 1]?.position ?? s.position;
+  if (checkpoint === 'start' || last > checkpoint) return { busy: 'a dispatch of this signal is still queued' };
+  const id = s.record.signal.id;
+  const workflowIds = [...(s.refused ? [] : [workflowIdOf(id)]), ...s.redeliveries.filter((r) => !r.refused).map((r) => r.workflow_id)];
+  const delivered = new Set<string>();
+  for (const workflowId of workflowIds) {
+    const view = await deps.dispatch.status(id, workflowId);
+    if (view?.state === 'running') return { busy: `its dispatch ${workflowId} is still running` };
+    for (const a of view?.actions ?? []) if (a.state === 'delivered') delivered.add(a.delivery_id);
+  }
+  return delivered;
+};
+
+/**
+ * Asks for a new dispatch of some of a stored signal's actions: appended to the signal's stream
+ * (the relay starts it, also while Temporal is away), after the stream's last event, so two asks
+ * at once never both succeed. Temporal errors propagate (the caller answers 503).
+ */
+export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, ask: RedeliveryAsk): Promise<Redelivered> => {
+  const stored = storedSignalOf(await deps.store.read(signalStreamOf(signalId)));
+  if (!stored) return { outcome: 'unknown' };
+  if (stored.redeliveries.length >= MAX_REDELIVERIES_PER_SIGNAL) {
+    return { outcome: 'nothing', detail: `a signal is redelivered at most ${MAX_REDELIVERIES_PER_SIGNAL} times; send it as a new signal` };
+  }
+  const delivered = await deliveredSoFar(deps, stored);
+  if ('busy' in delivered) return { outcome: 'busy', detail: delivered.busy };
+  const current = ask.mode === 'current' ? deps.dispatch.plan(stored.record.signal) : stored.record.plan;
+  const choice = chooseActions(ask, stored.record.plan, current, delivered);
+  if (!choice.ok) return 'errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing };
+  const number = stored.redeliveries.length + 1;
+  const redelivery = {
+    number, workflow_id: redeliveryWorkflowIdOf(signalId, number), mode: ask.mode,
+    delivery_ids: choice.plan.actions.map((a) => a.deliveryId), plan: choice.plan,
+  };
+  try {
+    await deps.store.append(signalStreamOf(signalId), [redeliveryEvent(redelivery, deps.now(), requestOrigin())], stored.revision);
+  } catch (e) {
+    if (e instanceof WrongExpectedRevision) return { outcome: 'busy', detail: 'another redelivery of this signal was asked for at the same time' };
+    throw e;
+  }
+  return {
+    outcome: 'queued',
+    body: {
+      id: signalId, workflow_id: redelivery.workflow_id, redelivery_of: workflowIdOf(signalId), number,
+      mode: ask.mode, delivery_ids: redelivery.delivery_ids, state: 'queued',
+    },
+  };
+};

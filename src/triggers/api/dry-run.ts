@@ -1,0 +1,85 @@
+import type { Request, Response } from 'express';
+import { ActionPreview, PreviewOptions, previewTrigger } from '../../../activities/delivery/preview';
+import type { SignalEnvelope } from '../../dispatch/types';
+import { Config, policyOf } from '../../config';
+import { loadTrigger } from '../model/handle-command';
+import { invalid, problem, sendProblem } from '../../http/problem';
+import { isTriggerId } from '../../http/request';
+import { toFieldErrors } from '../../kernel/field-errors';
+import type { TriggerDefinition } from '../model/codecs';
+import { TriggerDeps } from './deps';
+import { DryRunInput, envelopeOf, notDispatchedReason, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
+import { streamOf } from '../model/events';
+import { webhookUrlProblem } from '../model/webhook-url';
+
+/** What a dry run needs of the config: what the worker would send with, without any secret. */
+export const previewOptionsOf = (config: Config): PreviewOptions => {
+  const policy = policyOf(config);
+  return {
+    brokers: config.file.brokers ?? {},
+    signing: config.file.signing_secret !== undefined,
+    allowPrivateTargets: policy.allowPrivateTargets,
+    allowedDynamicPaths: config.file.dynamic_values?.allowed_paths ?? [],
+    dynamicModule: config.file.dynamic_values?.module !== undefined,
+    defaultTimeoutSecs: config.limits.defaultTimeoutSecs,
+    // The guard reports private hosts as `refused`; here only what else today's config says of the URL.
+    urlProblem: webhookUrlProblem({ ...policy, allowPrivateTargets: true }),
+  };
+};
+
+/** The answer of a dry run (the OpenAPI document's `DryRun`). */
+export interface DryRunView {
+  trigger_id: string;
+  /** null for a trigger body. */
+  version: number | null;
+  signal: Omit<SignalEnvelope, 'instance'>;
+  would_dispatch: boolean;
+  not_dispatched_reason?: string;
+  varies_per_attempt: string[];
+  actions: ActionPreview[];
+}
+
+interface Subject { id: string; version: number | null; definition: TriggerDefinition }
+
+/** Renders every action of the trigger for the signal, sends nothing, answers 200 with what it would send. */
+const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input: DryRunInput) => {
+  const now = deps.now();
+  const envelope = envelopeOf(input, trigger.definition, now);
+  if (Array.isArray(envelope)) return sendProblem(res, invalid(envelope));
+  const actions = await previewTrigger(deps.preview, { ...trigger, version: trigger.version ?? 0 }, envelope, now);
+  const { instance: _instance, ...signal } = envelope;
+  const notDispatched = notDispatchedReason(envelope, trigger.definition);
+  const view: DryRunView = {
+    trigger_id: trigger.id,
+    version: trigger.version,
+    signal,
+    would_dispatch: notDispatched === undefined,
+    ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
+    varies_per_attempt: ['webhook-timestamp', ...(deps.preview.signing ? ['webhook-signature'] : [])],
+    actions,
+  };
+  res.status(200).json(view);
+};
+
+/** POST /api/action-triggers/<id>/test: the stored trigger, at its current version. */
+export const dryRunStored = (deps: TriggerDeps) => async (req: Request, res: Response) => {
+  const id = req.params.id;
+  const notFound = () => sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!isTriggerId(id)) return notFound();
+  const loaded = await loadTrigger(deps.store, streamOf(id));
+  if (loaded.state.status !== 'live') return notFound();
+  const input = DryRunInput.decode(req.body);
+  if (input._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(input.left)));
+  await answer(deps, res, { id, version: loaded.version, definition: loaded.state.definition }, input.right);
+};
+
+/** POST /api/action-triggers/test: a trigger body, checked as POST /api/action-triggers checks it, never stored. */
+export const dryRunUnstored = (deps: TriggerDeps) => {
+  const codec = unstoredDryRunCodec(deps.triggerInput);
+  return async (req: Request, res: Response) => {
+    const input = codec.decode(req.body);
+    if (input._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(input.left)));
+    const { trigger, ...signal } = input.right;
+    await answer(deps, res, { id: trigger.id ?? UNSTORED_TRIGGER_ID, version: null, definition: trigger.definition }, signal);
+  };
+};
