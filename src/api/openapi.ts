@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 description of the HTTP API, for a server running with a given policy (the
- * config's brokers, URL patterns and timeouts). test/integration/openapi.test.ts checks that
- * every route is described; test/integration/schemathesis.test.ts checks the behaviour against it.
+ * config's brokers, URL patterns and timeouts). test/integration/http/openapi.test.ts checks that
+ * every route is described; test/integration/http/schemathesis.test.ts checks the behaviour against it.
  */
 import { TriggerPolicy } from '../triggers/model/policy';
 import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT, MAX_Q_LENGTH } from '../triggers/api/list-query';

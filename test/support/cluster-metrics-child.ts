@@ -1,4 +1,4 @@
-// A cluster API process's /metrics alone (forked by test/integration/cluster-metrics.test.ts):
+// A cluster API process's /metrics alone (forked by test/integration/observability/cluster-metrics.test.ts):
 // the test process plays the cluster primary, answering or not.
 import express from 'express';
 import { clusterMetricsOf } from '../../src/observability/cluster-metrics';

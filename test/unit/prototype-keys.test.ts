@@ -8,7 +8,7 @@ import { mergePatch } from '../../src/triggers/model/merge-patch';
 import { closed } from '../../src/kernel/closed';
 
 /**
- * Behind the HTTP body check (test/integration/hostile-bodies.test.ts), every layer that reads
+ * Behind the HTTP body check (test/integration/delivery/hostile-bodies.test.ts), every layer that reads
  * or builds objects from data uses own properties only, so stored or configured data cannot
  * reach a prototype either.
  */

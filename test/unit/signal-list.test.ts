@@ -9,7 +9,7 @@ import { listSignals } from '../../src/signals/list/list';
 /**
  * The list's own rules, on a real read-model file: how much of Temporal a page asks for. Temporal
  * here answers like a server that keeps no workflows (visibility empty, describe: none), and
- * counts the calls; test/integration/signals-list.test.ts runs the real one.
+ * counts the calls; test/integration/signals/signals-list.test.ts runs the real one.
  */
 const HOUR = 3_600_000;
 const now = Date.parse('2026-11-22T12:00:00Z');

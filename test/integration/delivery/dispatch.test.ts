@@ -1,0 +1,191 @@
+import { join } from 'node:path';
+import { connect } from 'amqplib';
+import request from 'supertest';
+import { signatureOf } from '../../../activities/webhook/signing';
+import { startDispatchHarness } from '../../support/dispatch-harness';
+import { startReceiver, Receiver } from '../../support/receiver';
+import { testServers } from '../../support/servers';
+import { waitForDispatch } from '../../support/signals';
+import { saveHistories } from '../../support/histories';
+
+const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
+const TOKEN = 'tok-3f9a1c'; // resolved from env at delivery time
+
+let h: Awaited<ReturnType<typeof startDispatchHarness>>;
+let rx: Receiver;
+let queue: string;
+
+beforeAll(async () => {
+  rx = await startReceiver();
+  queue = `orders-${Date.now()}`;
+  h = await startDispatchHarness({
+    brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue } } },
+    dynamic_values: { module: join(__dirname, '../../fixtures/dynamic-values.js'), allowed_paths: ['env.AT_TEST_WEBHOOK_TOKEN', 'secrets.token'] },
+    signing_secret: SECRET,
+  }, { env: { ...process.env, AT_TEST_WEBHOOK_TOKEN: TOKEN } });
+});
+/** RECORD_HISTORIES=1 saves each test's first dispatch history for test/integration/delivery/replay.test.ts. */
+const recorded: Array<{ name: string; workflowId: string }> = [];
+afterAll(async () => {
+  try {
+    if (process.env.RECORD_HISTORIES === '1') saveHistories(testServers().temporalAddress, recorded);
+  } finally {
+    await h?.close();
+    await rx?.close();
+  }
+});
+
+const createTrigger = async (over: Record<string, unknown>) =>
+  (await request(h.app).post('/api/action-triggers').send({
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
+    active: true, ...over,
+  }).expect(201)).body as { id: string; version: number };
+
+const emit = async (body: Record<string, unknown>) => {
+  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string; duplicate: boolean };
+  const name = expect.getState().currentTestName ?? 'unnamed';
+  if (!recorded.some((r) => r.name === name)) recorded.push({ name, workflowId: accepted.workflow_id });
+  return accepted;
+};
+
+const statusOf = (id: string) => waitForDispatch(h.app, id);
+
+const consumeOne = async (q: string, timeoutMs = 15_000) => {
+  const conn = await connect(testServers().rabbit.url);
+  const ch = await conn.createChannel();
+  // The publisher declares the queue on first use; declaring it here too (same arguments) lets us poll before that.
+  await ch.assertQueue(q, { durable: true });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const msg = await ch.get(q, { noAck: true });
+      if (msg) return msg;
+      if (Date.now() > deadline) throw new Error(`no message on ${q}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally { await conn.close(); }
+};
+
+test('one signal: two webhook requests with the rendered body, resolved header and valid signature, and one queue message', async () => {
+  const trigger = await createTrigger({
+    webhooks: [
+      { url: rx.url('/a'), http_method: 'POST', headers: { Authorization: 'Bearer {{ env.AT_TEST_WEBHOOK_TOKEN }}' } },
+      { url: rx.url('/b'), http_method: 'put', timeout_secs: 3 },
+    ],
+    msg_broker_queues: [{ name: 'orders' }],
+    payload: { order: '{{ instance.id }}', total: '{{ instance.total }}', note: 'order {{ instance.number }} saved' },
+  });
+  const signal = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 42, total: 9.5, number: 'A-7' } });
+  expect(signal.workflow_id).toBe(`signal-${signal.id}`);
+  await rx.waitFor(() => rx.on('/a').length >= 1 && rx.on('/b').length >= 1);
+  const [a, b] = [rx.on('/a')[0]!, rx.on('/b')[0]!];
+  const expected = { order: 42, total: 9.5, note: 'order A-7 saved' };
+  expect(a.method).toBe('POST');
+  expect(b.method).toBe('PUT');
+  for (const r of [a, b]) {
+    expect(JSON.parse(r.body)).toEqual(expected);
+    expect(r.headers['content-type']).toBe('application/json');
+    const id = r.headers['webhook-id'] as string;
+    const ts = Number(r.headers['webhook-timestamp']);
+    expect(r.headers['webhook-signature']).toBe(signatureOf(SECRET, id, ts, r.body));
+  }
+  expect(a.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  expect(a.headers['webhook-id']).toBe(`${signal.id}.${trigger.id}.w0`);
+  const msg = await consumeOne(queue);
+  expect(JSON.parse(msg.content.toString())).toEqual(expected);
+  expect(msg.properties.messageId).toBe(`${signal.id}.${trigger.id}.q0`);
+  expect(msg.properties.contentType).toBe('application/json');
+  expect(msg.properties.deliveryMode).toBe(2);
+  const status = await statusOf(signal.id);
+  expect(status.triggers).toEqual([{ trigger_id: trigger.id, version: 1 }]);
+  expect(status.actions.map((x: { state: string; attempts: number }) => [x.state, x.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+  await request(h.app).patch(`/api/action-triggers/${trigger.id}`).send({ active: false }).expect(200);
+
+  // Findable in the Temporal UI by trigger, signal and content type (visibility is eventually consistent).
+  const query = `TriggerIds = '${trigger.id}' AND SignalName = 'post_save' AND ContentType = 'shop.order'`;
+  let found: string[] = [];
+  for (let i = 0; i < 50 && found.length === 0; i++) {
+    found = [];
+    for await (const w of h.client.workflow.list({ query })) found.push(w.workflowId);
+    if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(found).toEqual([signal.workflow_id]);
+});
+
+test('a trigger for a content type whose parts hold dots (my.app / order.line) fires', async () => {
+  const trigger = await createTrigger({
+    content_types: [{ app_label: 'my.app', model_name: 'order.line' }],
+    webhooks: [{ url: rx.url('/dotted'), http_method: 'POST' }],
+  });
+  const signal = await emit({ signal: 'post_save', app_label: 'My.App', model_name: 'order.line', instance: { id: 7 } });
+  await rx.waitFor(() => rx.on('/dotted').length >= 1);
+  expect(rx.on('/dotted')[0]!.headers['webhook-id']).toBe(`${signal.id}.${trigger.id}.w0`);
+  expect((await statusOf(signal.id)).triggers).toEqual([{ trigger_id: trigger.id, version: 1 }]);
+  const listed = await request(h.app).get('/api/action-triggers?app_label=my.app&model_name=order.line').expect(200);
+  expect(listed.body.map((x: { id: string }) => x.id)).toEqual([trigger.id]);
+});
+
+test('an inactive trigger, another signal or another model sends nothing', async () => {
+  const inactive = await createTrigger({ active: false, content_types: [{ app_label: 'shop', model_name: 'cart' }], webhooks: [{ url: rx.url('/inactive'), http_method: 'POST' }] });
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'refund' }], config_signals: [{ signal: 'pre_delete' }], webhooks: [{ url: rx.url('/refund'), http_method: 'POST' }] });
+  const signals = [
+    await emit({ signal: 'post_save', app_label: 'shop', model_name: 'cart', instance: { id: 1 } }),
+    await emit({ signal: 'post_save', app_label: 'shop', model_name: 'refund', instance: { id: 2 } }),
+    await emit({ signal: 'pre_delete', app_label: 'shop', model_name: 'invoice', instance: { id: 3 } }),
+  ];
+  const [cart, refund, invoice] = await Promise.all(signals.map((s) => statusOf(s.id)));
+  for (const s of [cart, refund, invoice]) expect(s).toMatchObject({ state: 'unmatched', actions: [] });
+  // Each says why: the triggers that watch its content type and why they did not match, or none.
+  expect(cart.not_matched).toEqual([{ trigger_id: inactive.id, version: 1, reason: 'inactive' }]);
+  expect(refund.not_matched).toEqual([expect.objectContaining({ reason: 'another_signal', watches: ['pre_delete'] })]);
+  expect(invoice).toMatchObject({ not_matched: [], reason: 'no trigger watches shop.invoice' });
+  expect(rx.on('/inactive')).toHaveLength(0);
+  expect(rx.on('/refund')).toHaveLength(0);
+  expect(inactive.id).toBeDefined();
+});
+
+test('500, 500, then 200: delivered on the third attempt, and the status says 3 attempts', async () => {
+  rx.script('/flaky', [{ status: 500 }, { status: 500 }]);
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'flaky' }], webhooks: [{ url: rx.url('/flaky'), http_method: 'POST' }] });
+  const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'flaky', instance: { id: 1 } });
+  const status = await statusOf(s.id);
+  expect(status.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 3, status_code: 200 })]);
+  expect(rx.on('/flaky')).toHaveLength(3);
+  expect(new Set(rx.on('/flaky').map((r) => r.headers['webhook-id'])).size).toBe(1);
+});
+
+test('a receiver that hangs past timeout_secs is cut at that time and retried', async () => {
+  rx.script('/slow', [{ delayMs: 5000 }]);
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'slow' }], webhooks: [{ url: rx.url('/slow'), http_method: 'POST', timeout_secs: 1 }] });
+  const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'slow', instance: { id: 1 } });
+  const status = await statusOf(s.id);
+  expect(status.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 2 })]);
+  const [first, second] = rx.on('/slow');
+  // The second attempt started about 1 s (the time-out) plus a short backoff after the first, not 5 s.
+  expect(second!.at - first!.at).toBeLessThan(4000);
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
+});
+
+test('404 is not retried and is recorded as failed; the trigger\'s other actions are delivered', async () => {
+  rx.script('/gone', [{ status: 404 }]);
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'mixed' }], webhooks: [
+    { url: rx.url('/gone'), http_method: 'POST' }, { url: rx.url('/fine'), http_method: 'POST' }] });
+  const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'mixed', instance: { id: 1 } });
+  const status = await statusOf(s.id);
+  expect(status.actions).toEqual([
+    expect.objectContaining({ state: 'failed', attempts: 1, status_code: 404, last_error: 'HTTP 404' }),
+    expect.objectContaining({ state: 'delivered', attempts: 1, status_code: 200 }),
+  ]);
+  expect(rx.on('/gone')).toHaveLength(1);
+});
+
+test('the same signal id emitted three times starts one dispatch', async () => {
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'once' }], webhooks: [{ url: rx.url('/once'), http_method: 'POST' }] });
+  const body = { id: `order-77-saved-${Date.now()}`, signal: 'post_save', app_label: 'shop', model_name: 'once', instance: { id: 77 } };
+  const first = await emit(body);
+  await statusOf(first.id);
+  const again = await Promise.all([emit(body), emit(body)]);
+  expect(again.map((x) => [x.workflow_id, x.duplicate])).toEqual([[first.workflow_id, true], [first.workflow_id, true]]);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(rx.on('/once')).toHaveLength(1);
+});

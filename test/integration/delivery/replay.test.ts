@@ -1,0 +1,31 @@
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { loadHistories } from '../../support/histories';
+import { testServers } from '../../support/servers';
+
+/**
+ * Workflow changes must stay deterministic for dispatches already running: every recorded
+ * history in test/fixtures/histories (made with
+ * `RECORD_HISTORIES=1 npx jest test/integration/delivery/dispatch.test.ts`) replays against today's
+ * workflow code (bundled by the global setup) without a non-determinism error.
+ */
+const histories = loadHistories();
+try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* installed already */ }
+
+test('recorded histories cover the dispatch scenarios', () => {
+  expect(histories.length).toBeGreaterThanOrEqual(5);
+});
+
+test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {
+  await Worker.runReplayHistory({ workflowBundle: { codePath: testServers().workflowBundlePath } }, history, name);
+});
+
+test('every history replays with tracing on (the workflow bundled with the OpenTelemetry interceptors)', async () => {
+  const { bundleWorkflows } = await import('../../../src/worker');
+  const { TRACING_WORKFLOW_MODULES } = await import('../../../src/observability/tracing');
+  const { makeWorkflowExporter } = await import('@temporalio/interceptors-opentelemetry');
+  const { InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+  const { Resource } = await import('@opentelemetry/resources');
+  const workflowBundle = await bundleWorkflows(TRACING_WORKFLOW_MODULES);
+  const sinks = { exporter: makeWorkflowExporter(new SimpleSpanProcessor(new InMemorySpanExporter()), new Resource({})) };
+  for (const h of histories) await Worker.runReplayHistory({ workflowBundle, sinks }, h.history, h.name);
+}, 120_000);

@@ -1,0 +1,113 @@
+import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { GROUP_MAX_CHARS, groupSize, openSqliteStore } from '../../../src/event-store/sqlite';
+import { tempDir } from '../../support/test-app';
+
+// The embedded store commits on a writer thread (src/event-store/sqlite-writer.ts): a commit that
+// waits (fsync, a checkpoint, another process's write lock) never stops this process's event loop.
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const event = (n: number) => ({ type: 'SignalAccepted', data: { n }, metadata: {} });
+
+test('an append waiting for another writer\'s lock leaves the event loop running, and commits once the lock is released', async () => {
+  const file = join(dir, 'locked.sqlite');
+  const store = openSqliteStore(file);
+  // Another process's writer, holding the write lock for 400 ms (on this thread: the old store,
+  // committing on this thread too, waited in SQLite's busy handler here and never let it go).
+  const other = new Database(file);
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    const started = Date.now();
+    const appending = store.append('signal-locked', [event(1)], 'no_stream');
+    let ticks = 0;
+    const ticking = setInterval(() => { ticks += 1; }, 10);
+    await new Promise((r) => setTimeout(r, 400));
+    other.exec('COMMIT');
+    const appended = await appending;
+    clearInterval(ticking);
+    expect(ticks).toBeGreaterThanOrEqual(20);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(appended.nextRevision).toBe(0n);
+    expect((await store.read('signal-locked')).map((e) => e.data)).toEqual([{ n: 1 }]);
+  } finally {
+    other.close();
+    await store.close();
+  }
+});
+
+test('appends made together commit in order, each checked against its own expected revision', async () => {
+  const store = openSqliteStore(join(dir, 'group.sqlite'));
+  try {
+    const results = await Promise.allSettled([
+      store.append('signal-a', [event(1)], 'no_stream'),
+      store.append('signal-a', [event(2)], 0n),
+      store.append('signal-a', [event(3)], 0n),
+      store.append('signal-b', [event(4), event(5)], 'any'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'WrongExpectedRevision', expected: 0n, actual: 1n });
+    expect((await store.read('signal-a')).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect((await store.read('signal-b')).map((e) => e.revision)).toEqual([0n, 1n]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a write SQLite refuses fails with its SQLite code; close waits for appends in hand and refuses later ones', async () => {
+  const file = join(dir, 'refused.sqlite');
+  const store = openSqliteStore(file);
+  await store.append('signal-x', [event(1)], 'no_stream');
+  const other = new Database(file);
+  other.exec('CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.stream_id = \'signal-refused\' BEGIN SELECT RAISE(ABORT, \'refused\'); END');
+  other.close();
+  await expect(store.append('signal-refused', [event(2)], 'any')).rejects.toMatchObject({ message: 'refused', code: 'SQLITE_CONSTRAINT_TRIGGER' });
+  const inHand = store.append('signal-x', [event(3)], 0n);
+  await store.close();
+  await expect(inHand).resolves.toMatchObject({ nextRevision: 1n });
+  await expect(store.append('signal-x', [event(4)], 'any')).rejects.toThrow('closed');
+  await expect(store.truncateBefore('signal-x', 1n)).rejects.toThrow('closed');
+  await expect(store.removeRecordedBefore('signal', new Date(), 10n, 10)).rejects.toThrow('closed');
+  const check = new Database(file, { readonly: true });
+  expect(check.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 2 });
+  check.close();
+});
+
+test('a commit takes queued appends up to GROUP_MAX_CHARS of JSON, always at least one', () => {
+  expect(groupSize([])).toBe(0);
+  expect(groupSize([10, 20, 30])).toBe(3);
+  expect(groupSize([GROUP_MAX_CHARS + 1, 1])).toBe(1);
+  expect(groupSize([GROUP_MAX_CHARS / 2, GROUP_MAX_CHARS / 2, 1])).toBe(2);
+  expect(groupSize([5, 5, 5], 10)).toBe(2);
+});
+
+test('appends larger than one group together commit in order, in several groups', async () => {
+  const store = openSqliteStore(join(dir, 'large.sqlite'));
+  try {
+    const big = 'x'.repeat(GROUP_MAX_CHARS / 3);
+    const results = await Promise.all([0, 1, 2, 3, 4].map((n) => store.append('signal-big', [{ type: 'Big', data: { n, big }, metadata: {} }], 'any')));
+    expect(results.map((r) => r.nextRevision)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect((await store.read('signal-big')).map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a process with nothing else to do waits for close to finish before it exits', async () => {
+  // The idle writer thread does not keep a process alive; while closing it must, or node
+  // exits (code 0) before close resolves and a script that appends, then closes, stops silently.
+  const file = join(dir, 'close-alone.sqlite');
+  const script = `
+    const { openSqliteStore } = require(${JSON.stringify(join(__dirname, '../../../src/event-store/sqlite'))});
+    const store = openSqliteStore(${JSON.stringify(file)});
+    store.append('signal-alone', [{ type: 'SignalAccepted', data: {}, metadata: {} }], 'no_stream')
+      .then(() => store.close())
+      .then(() => console.log('closed'));`;
+  const child = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  expect(child.stderr).toBe('');
+  expect(child.stdout).toBe('closed\n');
+  expect(child.status).toBe(0);
+});

@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+/**
+ * Every benchmark suite runs at a small size and must print its table: a suite that stops
+ * silently (node exits 0 when its event loop drains before the suite ends) or throws is broken,
+ * and nothing else would notice, since `npm run bench` is never part of `npm test`.
+ */
+const SMOKE: Record<string, Record<string, string>> = {
+  api: { BENCH_TRIGGERS: '200', BENCH_DURATION_S: '1' },
+  restart: { BENCH_TRIGGERS: '300' },
+  'long-history': { BENCH_VERSIONS: '60', BENCH_DURATION_S: '1' },
+  dispatch: { BENCH_DURATION_S: '2', BENCH_SUSTAIN_S: '3', BENCH_RATES: '20' },
+  'fan-out': { BENCH_SIGNALS: '10', BENCH_WEBHOOKS: '5', BENCH_IDLE_S: '1' },
+  intake: { BENCH_OUTAGE_S: '3', BENCH_RATE: '20' },
+  paced: { BENCH_PACED_S: '3', BENCH_WARM_S: '1', BENCH_RATE: '20' },
+  observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2' },
+  brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
+};
+
+const runSuite = (suite: string, env: Record<string, string>) => new Promise<{ code: number | null; out: string }>((resolve) => {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../../bench/run.ts'), suite], {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+  child.on('exit', (code) => resolve({ code, out }));
+});
+
+/** A markdown table: a header, its separator, and a first row that holds a figure. */
+const TABLE = /^\|.*\|[ \t]*\n\|[-:| ]+\|[ \t]*\n\|.*\d.*\|/m;
+
+test.each(Object.entries(SMOKE))('bench suite %s runs to the end and prints its table', async (suite, env) => {
+  const { code, out } = await runSuite(suite, env);
+  expect({ suite, code, ended: !out.includes('bench ended before finishing') }).toEqual({ suite, code: 0, ended: true });
+  expect(out).toMatch(TABLE);
+}, 300_000);
