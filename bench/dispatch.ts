@@ -19,7 +19,7 @@ const PACED_S = Math.min(SUSTAIN_S, 30);
 const RATES = (process.env.BENCH_RATES ?? '20,50').split(',').map(Number);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** main's workflow before issue 10 item 5: one webhook delivered at its first attempt, as recorded. */
+/** The workflow before local first attempts with the delivered ledger: one webhook delivered at its first attempt, as recorded. */
 const BEFORE_HISTORY = join(FIXTURES, 'before-attempts-as-input', 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json');
 /** Histories read back at the end of the run to count actions. */
 const HISTORIES = 20;

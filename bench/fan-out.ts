@@ -12,7 +12,7 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * `npm run bench -- fan-out` (issue 8, item 9): SIGNALS signals × one trigger with WEBHOOKS
+ * `npm run bench -- fan-out` (send-once under a large fan-out): SIGNALS signals × one trigger with WEBHOOKS
  * webhooks, with no fault anywhere. Every delivery must be sent once: requests received equal
  * distinct webhook ids. Reports the service's RSS before, at the end, and after IDLE_S idle.
  * Baseline: the deliveries/s of the same run's raw count over its own duration.

@@ -86,7 +86,7 @@ const renderValue = (v: JsonValue, instance: Record<string, unknown>, dynamic: D
 };
 
 /**
- * The body of an action (DESIGN §6): the rendered payload, JSON when it is an object or array
+ * The body of an action (docs/spec.md, Payload): the rendered payload, JSON when it is an object or array
  * (or any JSON-serialisable value), text when it is a string; with no payload, the envelope.
  */
 export const renderBody = (payload: JsonValue | undefined, signal: SignalEnvelope, triggerId: string, dynamic: DynamicValues): Rendered => {

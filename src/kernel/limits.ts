@@ -42,7 +42,10 @@ export const MAX_OUTCOME_TEXT = 300;
 /** A page of `GET /api/action-triggers` (and of a trigger's history and the audit feed: their items' JSON array, src/kernel/bounded-page.ts) stops before this many bytes (always at least one item). */
 export const MAX_LIST_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** How long a write waits for its read model before answering 503 "stored, not yet readable". */
+/**
+ * How long a write waits for its read model to hold it (so the client's next read sees it) before
+ * answering anyway, from its own command's state: a write never answers 503 for a slow read model.
+ */
 export const READ_MODEL_WAIT_MS = 5000;
 
 /**

@@ -67,7 +67,7 @@ test.each([
 
 type Case = [name: string, over: Record<string, unknown>, path: string, message: string];
 
-/** Targets, headers and broker keys a trigger must not reach (issue 8). */
+/** Targets, headers and broker keys a trigger must not reach (SSRF, header injection, broker addresses). */
 const SAFETY_CASES: Case[] = [
   ['URL with credentials', { webhooks: [{ url: 'https://hooks.example.com@evil.example.org/', http_method: 'POST' }] }, 'webhooks[0].url', 'must not contain credentials'],
   ['URL with an empty host label', { webhooks: [{ url: 'https://hooks..example.com/', http_method: 'POST' }] }, 'webhooks[0].url', 'valid host'],

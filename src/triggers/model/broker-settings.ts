@@ -6,7 +6,7 @@ export interface BrokerEntry { broker_type: string; conn_details?: Record<string
 
 /**
  * The missing or bad keys of a broker's settings once a queue entry's keys are merged over the
- * broker's (DESIGN §7: the trigger's keys win). Paths name the merged keys: `conn_details.x`,
+ * broker's (docs/spec.md: the trigger's keys win). Paths name the merged keys: `conn_details.x`,
  * `params.y`. Values holding templates count as present; their format is checked at delivery.
  */
 export const brokerSettingsProblems = (broker: BrokerEntry, conn: StringMap, params: StringMap): FieldError[] => {

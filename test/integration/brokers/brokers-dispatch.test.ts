@@ -4,7 +4,7 @@ import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
 import { waitForDispatch } from '../../support/signals';
 
 /**
- * End to end, per broker type (issue 9): an active trigger with one queue entry per type; one
+ * End to end, per broker type: an active trigger with one queue entry per type; one
  * signal puts exactly one message on each, read by a real consumer; an inactive trigger or
  * another model puts nothing on any.
  */

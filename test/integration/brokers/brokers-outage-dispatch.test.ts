@@ -7,7 +7,7 @@ import { waitForDispatch } from '../../support/signals';
 import { tempDir } from '../../support/test-app';
 
 /**
- * End to end, per new broker type (issue 9): the broker stops (SIGSTOP of its process group)
+ * End to end, per broker type beyond RabbitMQ: the broker stops (SIGSTOP of its process group)
  * with the worker's connection to it open, a signal comes in, and its action retries through
  * Temporal while `GET /api/signals/<id>` says so; once the broker is back (SIGCONT), the message
  * reaches the real consumer with its delivery id and body, and the action ends delivered.

@@ -14,8 +14,7 @@ import { freePort } from '../../support/free-port';
 import { waitForDispatch } from '../../support/signals';
 
 /**
- * Everything that grows a dispatch's input, state or result is bounded (issue 8, items 8, 10
- * and 11): oversize triggers and signals are refused with a path, a signal matching more
+ * Everything that grows a dispatch's input, state or result is bounded: oversize triggers and signals are refused with a path, a signal matching more
  * actions than a dispatch may hold is refused whole, and render warnings cannot push a result
  * past Temporal's 2 MB limit.
  */

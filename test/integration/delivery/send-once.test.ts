@@ -5,8 +5,8 @@ import { killProcess, startWorkerProcess } from '../../support/worker-process';
 
 /**
  * Without a fault, each delivery is sent once; and an action already delivered is never sent
- * again when the workflow task that ran alongside it is lost (issue 8, items 8 and 9: first
- * attempts ran as local activities, whose results only become durable with their workflow task).
+ * again when the workflow task that ran alongside it is lost (a local first attempt's result
+ * only becomes durable with its workflow task; the delivered ledger keeps it from being sent twice).
  */
 const SIGNALS = 60;
 const WEBHOOKS = 50;

@@ -6,7 +6,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 
 /**
- * The classes of hostile input issue 8 found, generated: prototype keys anywhere, nesting
+ * The classes of hostile input a security review found, generated: prototype keys anywhere, nesting
  * around the depth limit, and template strings built to make a parser backtrack. Sibling of
  * api-fuzz.test.ts (which generates malformed requests in general).
  */

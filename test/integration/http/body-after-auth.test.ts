@@ -4,7 +4,7 @@ import { startTestApp } from '../../support/test-app';
 
 /**
  * A refused request is answered from its headers alone: its body is never read, so
- * unauthenticated uploads cost the server no memory (issue 8, item 5).
+ * unauthenticated uploads cost the server no memory.
  */
 let t: Awaited<ReturnType<typeof startTestApp>>;
 let server: Server;

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { startTestApp } from '../../support/test-app';
 
 /**
- * Each place issue 8 found where the OpenAPI document and the behaviour differed: the
- * behaviour (DESIGN.md § 4) and what the served document says about it, side by side.
+ * Each place a review found where the OpenAPI document and the behaviour differed: the
+ * behaviour (docs/design.md, HTTP API) and what the served document says about it, side by side.
  * test/integration/http/schemathesis.test.ts checks the whole document; these name each case.
  */
 const trigger = (over: Record<string, unknown> = {}) => ({

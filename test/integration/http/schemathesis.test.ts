@@ -20,7 +20,7 @@ jest.setTimeout(10 * 60_000);
 const ROOT = join(__dirname, '..', '..', '..');
 const ST = join(ROOT, '.tools', 'schemathesis', 'bin', 'st');
 const KEY = 'schemathesis-secret';
-/** Cases per operation and phase: enough to find every discrepancy issue 8 listed, a few minutes on two cores. */
+/** Cases per operation and phase: enough to find every known discrepancy between document and behaviour, a few minutes on two cores. */
 const MAX_EXAMPLES = '25';
 const SEED = '20261122';
 

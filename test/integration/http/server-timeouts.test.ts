@@ -3,7 +3,7 @@ import { Server } from 'node:http';
 import { createHttpServer, listen, SERVER_TIMEOUTS } from '../../../src/http/server';
 import { startTestApp } from '../../support/test-app';
 
-/** Slow clients are cut off: headers and whole requests have a time bound (issue 8, item 5). */
+/** Slow clients are cut off: headers and whole requests have a time bound. */
 let t: Awaited<ReturnType<typeof startTestApp>>;
 let server: Server;
 let port: number;

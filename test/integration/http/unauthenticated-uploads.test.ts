@@ -6,7 +6,7 @@ import { tempDir } from '../../support/test-app';
 
 /**
  * Many unauthenticated uploads held open at once cost the server no memory: it answers 401
- * from the headers and never buffers the bodies (issue 8, item 5: 1,500 such uploads of 1 MB
+ * from the headers and never buffers the bodies (before, 1,500 such uploads of 1 MB
  * took the server from 0.6 to 2 GB).
  */
 jest.setTimeout(120_000);

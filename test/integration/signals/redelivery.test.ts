@@ -6,7 +6,7 @@ import { redeliverFailed } from '../../../src/signals/redelivery/bulk';
 import { BULK_REDELIVERY_CONCURRENCY } from '../../../src/kernel/limits';
 
 /**
- * Redeliver (issue 11): a new dispatch of a stored signal's actions, linked from the original,
+ * Redeliver: a new dispatch of a stored signal's actions, linked from the original,
  * keeping each delivery id (`webhook-id`); as dispatched or with the triggers as they are now.
  */
 let rx: Receiver;

@@ -4,7 +4,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 
 /**
- * GET /api/signals (issue 13): stored signals newest first, by trigger and by state, paged;
+ * GET /api/signals: stored signals newest first, by trigger and by state, paged;
  * the states are those of GET /api/signals/<id> (the store's and Temporal's).
  */
 let rx: Receiver;
