@@ -86,7 +86,7 @@ const publish = async <S>(connections: Connections, p: Prepared<BrokerQueue>, pu
     await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };
   } catch (e) {
-    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${describePublishError(e)}` };
+    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${describePublishError(e, publisher.describeError)}` };
   }
 };
 

@@ -1,4 +1,4 @@
-import { BROKER_KEYS, BrokerType } from '../publishers/settings-keys';
+import { publisherFor } from '../publishers/registry';
 import type { BrokerMessage } from './broker-channel';
 
 /** What a dry run shows instead of a credential from the config or the trigger. */
@@ -17,8 +17,8 @@ export interface MessageView {
 }
 
 const isSecretKey = (brokerType: string, key: string): boolean => {
-  const keys = (BROKER_KEYS as Record<string, (typeof BROKER_KEYS)[BrokerType] | undefined>)[brokerType]?.conn_details;
-  const entry = keys && Object.prototype.hasOwnProperty.call(keys, key) ? (keys as Record<string, { use?: string }>)[key] : undefined;
+  const keys = publisherFor(brokerType)?.keys.conn_details;
+  const entry = keys && Object.prototype.hasOwnProperty.call(keys, key) ? keys[key] : undefined;
   // A key the table does not know is shown only if the table says it is harmless: unknown means hidden.
   return entry === undefined || entry.use === 'secret';
 };

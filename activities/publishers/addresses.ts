@@ -1,8 +1,9 @@
-import { AddressKind, BROKER_KEYS, BrokerType, KeySection, SettingsKey } from './settings-keys';
+import type { AddressKind, KeySection, SettingsKey } from './settings-keys';
+import { publisherFor } from './registry';
 
 /** One section of a broker type's keys, or none for a type this build does not know. */
 const sectionOf = (brokerType: string, section: KeySection): Readonly<Record<string, SettingsKey>> =>
-  (Object.prototype.hasOwnProperty.call(BROKER_KEYS, brokerType) ? BROKER_KEYS[brokerType as BrokerType][section] : {});
+  publisherFor(brokerType)?.keys[section] ?? {};
 
 /** The keys of one section of a broker type that say where messages go. */
 export const addressKeys = (brokerType: string, section: KeySection): ReadonlySet<string> =>
@@ -52,7 +53,7 @@ export const hostsOf = (kind: AddressKind, value: string): string[] | undefined 
     case 'url': {
       try {
         const host = new URL(value.trim()).hostname;
-        // Other schemes (amqp:, redis:) leave `2130706433` as it is: read as an http host, it is an address.
+        // Non-http schemes (amqp:, …) leave `2130706433` as it is: read as an http host, it is an address.
         return host === '' ? undefined : [normalised(bare(host))];
       } catch { return undefined; }
     }

@@ -1,8 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { BROKER_KEYS } from './settings-keys';
+import type { SettingsKey } from './settings-keys';
+import type { ErrorShape } from './publish-error';
 
 /** The `conn_details` keys SQS and SNS share. */
-type AwsKey = keyof typeof BROKER_KEYS.aws_sqs.conn_details & keyof typeof BROKER_KEYS.aws_sns.conn_details;
+export const AWS_CONN = {
+  region_name: { required: true, description: 'The AWS region, e.g. eu-west-1. Never looked up' },
+  aws_access_key_id: { required: true, use: 'secret', description: 'Static credentials: the service never reads them from its environment or a metadata endpoint' },
+  aws_secret_access_key: { required: true, use: 'secret', description: 'The secret of aws_access_key_id' },
+  aws_session_token: { use: 'secret', description: 'For temporary credentials' },
+  endpoint_url: { address: 'url', description: 'An endpoint URL instead of AWS\'s (e.g. a local SQS/SNS)' },
+} as const satisfies Record<string, SettingsKey>;
+
+/** The message group of a FIFO queue or topic. */
+export const MESSAGE_GROUP_ID = { use: 'per-message', description: 'The message group; required when the target is FIFO (its name ends in .fifo)' } as const satisfies SettingsKey;
+
+type AwsKey = keyof typeof AWS_CONN;
 
 /** A settings reader's `conn` (./settings.ts), as far as AWS keys go. */
 export interface AwsConnReader { required(key: AwsKey, why?: string): string; optional(key: AwsKey): string | undefined }
@@ -46,3 +58,19 @@ export const messageAttributes = (deliveryId: string, contentType: string, trace
   'content-type': { DataType: 'String', StringValue: contentType },
   ...(traceparent ? { traceparent: { DataType: 'String', StringValue: traceparent } } : {}),
 });
+
+/** AWS error codes worth naming; any other code came from whatever answered, and is not repeated. */
+const AWS_CODES = new Set([
+  'AccessDenied', 'AccessDeniedException', 'AuthorizationError', 'AWS.SimpleQueueService.NonExistentQueue', 'InternalError',
+  'InternalFailure', 'InvalidClientTokenId', 'InvalidMessageContents', 'InvalidParameter', 'InvalidParameterValue',
+  'InvalidParameterException', 'InvalidSecurity', 'KMSAccessDeniedException', 'KMSDisabledException', 'NotFound',
+  'NotFoundException', 'QueueDoesNotExist', 'RequestExpired', 'RequestThrottled', 'ServiceUnavailable',
+  'SignatureDoesNotMatch', 'Throttling', 'ThrottlingException', 'UnrecognizedClientException', 'UnsupportedOperation',
+]);
+
+/** An AWS SDK error: the HTTP status, and the error code only if it is one AWS uses (the SDK takes it from the answer). */
+export const describeAwsError = (e: ErrorShape): string | undefined => {
+  if (e.$metadata === undefined || e.$fault === undefined) return undefined;
+  const status = typeof e.$metadata.httpStatusCode === 'number' ? `HTTP ${e.$metadata.httpStatusCode}` : 'no HTTP status';
+  return `answered ${status}${typeof e.name === 'string' && AWS_CODES.has(e.name) ? ` (${e.name})` : ''}`;
+};

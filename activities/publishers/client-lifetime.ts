@@ -5,7 +5,7 @@ import { PublishFailure } from './publish-error';
  * Waits for a client to open, unless `signal` gives up on it first. Whatever was opened is then
  * destroyed, at once or when it opens late; so is a client whose opening failed, since a client
  * left alone after a failed or abandoned start may keep a socket or reconnect on its own
- * (ioredis does). `destroy` may be called more than once.
+ * (some clients do). `destroy` may be called more than once.
  */
 export const openOrDestroy = <T>(signal: AbortSignal, opening: Promise<T>, destroy: () => unknown): Promise<T> =>
   new Promise<T>((resolve, reject) => {

@@ -1,15 +1,28 @@
 import { connect } from 'node:net';
 import type { ISocketFactory, Producer } from 'kafkajs';
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, openOrDestroy, socketsOf } from './client-lifetime';
 import { reader } from './settings';
+import { ErrorShape, token } from './publish-error';
 
 /** One record's destination: `params.key` (often `{{ instance.id }}`) keeps one entity's records in order. */
 export interface KafkaSettings { brokers: string[]; clientId: string; topic: string; key: string | undefined }
 
+/** The keys a kafka broker reads (see settings-keys.ts). */
+const KAFKA_KEYS = {
+  conn_details: {
+    bootstrap_servers: { required: true, address: 'host-ports', format: 'host:port, comma-separated', description: 'Brokers to bootstrap from' },
+    client_id: { default: 'action-triggers', description: 'The Kafka client id' },
+  },
+  params: {
+    topic: { required: true, description: 'The topic' },
+    key: { use: 'per-message', description: 'The record key: one entity\'s records go to one partition, in order' },
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<KafkaSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.kafka, connDetails, params);
+  const r = reader(KAFKA_KEYS, connDetails, params);
   const servers = r.conn.required('bootstrap_servers');
   const topic = r.params.required('topic');
   const brokers = servers.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -51,8 +64,18 @@ const open = async (s: KafkaSettings, signal: AbortSignal): Promise<BrokerConnec
   };
 };
 
+/** kafkajs' errors: a protocol error's type comes from kafkajs' own table of Kafka's numeric codes. */
+const describeKafkaError = (e: ErrorShape): string | undefined => {
+  if (typeof e.name !== 'string' || !e.name.startsWith('KafkaJS')) return undefined;
+  const inner = e.cause !== null && typeof e.cause === 'object' ? describeKafkaError(e.cause as ErrorShape) : undefined;
+  if (inner) return inner;
+  return token(e.type) ? `refused it: ${String(e.type)}` : `failed (${token(e.name) ?? 'KafkaJS error'})`;
+};
+
 export const kafkaPublisher: Publisher<KafkaSettings> = {
   brokerType: 'kafka',
+  keys: KAFKA_KEYS,
+  describeError: describeKafkaError,
   settings,
   // A producer per topic: kafkajs asks for the metadata of all of a producer's topics at once, and
   // one topic's error (a name the broker refuses, a missing topic) fails that request for all.

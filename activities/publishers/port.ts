@@ -1,4 +1,6 @@
 import type { SettingsResult } from './settings';
+import type { BrokerKeys } from './settings-keys';
+import type { ErrorShape } from './publish-error';
 
 /**
  * The publisher port: one module per `broker_type`, registered in `registry.ts`. A module
@@ -35,12 +37,20 @@ export interface BrokerConnection<S> {
 export interface Publisher<S> {
   /** As in the config's `broker_type` (lower case). */
   readonly brokerType: string;
+  /** The keys it reads, with what each means: its settings reader reads only these. */
+  readonly keys: BrokerKeys;
   /**
    * The settings of one target, or every missing or bad key by path (`conn_details.url`,
    * `params.queue`). Used on the config at start, on a trigger when it is written, and on
    * the rendered values at each attempt.
    */
   settings(connDetails: Readonly<Record<string, string>>, params: Readonly<Record<string, string>>): SettingsResult<S>;
+  /**
+   * What its client's error means, in our words (`refused it: 404 not found`), read from the
+   * codes the client decided, never from the broker's text (publish-error.ts); undefined for an
+   * error it does not know.
+   */
+  describeError?(e: ErrorShape): string | undefined;
   /** Targets with the same key share one connection (e.g. the AMQP URL; Kafka: brokers and topic). */
   connectionKey(settings: S): string;
   /**

@@ -1,5 +1,5 @@
 import type { PubSub, Topic } from '@google-cloud/pubsub';
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, socketsOf } from './client-lifetime';
 import { trackingSockets } from './grpc-sockets';
@@ -18,8 +18,22 @@ export interface PubSubSettings {
   orderingKey: string | undefined;
 }
 
+/** The keys a gcp_pubsub broker reads (see settings-keys.ts). */
+const PUBSUB_KEYS = {
+  conn_details: {
+    project: { required: true, address: 'destination', description: 'The Google Cloud project' },
+    topic: { required: true, description: 'The topic\'s name in the project' },
+    credentials_json: { requiredUnless: 'emulator_host (or the PUBSUB_EMULATOR_HOST environment variable)', use: 'secret',
+      format: 'a service account key (JSON)', description: 'How the client authenticates: the service never asks a metadata server for credentials' },
+    emulator_host: { address: 'host-ports', description: 'host:port of a Pub/Sub emulator instead of Google\'s service (default: the PUBSUB_EMULATOR_HOST environment variable)' },
+  },
+  params: {
+    ordering_key: { use: 'per-message', description: 'Messages with the same key are delivered in order' },
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.gcp_pubsub, connDetails, params);
+  const r = reader(PUBSUB_KEYS, connDetails, params);
   const project = r.conn.required('project');
   const topic = r.conn.required('topic');
   const emulatorHost = r.conn.optional('emulator_host') ?? process.env.PUBSUB_EMULATOR_HOST;
@@ -72,8 +86,15 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
   };
 };
 
+/** gRPC status codes by name (the client's numeric code; its `details` are the server's text). */
+const GRPC_STATUS = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
+  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL',
+  'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+
 export const pubsubPublisher: Publisher<PubSubSettings> = {
   brokerType: 'gcp_pubsub',
+  keys: PUBSUB_KEYS,
+  describeError: (e) => (typeof e.code === 'number' && typeof e.details === 'string' && GRPC_STATUS[e.code] ? `answered ${GRPC_STATUS[e.code]}` : undefined),
   settings,
   connectionKey: (s) => `${s.project} ${'emulatorHost' in s.auth ? s.auth.emulatorHost : String(s.auth.credentials.client_email ?? '')}`,
   connect: open,

@@ -1,5 +1,5 @@
 import { connect, SocketOptions } from 'amqplib';
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { closeThenDestroy, openOrDestroy } from './client-lifetime';
 import { confirmChannels } from './rabbitmq-channels';
@@ -12,8 +12,26 @@ export interface RabbitSettings { url: string; exchange: string; routingKey: str
 /** AMQP short strings: a longer name can never be sent. */
 const SHORT_STRING_BYTES = 255;
 
+/** The keys a rabbitmq broker reads (see settings-keys.ts). */
+const RABBITMQ_KEYS = {
+  conn_details: {
+    url: { use: 'secret', address: 'url', description: 'amqp://user:password@host:port/vhost, instead of host, port, username, password and vhost' },
+    host: { default: '127.0.0.1', address: 'host', description: 'Without url' },
+    port: { default: '5672', address: 'port', description: 'Without url' },
+    username: { description: 'Without url' },
+    password: { use: 'secret', description: 'Without url' },
+    vhost: { description: 'Without url (default: the broker\'s default vhost)' },
+  },
+  params: {
+    queue: { requiredUnless: 'exchange or routing_key', format: 'at most 255 bytes',
+      description: 'Published through the default exchange to this queue (declared durable before the first message)' },
+    exchange: { format: 'at most 255 bytes', description: 'Published to this exchange with routing_key (default: the default exchange)' },
+    routing_key: { format: 'at most 255 bytes', description: 'With exchange (default: queue)' },
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<RabbitSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.rabbitmq, connDetails, params);
+  const r = reader(RABBITMQ_KEYS, connDetails, params);
   const names = { exchange: r.params.optional('exchange'), routing_key: r.params.optional('routing_key'), queue: r.params.optional('queue') };
   const exchange = names.exchange ?? '';
   const routingKey = names.routing_key ?? names.queue ?? '';
@@ -64,9 +82,19 @@ const open = async (s: RabbitSettings, signal: AbortSignal): Promise<BrokerConne
   };
 };
 
+/** AMQP reply codes by name: a channel or connection the server closed carries one. */
+const AMQP_REPLY: Readonly<Record<number, string>> = {
+  311: 'content too large', 312: 'no route', 313: 'no consumers', 320: 'connection forced', 402: 'invalid path',
+  403: 'access refused', 404: 'not found (the exchange or queue does not exist)', 405: 'resource locked',
+  406: 'precondition failed', 501: 'frame error', 502: 'syntax error', 503: 'command invalid', 504: 'channel error',
+  505: 'unexpected frame', 506: 'resource error', 530: 'not allowed', 540: 'not implemented', 541: 'internal error',
+};
+
 export const rabbitmqPublisher: Publisher<RabbitSettings> = {
   brokerType: 'rabbitmq',
+  keys: RABBITMQ_KEYS,
   settings,
+  describeError: (e) => (typeof e.code === 'number' && AMQP_REPLY[e.code] ? `refused it: ${e.code} ${AMQP_REPLY[e.code]}` : undefined),
   connectionKey: (s) => s.url,
   connect: open,
 };

@@ -1,4 +1,4 @@
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { openOrDestroy } from './client-lifetime';
 import { reader } from './settings';
@@ -9,8 +9,24 @@ export interface RedisSettings {
   target: { channel: string } | { stream: string };
 }
 
+/** The keys a redis broker reads (see settings-keys.ts). */
+const REDIS_KEYS = {
+  conn_details: {
+    url: { requiredUnless: 'host', use: 'secret', address: 'url', description: 'redis://user:password@host:port/db, instead of host, port, db, username and password' },
+    host: { requiredUnless: 'url', address: 'host', description: 'Without url' },
+    port: { default: '6379', address: 'port', format: 'a port number', description: 'Without url' },
+    db: { default: '0', format: 'a whole number', description: 'Without url' },
+    username: { description: 'Without url' },
+    password: { use: 'secret', description: 'Without url' },
+  },
+  params: {
+    channel: { requiredUnless: 'stream', description: 'PUBLISH to this channel (exactly one of channel and stream)' },
+    stream: { requiredUnless: 'channel', description: 'XADD to this stream, with the fields body, delivery-id and content-type: durable (exactly one of channel and stream)' },
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.redis, connDetails, params);
+  const r = reader(REDIS_KEYS, connDetails, params);
   const url = r.conn.optional('url');
   const host = url === undefined ? r.conn.required('host') : undefined;
   const [portText, dbText] = [r.conn.optional('port') ?? '6379', r.conn.optional('db') ?? '0'];
@@ -55,8 +71,13 @@ const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnec
   };
 };
 
+/** A reply error starts with its class (ERR, WRONGTYPE, NOAUTH, ...); the rest is the server's text. */
+const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{2,20}(?=\s|$)/.exec(message)?.[0] : undefined);
+
 export const redisPublisher: Publisher<RedisSettings> = {
   brokerType: 'redis',
+  keys: REDIS_KEYS,
+  describeError: (e) => (e.name === 'ReplyError' ? `answered with an error${replyClass(e.message) ? ` (${replyClass(e.message)})` : ''}` : undefined),
   settings,
   connectionKey: (s) => JSON.stringify(s.connection),
   connect: open,

@@ -1,4 +1,5 @@
 import type { Publisher } from './port';
+import type { BrokerKeys } from './settings-keys';
 import { kafkaPublisher } from './kafka';
 import { pubsubPublisher } from './pubsub';
 import { rabbitmqPublisher } from './rabbitmq';
@@ -6,7 +7,7 @@ import { redisPublisher } from './redis';
 import { snsPublisher } from './sns';
 import { sqsPublisher } from './sqs';
 
-/** Every broker type this build publishes to. A new type is one module, one line here and its keys in activities/publishers/settings-keys.ts. */
+/** Every broker type this build publishes to. A new type is one module (its settings, keys and connection) and one line here. */
 const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<Publisher<unknown>>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));
@@ -15,3 +16,6 @@ export const SUPPORTED_BROKER_TYPES: readonly string[] = PUBLISHERS.map((p) => p
 
 /** The publisher of a `broker_type` (matched case-insensitively), if this build has one. */
 export const publisherFor = (brokerType: string): Publisher<unknown> | undefined => byType.get(brokerType.toLowerCase());
+
+/** Each broker type's keys, by type: what trigger validation, the dry run and the OpenAPI document read. */
+export const BROKER_KEYS: Readonly<Record<string, BrokerKeys>> = Object.fromEntries(PUBLISHERS.map((p) => [p.brokerType, p.keys]));

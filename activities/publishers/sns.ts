@@ -1,13 +1,22 @@
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
-import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
+import { AWS_CONN, AwsConnection, describeAwsError, awsClientOptions, awsConnectionKey, fifoId, MESSAGE_GROUP_ID, messageAttributes, readAwsConnection } from './aws';
 
 /** A topic by ARN; FIFO topics take a message group (a template is fine). */
 export interface SnsSettings { aws: AwsConnection; topicArn: string; messageGroupId: string | undefined }
 
+/** The keys a aws_sns broker reads (see settings-keys.ts). */
+const SNS_KEYS = {
+  conn_details: AWS_CONN,
+  params: {
+    topic_arn: { required: true, address: 'destination', description: 'The topic' },
+    message_group_id: MESSAGE_GROUP_ID,
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<SnsSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.aws_sns, connDetails, params);
+  const r = reader(SNS_KEYS, connDetails, params);
   const aws = readAwsConnection(r.conn);
   const topicArn = r.params.required('topic_arn');
   const messageGroupId = r.params.optional('message_group_id');
@@ -35,6 +44,8 @@ const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
 
 export const snsPublisher: Publisher<SnsSettings> = {
   brokerType: 'aws_sns',
+  keys: SNS_KEYS,
+  describeError: describeAwsError,
   settings,
   connectionKey: (s) => awsConnectionKey(s.aws),
   connect: open,

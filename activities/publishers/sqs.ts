@@ -1,13 +1,23 @@
-import { BROKER_KEYS } from './settings-keys';
+import type { BrokerKeys } from './settings-keys';
 import type { BrokerConnection, Publisher } from './port';
 import { reader } from './settings';
-import { AwsConnection, awsClientOptions, awsConnectionKey, fifoId, messageAttributes, readAwsConnection } from './aws';
+import { AWS_CONN, AwsConnection, describeAwsError, awsClientOptions, awsConnectionKey, fifoId, MESSAGE_GROUP_ID, messageAttributes, readAwsConnection } from './aws';
 
 /** A queue by URL (preferred) or by name; FIFO queues take a message group (a template is fine). */
 export interface SqsSettings { aws: AwsConnection; queue: { url: string } | { name: string }; messageGroupId: string | undefined }
 
+/** The keys a aws_sqs broker reads (see settings-keys.ts). */
+const SQS_KEYS = {
+  conn_details: AWS_CONN,
+  params: {
+    queue_url: { requiredUnless: 'queue_name', address: 'destination', description: 'The queue\'s URL (preferred over queue_name)' },
+    queue_name: { requiredUnless: 'queue_url', description: 'The queue by name, looked up once per connection' },
+    message_group_id: MESSAGE_GROUP_ID,
+  },
+} as const satisfies BrokerKeys;
+
 const settings: Publisher<SqsSettings>['settings'] = (connDetails, params) => {
-  const r = reader(BROKER_KEYS.aws_sqs, connDetails, params);
+  const r = reader(SQS_KEYS, connDetails, params);
   const aws = readAwsConnection(r.conn);
   const url = r.params.optional('queue_url');
   const name = url === undefined ? r.params.required('queue_name') : undefined;
@@ -54,6 +64,8 @@ const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
 
 export const sqsPublisher: Publisher<SqsSettings> = {
   brokerType: 'aws_sqs',
+  keys: SQS_KEYS,
+  describeError: describeAwsError,
   settings,
   connectionKey: (s) => awsConnectionKey(s.aws),
   connect: open,

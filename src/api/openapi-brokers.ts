@@ -3,7 +3,8 @@
  * by (activities/publishers/settings-keys.ts), and of what a trigger's `msg_broker_queues` entry may set
  * on each configured broker.
  */
-import { BROKER_KEYS, BROKER_TYPES, BrokerKeys, KeyUse, SettingsKey } from '../../activities/publishers/settings-keys';
+import type { BrokerKeys, KeyUse, SettingsKey } from '../../activities/publishers/settings-keys';
+import { BROKER_KEYS, SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../activities/publishers/registry';
 import type { TriggerPolicy } from '../triggers/model/policy';
 
 type Schema = Record<string, unknown>;
@@ -60,7 +61,7 @@ export const brokerTypeSchemas = (): Record<string, Schema> => ({
     oneOf: BROKER_TYPES.map((type) => ({ $ref: refTo(brokerTypeSchemaName(type)) })),
     discriminator: { propertyName: 'broker_type', mapping: Object.fromEntries(BROKER_TYPES.map((type) => [type, refTo(brokerTypeSchemaName(type))])) },
   },
-  ...Object.fromEntries(BROKER_TYPES.map((type) => [brokerTypeSchemaName(type), brokerTypeSchema(type, BROKER_KEYS[type])])),
+  ...Object.fromEntries(BROKER_TYPES.map((type) => [brokerTypeSchemaName(type), brokerTypeSchema(type, BROKER_KEYS[type]!)])),
 });
 
 const keyList = (keys: ReadonlySet<string> | undefined) => (keys === undefined ? 'any key' : keys.size === 0 ? 'none' : [...keys].join(', '));

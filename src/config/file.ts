@@ -3,7 +3,6 @@ import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '
 import type { ContentType } from '../triggers/model/codecs';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
-import { BROKER_TYPES, BrokerType as BrokerTypeName } from '../../activities/publishers/settings-keys';
 
 /** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
@@ -26,19 +25,17 @@ const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => 
  */
 const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
 
-/** Matched case-insensitively (as the origin project does), kept in lower case. */
-const BrokerType = new t.Type<BrokerTypeName, string, unknown>('BrokerType',
-  (u): u is BrokerTypeName => BROKER_TYPES.includes(u as BrokerTypeName),
+/** Matched case-insensitively (as the origin project does), kept in lower case: a type this build publishes to. */
+const BrokerType = new t.Type<string, string, unknown>('BrokerType',
+  (u): u is string => typeof u === 'string' && SUPPORTED_BROKER_TYPES.includes(u),
   (u, c) => {
     const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
-    return BROKER_TYPES.includes(lower as BrokerTypeName) ? t.success(lower as BrokerTypeName)
-      : t.failure(u, c, `must be one of ${BROKER_TYPES.join(', ')}`);
+    return lower !== undefined && SUPPORTED_BROKER_TYPES.includes(lower) ? t.success(lower)
+      : t.failure(u, c, `must be one of ${SUPPORTED_BROKER_TYPES.join(', ')}`);
   }, String);
 
-const Broker = checked(closed('Broker', { broker_type: BrokerType },
-  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides }), 'Broker',
-  (b) => (SUPPORTED_BROKER_TYPES.includes(b.broker_type) ? undefined
-    : `broker_type ${b.broker_type} is not supported by this build yet (supported: ${SUPPORTED_BROKER_TYPES.join(', ')})`));
+const Broker = closed('Broker', { broker_type: BrokerType },
+  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides });
 
 const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
   { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',

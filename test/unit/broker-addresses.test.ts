@@ -1,5 +1,5 @@
 import { addressKeys, hostsOf } from '../../activities/publishers/addresses';
-import { BROKER_TYPES } from '../../activities/publishers/settings-keys';
+import { SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../activities/publishers/registry';
 import { configFrom, policyOf } from '../../src/config';
 import { refusedOverrides } from '../../src/triggers/model/broker-overrides';
 
