@@ -5,28 +5,20 @@ import { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { runApiCluster } from './api-cluster';
-import { Config, ConfigError, loadConfig, policyOf, retrySettingsOf } from './config';
+import { Config, ConfigError, loadConfig, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
-import { buildApp } from './api/app';
-import { createEventStreams } from './audit/stream';
 import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './kernel/logger';
-import { previewOptionsOf } from './triggers/api/dry-run';
-import { buildTriggerInputCodec, buildTriggerPatchCodec } from './triggers/model/codecs';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
-import { planDispatch } from './dispatch/plan';
 import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from '../projections/read-model';
-import { signalProjectionOf, startProjection } from '../projections/runner';
-import { startRelay } from './signals/intake/relay';
-import { dispatchInfo } from './signals/intake/backlog';
-import { startRetention } from './signals/intake/retention';
+import { startProjection } from '../projections/runner';
+import { startApiRole } from './api/start-api';
 import { startTracing } from './observability/tracing';
 import { createMetrics, noMetrics } from './observability/metrics';
-import { clusterMetricsOf } from './observability/cluster-metrics';
 import { withAppendTiming } from './observability/timed-store';
 import { serveWorkerMetrics } from './http/worker-metrics';
 
@@ -75,41 +67,20 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const connection = native ?? Connection.lazy({ address: temporal.address, channelArgs: RECONNECT_QUICKLY });
   const tracing = startTracing();
   const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
-  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), {
-    eagerStart: role === 'all', plan: (signal) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal),
-  });
+  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
   const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, tracing, metrics }) : undefined;
   let searchAttributesReady = native !== undefined;
-  const relay = role === 'worker' ? undefined : startRelay({
-    store, log,
-    start: async (signal, plan, redelivery, requestId) => {
+  const api = role === 'worker' ? undefined : await startApiRole({
+    config, store, readModel, projection, log, dispatch, metrics,
+    startDispatch: async (signal, plan, redelivery, requestId) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
       return dispatch.start(signal, plan, redelivery, requestId);
     },
   });
-  // The signal index (GET /api/signals) follows the signal category; only the API roles list signals.
-  const signalIndex = role === 'worker' ? undefined : await startProjection(store, signalProjectionOf(readModel), log, 'signal');
-  const retention = role === 'worker' ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
   let server: Server | undefined;
   let port = config.port;
-  const eventStreams = createEventStreams(store, log);
-  if (role !== 'worker') {
-    const app = buildApp({
-      store, readModel, projection, signalIndex, log, apiKeys, dispatch, eventStreams,
-      policy: policyOf(config),
-      triggerInput: buildTriggerInputCodec(policyOf(config)),
-      triggerPatch: buildTriggerPatchCodec(policyOf(config)),
-      now: () => new Date(),
-      preview: previewOptionsOf(config),
-      maxBodyBytes: config.limits.maxBodyBytes,
-      dispatchInfo: () => dispatchInfo(store, dispatch, relay),
-      metrics: cluster.isWorker && metrics.enabled ? clusterMetricsOf(metrics) : metrics,
-      admin: {
-        temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`,
-        namespace: config.temporal.namespace,
-      },
-    });
-    server = await listen(createHttpServer(app), host, config.port);
+  if (api) {
+    server = await listen(createHttpServer(api.app), host, config.port);
     const address = server.address();
     port = typeof address === 'object' && address ? address.port : config.port;
     log.info('action-triggers API listening', {
@@ -118,12 +89,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     });
   }
   const stop = async () => {
-    eventStreams.endAll();
+    api?.eventStreams.endAll(); // an open SSE stream would keep the server from closing
     if (server) await new Promise((r) => server!.close(r));
     await metricsServer?.close();
-    await relay?.stop();
-    await retention?.stop();
-    await signalIndex?.stop();
+    await api?.stop();
     await worker?.stop();
     await projection.stop();
     await connection.close();

@@ -31,8 +31,6 @@ export interface DispatchView {
 }
 
 export interface DispatchClient {
-  /** The matching triggers and their actions, from the API's read model. */
-  plan(signal: SignalEnvelope): DispatchPlan;
   /**
    * Starts the signal's workflow with its plan (or, for a redelivery, the redelivery's workflow);
    * the same workflow id never starts a second one.
@@ -85,12 +83,9 @@ const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <
 
 export interface DispatchClientOptions {
   eagerStart?: boolean;
-  /** Finds the matching triggers and actions (the API's read model); the workflow records them. */
-  plan: (signal: SignalEnvelope) => DispatchPlan;
 }
 
-export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions): DispatchClient => ({
-  plan: options.plan,
+export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions = {}): DispatchClient => ({
   start: async (signal, plan, redelivery, requestId) => {
     const workflowId = redelivery?.workflowId ?? workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);

@@ -6,7 +6,6 @@ import { NativeConnection } from '@temporalio/worker';
 import { configFrom, retrySettingsOf } from '../../src/config';
 import { createLogger, Logger, silentLogger } from '../../src/kernel/logger';
 import { createDispatchClient } from '../../src/temporal/dispatch-client';
-import { planDispatch } from '../../src/dispatch/plan';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { installSdkLogging, startWorker } from '../../src/worker';
 import { startTestApp, tempDir } from './test-app';
@@ -43,10 +42,7 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), {
-    eagerStart: options.worker !== false,
-    plan: (signal) => planDispatch(t.readModel, config.limits.defaultTimeoutSecs, signal), // t is set before any signal
-  });
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false });
   const dir = tempDir();
   const t = await startTestApp(file, dir, dispatch, {}, options.metrics);
   const worker = options.worker === false ? undefined : await startWorker({

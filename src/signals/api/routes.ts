@@ -1,7 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { ReadModel } from '../../../projections/read-model';
-import type { SignalEnvelope } from '../../dispatch/types';
+import type { DispatchPlan, SignalEnvelope } from '../../dispatch/types';
 import { EventStore } from '../../event-store/port';
 import type { Logger } from '../../kernel/logger';
 import { invalid, problem, sendProblem } from '../../http/problem';
@@ -27,6 +27,8 @@ export interface SignalDeps {
   readonly readModel: ReadModel;
   /** Absent when this process runs without Temporal: signal endpoints answer 503. */
   readonly dispatch: DispatchClient | undefined;
+  /** The matching triggers and their actions, from the read model (src/dispatch/plan.ts). */
+  readonly plan: (signal: SignalEnvelope) => DispatchPlan;
   readonly now: () => Date;
   readonly log: Pick<Logger, 'error' | 'info'>;
   readonly metrics?: Metrics;
@@ -55,7 +57,6 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const decoded = SignalBatch.decode(req.body);
   if (decoded._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(decoded.left)));
   if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
-  const dispatch = deps.dispatch;
   const isBatch = Array.isArray(req.body);
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
     id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
@@ -63,7 +64,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
   if (oversize.length > 0) return sendProblem(res, invalid(oversize));
-  const plans = envelopes.map((e) => dispatch.plan(e));
+  const plans = envelopes.map((e) => deps.plan(e));
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
   // The request's id and trace go with each signal: the relay starts its dispatch in them.

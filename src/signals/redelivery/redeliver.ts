@@ -1,4 +1,4 @@
-import { redeliveryWorkflowIdOf, workflowIdOf } from '../../dispatch/types';
+import { DispatchPlan, redeliveryWorkflowIdOf, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { EventStore, WrongExpectedRevision } from '../../event-store/port';
 import { MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
 import { relayCheckpoint } from '../model/relay-lease';
@@ -11,6 +11,8 @@ import { chooseActions, RedeliveryAsk } from './choose';
 export interface RedeliveryDeps {
   readonly store: EventStore;
   readonly dispatch: DispatchClient;
+  /** The signal's plan today, for a redelivery of mode `current`. */
+  readonly plan: (signal: SignalEnvelope) => DispatchPlan;
   readonly now: () => Date;
 }
 
@@ -51,7 +53,7 @@ export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, 
   }
   const delivered = await deliveredSoFar(deps, stored);
   if ('busy' in delivered) return { outcome: 'busy', detail: delivered.busy };
-  const current = ask.mode === 'current' ? deps.dispatch.plan(stored.record.signal) : stored.record.plan;
+  const current = ask.mode === 'current' ? deps.plan(stored.record.signal) : stored.record.plan;
   const choice = chooseActions(ask, stored.record.plan, current, delivered);
   if (!choice.ok) return 'errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing };
   const number = stored.redeliveries.length + 1;

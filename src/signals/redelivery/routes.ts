@@ -11,12 +11,13 @@ import { DispatchClient } from '../../temporal/dispatch-client';
 import { toFieldErrors } from '../../kernel/field-errors';
 import { redeliverFailed } from './bulk';
 import { RedeliverBody, RedeliverFailedBody } from './codecs';
-import { Redelivered, requestRedelivery } from './redeliver';
+import { Redelivered, RedeliveryDeps, requestRedelivery } from './redeliver';
 
 export interface RedeliveryRouteDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
   readonly dispatch: DispatchClient | undefined;
+  readonly plan: RedeliveryDeps['plan'];
   readonly now: () => Date;
   readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
 }
@@ -45,7 +46,7 @@ const redeliver = (deps: RedeliveryRouteDeps) => async (req: Request, res: Respo
   if (body._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(body.left)));
   if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
   try {
-    answer(res, await requestRedelivery({ store: deps.store, dispatch: deps.dispatch, now: deps.now }, id, body.right), id);
+    answer(res, await requestRedelivery({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, id, body.right), id);
   } catch (e) { unavailable(deps, res, e); }
 };
 
@@ -70,7 +71,7 @@ const redeliverFailedOfTrigger = (deps: RedeliveryRouteDeps) => async (req: Requ
   if (!deps.readModel.get(triggerId)) return sendProblem(res, problem(404, `no trigger with id ${triggerId}`));
   if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
   try {
-    const counts = await redeliverFailed({ store: deps.store, dispatch: deps.dispatch, now: deps.now }, triggerId, new Date(body.right.since));
+    const counts = await redeliverFailed({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, triggerId, new Date(body.right.since));
     res.status(202).json(counts);
   } catch (e) { unavailable(deps, res, e); }
 };

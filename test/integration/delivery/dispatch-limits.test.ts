@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
 import { configFrom, retrySettingsOf } from '../../../src/config';
-import { planDispatch } from '../../../src/dispatch/plan';
 import { createDispatchClient } from '../../../src/temporal/dispatch-client';
 import {
   MAX_ACTIONS_PER_DISPATCH, MAX_QUEUES_PER_TRIGGER, MAX_SIGNAL_BYTES, MAX_TRIGGER_BYTES, MAX_WARNINGS_PER_ACTION,
@@ -98,9 +97,7 @@ test('thousands of missing attributes on 100 webhooks: the dispatch completes, e
 test('Temporal unreachable: a batch is still accepted whole (stored, queued), and /readyz stays ready and says so', async () => {
   // A real client to a port where nothing listens.
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
-  const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})), {
-    plan: (s) => planDispatch(t.readModel, 10, s),
-  });
+  const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})));
   const t = await startTestApp({ allow_private_targets: true }, undefined, dispatch);
   try {
     await request(t.app).post('/api/action-triggers').send(trigger('down', { webhooks: webhooks(1, '/down') })).expect(201);

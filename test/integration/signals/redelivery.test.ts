@@ -166,7 +166,7 @@ test('redeliver-failed works on several signals at once, at most BULK_REDELIVERY
     most = Math.max(most, ++running);
     try { return await h.dispatch.status(...args); } finally { running--; }
   } };
-  const counts = await redeliverFailed({ store: h.store, dispatch, now: () => new Date() }, trigger.id, since);
+  const counts = await redeliverFailed({ store: h.store, dispatch, plan: h.plan, now: () => new Date() }, trigger.id, since);
   expect(counts).toEqual({ redelivered: ids.length, skipped: { busy: 0, nothing_left: 0, not_stored: 0 }, truncated: false });
   expect(most).toBeGreaterThan(1);
   expect(most).toBeLessThanOrEqual(BULK_REDELIVERY_CONCURRENCY);

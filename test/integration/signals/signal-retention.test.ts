@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { Client, Connection } from '@temporalio/client';
 import { configFrom, retrySettingsOf } from '../../../src/config';
-import { planDispatch } from '../../../src/dispatch/plan';
 import { startRetention } from '../../../src/signals/intake/retention';
 import { silentLogger } from '../../../src/kernel/logger';
 import { createDispatchClient } from '../../../src/temporal/dispatch-client';
@@ -61,9 +60,7 @@ test('past the window signals and delivery records are removed from the store (a
 
 test('a signal the relay has not passed is kept however old (Temporal away)', async () => {
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
-  const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})), {
-    plan: (s) => planDispatch(t.readModel, 10, s),
-  });
+  const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})));
   const t = await startTestApp({ allow_private_targets: true }, undefined, dispatch);
   try {
     await request(t.app).post('/api/action-triggers').send(trigger('waiting')).expect(201);

@@ -1,0 +1,74 @@
+import cluster from 'node:cluster';
+import { Config, policyOf } from '../config';
+import type { EventStore } from '../event-store/port';
+import type { Logger } from '../kernel/logger';
+import type { Metrics } from '../observability/metrics';
+import { clusterMetricsOf } from '../observability/cluster-metrics';
+import { ReadModel } from '../../projections/read-model';
+import { ProjectionRunner, signalProjectionOf, startProjection } from '../../projections/runner';
+import { planDispatch } from '../dispatch/plan';
+import type { SignalEnvelope } from '../dispatch/types';
+import type { DispatchClient } from '../temporal/dispatch-client';
+import { startRelay } from '../signals/intake/relay';
+import { startRetention } from '../signals/intake/retention';
+import { dispatchInfo } from '../signals/intake/backlog';
+import { createEventStreams } from '../audit/stream';
+import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../triggers/model/codecs';
+import { previewOptionsOf } from '../triggers/api/dry-run';
+import { AppDeps, buildApp } from './app';
+
+/** What the API role runs on: adapters its caller opened (main.ts on the configured ones, tests on temp files). */
+export interface ApiAdapters {
+  readonly config: Config;
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  /** The trigger projection, already caught up. */
+  readonly projection: ProjectionRunner;
+  readonly log: Logger;
+  /** Absent: this process has no Temporal; the routes that need it answer 503. */
+  readonly dispatch?: DispatchClient;
+  /** How the relay starts a dispatch (default `dispatch.start`). */
+  readonly startDispatch?: DispatchClient['start'];
+  readonly metrics?: Metrics;
+  /** Removes signals past `signals.retention_days` every 10 minutes (default true). */
+  readonly retention?: boolean;
+  /** Replaces some of the app's dependencies (tests count or slow the store). */
+  readonly overrides?: Partial<AppDeps>;
+}
+
+/**
+ * The API role: the signal index, the relay to Temporal (with a dispatch client), retention and
+ * the HTTP app, all from the config. Matching is intake's: a signal's plan comes from the read
+ * model here, not from the Temporal client.
+ */
+export const startApiRole = async (a: ApiAdapters) => {
+  const { config, store, readModel, log, dispatch } = a;
+  const policy = policyOf(config);
+  const relay = dispatch && startRelay({ store, log, start: a.startDispatch ?? dispatch.start });
+  const signalIndex = await startProjection(store, signalProjectionOf(readModel), log, 'signal');
+  const retention = a.retention === false ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
+  const eventStreams = createEventStreams(store, log);
+  const plan = (signal: SignalEnvelope) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal);
+  const app = buildApp({
+    store, readModel, projection: a.projection, signalIndex, log, dispatch, eventStreams, policy,
+    plan,
+    apiKeys: config.file.api_keys ?? [],
+    triggerInput: buildTriggerInputCodec(policy),
+    triggerPatch: buildTriggerPatchCodec(policy),
+    now: () => new Date(),
+    preview: previewOptionsOf(config),
+    maxBodyBytes: config.limits.maxBodyBytes,
+    ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
+    // In an API process the cluster primary forked, /metrics answers for every process.
+    metrics: a.metrics && cluster.isWorker && a.metrics.enabled ? clusterMetricsOf(a.metrics) : a.metrics,
+    admin: { temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`, namespace: config.temporal.namespace },
+    ...a.overrides,
+  });
+  const stop = async () => {
+    eventStreams.endAll();
+    await relay?.stop();
+    await retention?.stop();
+    await signalIndex.stop();
+  };
+  return { app, plan, relay, signalIndex, eventStreams, stop };
+};
