@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Checkpoint, StoredEvent } from '../src/event-store/port';
-import { DISPATCH_REFUSED, SIGNAL_ACCEPTED, SignalRecord } from '../src/signals/model/signal-record';
+import { acceptedRecordOf, DISPATCH_REFUSED, SIGNAL_ACCEPTED } from '../src/signals/model/signal-record';
 
 /**
  * The signal index: which stored signals there are, newest first, and which triggers each
@@ -69,7 +69,7 @@ export const bindSignalIndex = (db: Database.Database): SignalIndex => {
   const applyOne = (e: StoredEvent) => {
     const id = e.streamId.slice('signal-'.length);
     if (e.type === SIGNAL_ACCEPTED) {
-      const record = e.data as unknown as SignalRecord;
+      const record = acceptedRecordOf(e);
       const s = record.signal;
       q.insert.run(e.position, id, String(e.metadata.accepted_at), s.signal, s.app_label, s.model_name, record.plan.actions.length > 0 ? 1 : 0);
       for (const t of record.plan.triggers) q.addTrigger.run(t.triggerId, e.position);

@@ -14,7 +14,7 @@ import { TriggerPolicy } from '../triggers/model/policy';
 import { DOCS_PAGE } from '../http/docs-page';
 import { refuseUnsafeJson } from '../http/json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
-import { UnreadableEvent } from '../triggers/model/stored-events';
+import { UnreadableEvent } from '../event-store/port';
 import { ReadModelUnavailable } from '../../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';

@@ -9,7 +9,8 @@ import { TriggerEvent } from '../../src/triggers/model/events';
 import { evolve, initialState } from '../../src/triggers/model/trigger';
 import { TriggerDefinition } from '../../src/triggers/model/codecs';
 import { evolveView, toResource, TriggerView } from '../../projections/trigger-view';
-import { readStoredEvent, UnreadableEvent } from '../../src/triggers/model/stored-events';
+import { readStoredEvent } from '../../src/triggers/model/stored-events';
+import { UnreadableEvent } from '../../src/event-store/port';
 
 const settings: BreakerSettings = { consecutiveFailures: 3, failingForMs: 3_600_000 };
 const t0 = Date.parse('2026-01-01T00:00:00Z');

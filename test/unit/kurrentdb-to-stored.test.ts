@@ -1,6 +1,7 @@
 import type { ResolvedEvent } from '@kurrent/kurrentdb-client';
 import { toStored } from '../../src/event-store/kurrentdb';
-import { readStoredEvent, UnreadableEvent } from '../../src/triggers/model/stored-events';
+import { readStoredEvent } from '../../src/triggers/model/stored-events';
+import { UnreadableEvent } from '../../src/event-store/port';
 
 /**
  * How the KurrentDB adapter turns a read event into a stored one (no server here: these are the

@@ -17,8 +17,8 @@ import { tempDir } from '../support/test-app';
 const envelope = (id: string): SignalEnvelope => ({ id, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id }, occurred_at: new Date().toISOString() });
 const accept = (store: EventStore, id: string) => store.append(signalStreamOf(id), [acceptedEvent({
   signal: envelope(id), not_matched: [], not_matched_truncated: false,
-  plan: { triggers: [], actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0 }] },
-} as never, new Date())], 'no_stream');
+  plan: { triggers: [], actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }] },
+}, new Date())], 'no_stream');
 const until = async (check: () => boolean, ms = 5000) => {
   for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('condition not met');
 };

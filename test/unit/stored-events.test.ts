@@ -1,4 +1,5 @@
-import { readStoredEvent, UnreadableEvent, Upcaster } from '../../src/triggers/model/stored-events';
+import { readStoredEvent, Upcaster } from '../../src/triggers/model/stored-events';
+import { UnreadableEvent } from '../../src/event-store/port';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const at = (type: string, data: unknown) => ({ type, data, streamId: `action_trigger-${id}`, revision: 3n });

@@ -3,7 +3,7 @@ import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types
 import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
 import { acquireLease, Lease, renewLease } from '../model/relay-lease';
-import { originOf, Redelivery, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
+import { acceptedRecordOf, originOf, Redelivery, redeliveryOf, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
 import { context } from '@opentelemetry/api';
 import { withLogFields } from '../../kernel/log-context';
 import { contextOf } from '../../observability/tracing';
@@ -41,14 +41,14 @@ class LeaseLost extends Error {}
 
 /** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
 const startsDispatch = (e: StoredEvent) => e.type === REDELIVERY_REQUESTED
-  || (e.type === SIGNAL_ACCEPTED && (e.data as unknown as SignalRecord).plan.actions.length > 0);
+  || (e.type === SIGNAL_ACCEPTED && acceptedRecordOf(e).plan.actions.length > 0);
 
 /** The signal (a redelivery reads it from its stream's first event) and the redelivery, if it is one. */
 const requestOf = async (store: EventStore, event: StoredEvent): Promise<{ record: SignalRecord; redelivery?: Redelivery } | undefined> => {
-  if (event.type === SIGNAL_ACCEPTED) return { record: event.data as unknown as SignalRecord };
+  if (event.type === SIGNAL_ACCEPTED) return { record: acceptedRecordOf(event) };
   // Past the retention window the acceptance may be gone before its last redelivery: nothing to send.
   const accepted = (await store.read(event.streamId)).find((e) => e.type === SIGNAL_ACCEPTED);
-  return accepted && { record: accepted.data as unknown as SignalRecord, redelivery: event.data as unknown as Redelivery };
+  return accepted && { record: acceptedRecordOf(accepted), redelivery: redeliveryOf(event) };
 };
 
 /**

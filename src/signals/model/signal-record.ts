@@ -1,5 +1,7 @@
+import * as t from 'io-ts';
+import { PathReporter } from 'io-ts/PathReporter';
 import type { DispatchPlan, RedeliveryMode, SignalEnvelope } from '../../dispatch/types';
-import type { NewEvent, StoredEvent } from '../../event-store/port';
+import { NewEvent, StoredEvent, UnreadableEvent } from '../../event-store/port';
 
 /** Each accepted signal is the stream `signal-<id>`: its first event is the acceptance. */
 export const signalStreamOf = (signalId: string) => `signal-${signalId}`;
@@ -36,7 +38,7 @@ export interface SignalRecord {
 export interface SignalOrigin { request_id?: string; traceparent?: string }
 
 export const acceptedEvent = (record: SignalRecord, acceptedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
-  type: SIGNAL_ACCEPTED, data: record as unknown as Record<string, unknown>, metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
+  type: SIGNAL_ACCEPTED, data: { ...record }, metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
 });
 
 /** The origin kept on an event (signals accepted before it was kept have none). */
@@ -63,7 +65,7 @@ export interface Redelivery {
 }
 
 export const redeliveryEvent = (r: Redelivery, requestedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
-  type: REDELIVERY_REQUESTED, data: r as unknown as Record<string, unknown>, metadata: { requested_at: requestedAt.toISOString(), ...origin },
+  type: REDELIVERY_REQUESTED, data: { ...r }, metadata: { requested_at: requestedAt.toISOString(), ...origin },
 });
 
 export interface StoredRedelivery extends Redelivery {
@@ -83,6 +85,42 @@ export interface StoredSignal {
   redeliveries: StoredRedelivery[];
 }
 
+/**
+ * The shapes this service has written for a signal's events, checked when read back: a stored
+ * event that is not one of them is an UnreadableEvent, never taken on trust. Structural only
+ * (the request rules may tighten; a stored signal stays readable), extra fields allowed.
+ */
+const Plan = t.type({
+  triggers: t.array(t.type({ triggerId: t.string, version: t.number })),
+  actions: t.array(t.type({
+    deliveryId: t.string, triggerId: t.string, version: t.number, kind: t.keyof({ webhook: null, broker: null }), index: t.number, timeoutSecs: t.number,
+  })),
+});
+const Envelope = t.type({
+  id: t.string, signal: t.keyof({ pre_save: null, post_save: null, pre_delete: null, post_delete: null }),
+  app_label: t.string, model_name: t.string, instance: t.UnknownRecord, occurred_at: t.string,
+});
+const RecordCodec = t.type({
+  signal: Envelope, plan: Plan, not_matched: t.array(t.intersection([
+    t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),
+    t.partial({ watches: t.array(t.string) }),
+  ])), not_matched_truncated: t.boolean,
+});
+const RedeliveryCodec = t.type({
+  number: t.number, workflow_id: t.string, mode: t.keyof({ as_dispatched: null, current: null }), delivery_ids: t.array(t.string), plan: Plan,
+});
+
+const decoded = <A>(codec: t.Decoder<unknown, A>, e: StoredEvent): A => {
+  const result = codec.decode(e.data);
+  if (result._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, PathReporter.report(result).join('; '));
+  return result.right;
+};
+
+/** A `SignalAccepted` event's record. */
+export const acceptedRecordOf = (e: StoredEvent): SignalRecord => decoded(RecordCodec, e);
+/** A `SignalRedeliveryRequested` event's redelivery. */
+export const redeliveryOf = (e: StoredEvent): Redelivery => decoded(RedeliveryCodec, e);
+
 /** The stored signal from its stream's events, or undefined for none. */
 export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined => {
   const accepted = events.find((e) => e.type === SIGNAL_ACCEPTED);
@@ -91,12 +129,12 @@ export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | u
   const refusedOf = (redelivery?: number) => refusals.find((e) => e.data.redelivery === redelivery)?.data.reason;
   const refused = refusedOf();
   const redeliveries = events.filter((e) => e.type === REDELIVERY_REQUESTED).map((e): StoredRedelivery => {
-    const r = e.data as unknown as Redelivery;
+    const r = redeliveryOf(e);
     const why = refusedOf(r.number);
     return { ...r, requestedAt: String(e.metadata.requested_at), position: e.position, ...(typeof why === 'string' ? { refused: why } : {}) };
   });
   return {
-    record: accepted.data as unknown as SignalRecord,
+    record: acceptedRecordOf(accepted),
     acceptedAt: String(accepted.metadata.accepted_at),
     position: accepted.position,
     ...(typeof refused === 'string' ? { refused } : {}),

@@ -1,3 +1,4 @@
+import { UnreadableEvent } from '../../event-store/port';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/PathReporter';
 import { HTTP_METHODS, HttpMethod, SIGNALS, SignalName, TriggerDefinition, JsonValue } from './codecs';
@@ -19,13 +20,6 @@ export interface RawEvent {
 }
 
 /** An event this build cannot read: an infrastructure fault, never skipped silently. */
-export class UnreadableEvent extends Error {
-  constructor(readonly streamId: string, readonly revision: bigint, readonly reason: string) {
-    super(`stored event ${streamId}@${revision} cannot be read: ${reason}`);
-    this.name = 'UnreadableEvent';
-  }
-}
-
 /** One upcaster per version: `UPCASTERS[n]` turns version n data into version n + 1 data. */
 export type Upcaster = (type: string, data: Record<string, unknown>) => Record<string, unknown>;
 export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
