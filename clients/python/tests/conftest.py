@@ -36,7 +36,10 @@ SERVICE_URL = f"http://127.0.0.1:{SERVICE_PORT}"
 os.environ["ATC_TEST_DB"] = str(TMP / "db.sqlite3")
 os.environ["ATC_BASE_URL"] = SERVICE_URL
 os.environ["DJANGO_SETTINGS_MODULE"] = "testproject.settings"
-sys.path.insert(0, str(TESTS))
+# This checkout's client first (also in the relay subprocesses), whatever the venv installed.
+SRC = str(TESTS.parent / "src")
+os.environ["PYTHONPATH"] = os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])])
+sys.path[:0] = [SRC, str(TESTS)]
 
 import django  # noqa: E402
 
