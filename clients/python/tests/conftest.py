@@ -35,6 +35,7 @@ SERVICE_URL = f"http://127.0.0.1:{SERVICE_PORT}"
 # Before Django loads: the relay subprocesses read the same environment.
 os.environ["ATC_TEST_DB"] = str(TMP / "db.sqlite3")
 os.environ["ATC_BASE_URL"] = SERVICE_URL
+os.environ["ATC_MEDIA_ROOT"] = str(TMP / "media")
 os.environ["DJANGO_SETTINGS_MODULE"] = "testproject.settings"
 # This checkout's client first (also in the relay subprocesses), whatever the venv installed.
 SRC = str(TESTS.parent / "src")

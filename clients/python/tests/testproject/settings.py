@@ -8,6 +8,7 @@ USE_TZ = True
 TIME_ZONE = "UTC"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 ROOT_URLCONF = "testproject.urls"
+MEDIA_ROOT = os.environ.get("ATC_MEDIA_ROOT", "/tmp/action-triggers-client-media")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 INSTALLED_APPS = [
     "django.contrib.admin",
