@@ -230,3 +230,10 @@ def relay_env(**extra: str) -> dict[str, str]:
 
 def manage(*args: str) -> list[str]:
     return [sys.executable, str(TESTS / "manage.py"), *args]
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    import shutil
+
+    if exitstatus == 0:  # kept after a failure: the service's log and the database are in it
+        shutil.rmtree(TMP, ignore_errors=True)
