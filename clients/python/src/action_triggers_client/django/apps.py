@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class ActionTriggersClientConfig(AppConfig):
+    name = "action_triggers_client.django"
+    label = "action_triggers_client"
+    verbose_name = "Action triggers (outbox)"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import conf, receivers
+
+        conf.settings()  # a bad ACTION_TRIGGERS_CLIENT stops the start, naming the key
+        receivers.connect()

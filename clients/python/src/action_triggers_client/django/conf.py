@@ -1,0 +1,107 @@
+"""The one setting, ``ACTION_TRIGGERS_CLIENT``, read and checked (cached until settings change)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import lru_cache
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+
+SETTING = "ACTION_TRIGGERS_CLIENT"
+KNOWN = {
+    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
+    "MAX_BATCH_BYTES", "KEEP_SENT", "RELAY_POLL_INTERVAL", "RELAY_MIN_AGE", "RELAY_MAX_BACKOFF",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    base_url: str
+    api_key: str | None
+    content_types: frozenset[str] | None
+    expand: dict[str, tuple[str, ...]]
+    send_on_commit: bool
+    timeout: float
+    batch_size: int
+    max_batch_bytes: int
+    keep_sent: timedelta
+    relay_poll_interval: float
+    relay_min_age: float
+    relay_max_backoff: float
+
+
+def _seconds(key: str, value: Any, minimum: float = 0) -> float:
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum:
+        raise ImproperlyConfigured(f"{SETTING}['{key}'] must be a number of seconds >= {minimum}")
+    return float(value)
+
+
+def _label(key: str, value: Any) -> str:
+    if not isinstance(value, str) or value.count(".") != 1 or not all(value.split(".")):
+        raise ImproperlyConfigured(f"{SETTING}['{key}'] entries must be 'app_label.model_name' strings, not {value!r}")
+    return value.lower()
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    raw = getattr(django_settings, SETTING, None)
+    if not isinstance(raw, dict):
+        raise ImproperlyConfigured(f"{SETTING} must be a dict with at least BASE_URL")
+    unknown = sorted(set(raw) - KNOWN)
+    if unknown:
+        raise ImproperlyConfigured(f"{SETTING} has unknown keys {unknown}; known: {sorted(KNOWN)}")
+    base_url = raw.get("BASE_URL")
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise ImproperlyConfigured(f"{SETTING}['BASE_URL'] must be the service's http(s) URL")
+    api_key = raw.get("API_KEY")
+    if api_key is not None and not isinstance(api_key, str):
+        raise ImproperlyConfigured(f"{SETTING}['API_KEY'] must be a string")
+    cts = raw.get("CONTENT_TYPES")
+    if cts is not None and not isinstance(cts, (list, tuple, set, frozenset)):
+        raise ImproperlyConfigured(f"{SETTING}['CONTENT_TYPES'] must be a list of 'app_label.model_name'")
+    expand_raw = raw.get("EXPAND") or {}
+    if not isinstance(expand_raw, dict):
+        raise ImproperlyConfigured(f"{SETTING}['EXPAND'] must map 'app_label.model_name' to relation names")
+    expand: dict[str, tuple[str, ...]] = {}
+    for label, paths in expand_raw.items():
+        if isinstance(paths, str) or not isinstance(paths, (list, tuple)) or not all(isinstance(p, str) and p for p in paths):
+            raise ImproperlyConfigured(f"{SETTING}['EXPAND']['{label}'] must be a list of relation names (dotted for deeper)")
+        expand[_label("EXPAND", label)] = tuple(paths)
+    send_on_commit = raw.get("SEND_ON_COMMIT", True)
+    if not isinstance(send_on_commit, bool):
+        raise ImproperlyConfigured(f"{SETTING}['SEND_ON_COMMIT'] must be True or False")
+    batch_size = raw.get("BATCH_SIZE", 100)
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= 500:
+        raise ImproperlyConfigured(f"{SETTING}['BATCH_SIZE'] must be an integer from 1 to 500 (the service takes 500 per request)")
+    max_bytes = raw.get("MAX_BATCH_BYTES", 900_000)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1024:
+        raise ImproperlyConfigured(f"{SETTING}['MAX_BATCH_BYTES'] must be an integer >= 1024")
+    min_age = raw.get("RELAY_MIN_AGE")
+    return Settings(
+        base_url=base_url.rstrip("/"),
+        api_key=api_key or None,
+        content_types=None if cts is None else frozenset(_label("CONTENT_TYPES", c) for c in cts),
+        expand=expand,
+        send_on_commit=send_on_commit,
+        timeout=_seconds("TIMEOUT", raw.get("TIMEOUT", 5.0), 0.001),
+        batch_size=batch_size,
+        max_batch_bytes=max_bytes,
+        keep_sent=timedelta(seconds=_seconds("KEEP_SENT", raw.get("KEEP_SENT", 0))),
+        relay_poll_interval=_seconds("RELAY_POLL_INTERVAL", raw.get("RELAY_POLL_INTERVAL", 1.0), 0.01),
+        # Rows the sender after commit has not tried yet are left to it this long.
+        relay_min_age=(5.0 if send_on_commit else 0.0) if min_age is None else _seconds("RELAY_MIN_AGE", min_age),
+        relay_max_backoff=_seconds("RELAY_MAX_BACKOFF", raw.get("RELAY_MAX_BACKOFF", 30.0), 0.01),
+    )
+
+
+def _reset(*, setting: str, **_: Any) -> None:
+    if setting == SETTING:
+        settings.cache_clear()
+
+
+setting_changed.connect(_reset, dispatch_uid="action_triggers_client.conf.reset")

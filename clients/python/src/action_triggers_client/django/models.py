@@ -1,0 +1,70 @@
+"""The outbox: one row per model signal, written in the transaction of the change."""
+from __future__ import annotations
+
+import secrets
+
+from django.db import IntegrityError, models, transaction
+
+
+class OutboxSignal(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", "pending"
+        SENT = "sent", "sent"
+        FAILED = "failed", "failed (refused by the service)"
+
+    id = models.BigAutoField(primary_key=True)
+    signal = models.CharField(max_length=16)
+    app_label = models.CharField(max_length=100)
+    model_name = models.CharField(max_length=100)
+    instance_pk = models.CharField(max_length=255, blank=True, default="",
+                                   help_text="The instance's primary key as text; rows of one instance are sent in id order.")
+    instance = models.JSONField()
+    occurred_at = models.DateTimeField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0, help_text="Requests that did not settle the row (service away, 5xx).")
+    last_error = models.TextField(blank=True, default="", help_text="Why the service refused the row, or the last transient error.")
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = "outbox signal"
+        indexes = [
+            models.Index(fields=["state", "id"], name="atc_outbox_state_id"),
+            models.Index(fields=["app_label", "model_name", "instance_pk", "id"], name="atc_outbox_instance"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.signal} {self.app_label}.{self.model_name} {self.instance_pk or '(no pk)'} ({self.state})"
+
+
+class Emitter(models.Model):
+    """One row: a random name for this database, the first part of every signal id.
+
+    Signal ids are ``dj-<name>-<row id>``: stable for a row, so sending it twice is one
+    dispatch, and a fresh database (whose row ids start again at 1) never reuses an id the
+    service has already seen."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    name = models.CharField(max_length=32)
+
+    class Meta:
+        verbose_name = "emitter identity"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def name_for(cls, using: str) -> str:
+        found = cls.objects.using(using).filter(id=1).values_list("name", flat=True).first()
+        if found:
+            return found
+        try:
+            with transaction.atomic(using=using):
+                cls.objects.using(using).create(id=1, name=secrets.token_hex(6))
+        except IntegrityError:
+            pass
+        return cls.objects.using(using).get(id=1).name
+
+
+def signal_id(emitter: str, row_id: int) -> str:
+    return f"dj-{emitter}-{row_id}"

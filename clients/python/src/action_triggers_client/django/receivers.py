@@ -1,0 +1,144 @@
+"""pre_save, post_save, pre_delete and post_delete of the listed models write outbox rows.
+
+Each row is written in the database transaction of the change (the signal's ``using``), so a
+rolled-back change leaves no row, and a committed one always has its row. A failure to write
+the row fails the change: the signal is not optional. After commit the transaction's rows are
+sent at once (``SEND_ON_COMMIT``); whatever is left, the relay sends.
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.apps import apps
+from django.db import connections, models, transaction
+from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
+
+from . import conf
+from .models import OutboxSignal
+from .serialize import serialize
+
+APP_LABEL = "action_triggers_client"
+# Attributes kept on an instance between two signals of one change.
+PRE_SAVE_STASH = "_action_triggers_client_pre_save"
+PRE_DELETE_STASH = "_action_triggers_client_pre_delete"
+PENDING_ATTR = "action_triggers_client_pending"  # on a connection: row ids written in its transaction
+
+
+def connect() -> None:
+    pre_save.connect(_on_pre_save, dispatch_uid="action_triggers_client.pre_save")
+    post_save.connect(_on_post_save, dispatch_uid="action_triggers_client.post_save")
+    pre_delete.connect(_on_pre_delete, dispatch_uid="action_triggers_client.pre_delete")
+    post_delete.connect(_on_post_delete, dispatch_uid="action_triggers_client.post_delete")
+
+
+def disconnect() -> None:
+    for sig, uid in ((pre_save, "pre_save"), (post_save, "post_save"), (pre_delete, "pre_delete"), (post_delete, "post_delete")):
+        sig.disconnect(dispatch_uid=f"action_triggers_client.{uid}")
+
+
+def listed(model: type[models.Model]) -> bool:
+    opts = model._meta
+    if opts.app_label == APP_LABEL:
+        return False
+    try:
+        if apps.get_registered_model(opts.app_label, opts.model_name) is not model:
+            return False  # e.g. historical models in migrations
+    except LookupError:
+        return False
+    cts = conf.settings().content_types
+    return cts is None or opts.label_lower in cts
+
+
+def _in_transaction(using: str) -> bool:
+    conn = connections[using]
+    return conn.in_atomic_block or not conn.get_autocommit()
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _snapshot(sender: type[models.Model], instance: models.Model, using: str, *, skip_deferred: bool = False) -> dict[str, Any]:
+    return serialize(instance, using, conf.settings().expand.get(sender._meta.label_lower, ()), skip_deferred=skip_deferred)
+
+
+def _row(sender: type[models.Model], signal: str, instance: models.Model, data: dict[str, Any], at: datetime.datetime) -> OutboxSignal:
+    from django.conf import settings as django_settings
+    from django.utils import timezone
+
+    occurred = at if django_settings.USE_TZ else timezone.make_naive(at, timezone.get_default_timezone())
+    return OutboxSignal(signal=signal, app_label=sender._meta.app_label, model_name=sender._meta.model_name,
+                        instance_pk="" if data.get("pk") is None else str(data["pk"])[:255], instance=data, occurred_at=occurred)
+
+
+def _write(using: str, rows: list[OutboxSignal]) -> None:
+    conn = connections[using]
+    manual = not conn.in_atomic_block and not conn.get_autocommit()  # set_autocommit(False): no on_commit hooks
+    # savepoint=False: inside the caller's transaction this adds no savepoint (a failure here
+    # marks that transaction for rollback, so the change is never committed without its row);
+    # in autocommit it is the transaction of these rows.
+    with transaction.atomic(using=using, savepoint=False):
+        for row in rows:
+            row.save(using=using, force_insert=True)
+        if conf.settings().send_on_commit and not manual:
+            pending = getattr(conn, PENDING_ATTR, None)
+            if pending is None or not conn.run_on_commit:
+                # The first hook of this transaction: ids left from a rolled-back one are dropped.
+                pending = []
+                setattr(conn, PENDING_ATTR, pending)
+            pending.extend(r.id for r in rows)
+            transaction.on_commit(lambda: _after_commit(using), using=using)
+
+
+def _after_commit(using: str) -> None:
+    """The transaction's first hook sends all its rows in one batch; the others find none left."""
+    conn = connections[using]
+    ids = getattr(conn, PENDING_ATTR, None)
+    if not ids:
+        return
+    setattr(conn, PENDING_ATTR, [])
+    from .relay import send_after_commit
+
+    send_after_commit(using, ids)
+
+
+def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default", **_: Any) -> None:
+    instance.__dict__.pop(PRE_SAVE_STASH, None)
+    if not listed(sender):
+        return
+    row = _row(sender, "pre_save", instance, _snapshot(sender, instance, using), _now())
+    if _in_transaction(using):
+        _write(using, [row])
+    else:
+        # Autocommit: Django saves without a transaction, so the row waits for post_save and
+        # is written with that one; a save that fails emits nothing.
+        instance.__dict__[PRE_SAVE_STASH] = row
+
+
+def _on_post_save(sender: type[models.Model], instance: models.Model, created: bool = False, raw: bool = False,
+                  using: str = "default", **_: Any) -> None:
+    early = instance.__dict__.pop(PRE_SAVE_STASH, None)
+    if not listed(sender):
+        return
+    rows = [early] if early is not None else []
+    rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now()))
+    _write(using, rows)
+
+
+def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
+    if not listed(sender):
+        return
+    # Taken now, while the instance and its relations are still there; post_delete reuses it.
+    data = _snapshot(sender, instance, using)
+    instance.__dict__[PRE_DELETE_STASH] = data
+    _write(using, [_row(sender, "pre_delete", instance, data, _now())])
+
+
+def _on_post_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
+    data = instance.__dict__.pop(PRE_DELETE_STASH, None)
+    if not listed(sender):
+        return
+    if data is None:
+        data = _snapshot(sender, instance, using, skip_deferred=True)
+    _write(using, [_row(sender, "post_delete", instance, data, _now())])

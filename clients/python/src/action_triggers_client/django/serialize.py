@@ -1,0 +1,115 @@
+"""An instance as JSON, the way Django's serializer sees it, plus expanded relations.
+
+Concrete fields by name (a ForeignKey or OneToOne as the related id, as ``serializers.serialize``
+writes it), ``pk`` and the primary key under its own name. Dates and times are ISO 8601,
+decimals and UUIDs strings, files their name, binary data base64, durations ISO 8601. A
+relation named in ``EXPAND`` is replaced by the related object, serialised the same way (a
+list of them for a many-to-many or reverse foreign key); dotted names go deeper
+(``"customer.company"``). Expanding reads the database without filling the instance's caches.
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import enum
+import math
+import uuid
+from typing import Any, Iterable
+
+from django.db import models
+from django.db.models.fields.files import FieldFile
+from django.utils.duration import duration_iso_string
+from django.utils.functional import Promise
+
+MAX_EXPANDED_ITEMS = 100  # per to-many relation: a signal is at most 256 KiB at the service
+
+
+def json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return duration_iso_string(value)
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, FieldFile):
+        return value.name or None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, enum.Enum):
+        return json_safe(value.value)
+    if isinstance(value, Promise):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [json_safe(v) for v in value]
+    return str(value)
+
+
+def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *, skip_deferred: bool = False) -> dict[str, Any]:
+    """``skip_deferred``: leave out fields not loaded (after a delete they can no longer be)."""
+    opts = instance._meta
+    deferred = instance.get_deferred_fields() if skip_deferred else set()
+    out: dict[str, Any] = {}
+    for field in opts.concrete_fields:
+        if field.attname in deferred:
+            continue
+        if field.is_relation:
+            # The related id, as Django's serializer writes it (never loads the related row).
+            out[field.name] = json_safe(getattr(instance, field.attname))
+        else:
+            out[field.name] = json_safe(field.value_from_object(instance))
+    out["pk"] = json_safe(instance.pk)
+    out[opts.pk.name] = json_safe(instance.pk)
+    tree = _tree(expand)
+    for name, deeper in tree.items():
+        out[name] = _expanded(instance, name, deeper, using)
+    return out
+
+
+def _tree(paths: Iterable[str]) -> dict[str, list[str]]:
+    tree: dict[str, list[str]] = {}
+    for path in paths:
+        head, _, rest = path.partition(".")
+        tree.setdefault(head, [])
+        if rest:
+            tree[head].append(rest)
+    return tree
+
+
+def _expanded(instance: models.Model, name: str, deeper: list[str], using: str) -> Any:
+    try:
+        field = instance._meta.get_field(name)
+    except Exception:
+        return None  # not a field of this model: checked at start (checks.py), so only in odd cases
+    if not field.is_relation:
+        return json_safe(getattr(instance, name, None))
+    related = field.related_model
+    if field.many_to_one or (field.one_to_one and field.concrete):
+        if field.is_cached(instance):
+            obj = field.get_cached_value(instance)
+        else:
+            target = getattr(instance, field.attname)
+            if target is None:
+                return None
+            obj = related._base_manager.using(using).filter(**{field.target_field.attname: target}).first()
+        return None if obj is None else serialize(obj, using, deeper)
+    if instance.pk is None:
+        return [] if (field.many_to_many or field.one_to_many) else None
+    if field.one_to_one:  # the reverse side of a OneToOne
+        obj = related._base_manager.using(using).filter(**{field.field.name: instance.pk}).first()
+        return None if obj is None else serialize(obj, using, deeper)
+    if field.many_to_many or field.one_to_many:
+        manager = getattr(instance, field.name if field.concrete else field.get_accessor_name())
+        rows = manager.all().using(using).order_by("pk")[:MAX_EXPANDED_ITEMS]
+        return [serialize(obj, using, deeper) for obj in rows]
+    return None

@@ -1,0 +1,152 @@
+"""The relay: rows left unsent, rows refused, rows sent twice, and a relay killed mid-batch."""
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import time
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import transaction
+from django.test import override_settings
+from django.utils import timezone
+
+from action_triggers_client.django.models import Emitter, OutboxSignal, signal_id
+from conftest import envelope_for, free_port, manage, relay_env
+from shop.models import Customer, Order
+
+
+def _with(**overrides):
+    return override_settings(ACTION_TRIGGERS_CLIENT={**settings.ACTION_TRIGGERS_CLIENT, **overrides})
+
+
+def _customer(name: str | None = None) -> Customer:
+    name = name or f"cust-{uuid.uuid4().hex[:10]}"
+    return Customer.objects.create(name=name, email=f"{name}@example.org")
+
+
+def test_relay_once_delivers_rows_left_unsent(triggers, receiver, capsys) -> None:
+    with _with(SEND_ON_COMMIT=False):
+        with transaction.atomic():
+            customer = _customer()
+            order = Order.objects.create(customer=customer, total=Decimal("3.00"))
+        assert OutboxSignal.objects.filter(state="pending").count() == 4
+        time.sleep(0.5)
+        assert receiver.matching(envelope_for(receiver, "customer", "post_save", "name", customer.name)) == []
+        call_command("action_triggers_relay", "--once")
+    assert "sent 4, failed 0" in capsys.readouterr().out
+    assert not OutboxSignal.objects.exists()
+    [t] = receiver.wait_for(lambda r: r["path"] == "/templated" and r["body"].get("order") == order.id)
+    assert t["body"]["customer"] == customer.name
+
+
+def test_rows_written_while_the_service_is_unreachable_are_sent_by_the_relay(triggers, receiver) -> None:
+    with _with(BASE_URL=f"http://127.0.0.1:{free_port()}"):
+        customer = _customer()
+        rows = list(OutboxSignal.objects.all())
+        assert len(rows) == 2 and all(r.state == "pending" and r.attempts == 1 and "refused" in r.last_error.lower() for r in rows)
+        with pytest.raises(CommandError, match="unavailable"):
+            call_command("action_triggers_relay", "--once")
+        assert OutboxSignal.objects.filter(state="pending").count() == 2
+    call_command("action_triggers_relay", "--once")
+    assert not OutboxSignal.objects.exists()
+    assert receiver.wait_for(envelope_for(receiver, "customer", "post_save", "name", customer.name))
+
+
+def test_refused_rows_are_kept_as_failed_and_do_not_block_the_rest(triggers, receiver, capsys) -> None:
+    with _with(SEND_ON_COMMIT=False):
+        before = _customer()
+        with transaction.atomic():
+            big = Order.objects.create(customer=before, total=Decimal("1.00"), note="x" * 300_000)
+        bad = OutboxSignal.objects.create(signal="post_save", app_label="shop", model_name="m" * 101,
+                                          instance={"id": 1}, occurred_at=timezone.now())
+        after = _customer()
+        call_command("action_triggers_relay", "--once")
+    assert "sent 4, failed 3" in capsys.readouterr().out
+    failed = {r.id: r for r in OutboxSignal.objects.all()}
+    assert set(failed) == {r.id for r in failed.values() if r.state == "failed"} and len(failed) == 3
+    assert "model_name: must be at most 100 characters" in failed[bad.id].last_error
+    big_rows = [r for r in failed.values() if r.model_name == "order"]
+    assert len(big_rows) == 2 and all("instance: makes the signal" in r.last_error and r.last_error.startswith("400") for r in big_rows)
+    for c in (before, after):
+        assert receiver.wait_for(envelope_for(receiver, "customer", "post_save", "name", c.name))
+    assert receiver.matching(lambda r: r["body"].get("order") == big.id) == []
+    # Failed rows stay out of the way of later runs.
+    call_command("action_triggers_relay", "--once")
+    assert "sent 0, failed 0" in capsys.readouterr().out
+
+
+def test_a_row_sent_twice_is_one_dispatch(triggers, receiver) -> None:
+    with _with(SEND_ON_COMMIT=False, KEEP_SENT=3600):
+        customer = _customer()
+        call_command("action_triggers_relay", "--once")
+        row = OutboxSignal.objects.get(signal="post_save")
+        assert row.state == "sent" and row.sent_at is not None
+        sid = signal_id(Emitter.objects.get().name, row.id)
+        assert receiver.wait_for(lambda r: r["headers"].get("webhook-id", "").startswith(sid + "."))
+        OutboxSignal.objects.filter(id=row.id).update(state="pending")  # as after a crash before marking it
+        call_command("action_triggers_relay", "--once")
+        assert OutboxSignal.objects.get(id=row.id).state == "sent"
+    time.sleep(2)
+    hooks = receiver.matching(lambda r: r["headers"].get("webhook-id", "").startswith(sid + "."))
+    assert len(hooks) == 1 and hooks[0]["body"]["instance"]["name"] == customer.name
+
+
+def test_relay_process_runs_until_sigterm(triggers, receiver, tmp_path) -> None:
+    log = (tmp_path / "relay.log").open("w")
+    proc = subprocess.Popen(manage("action_triggers_relay", "--min-age", "0"), env=relay_env(ATC_SEND_ON_COMMIT="0"),
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with _with(SEND_ON_COMMIT=False):
+            customers = [_customer() for _ in range(3)]
+        for c in customers:
+            assert receiver.wait_for(envelope_for(receiver, "customer", "post_save", "name", c.name))
+        deadline = time.monotonic() + 10
+        while OutboxSignal.objects.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not OutboxSignal.objects.exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    assert "stopped" in (tmp_path / "relay.log").read_text()
+
+
+def test_a_relay_killed_mid_batch_then_restarted_delivers_every_save_once(triggers, receiver, tmp_path) -> None:
+    count = 300
+    prefix = f"kill-{uuid.uuid4().hex[:6]}-"
+    with _with(SEND_ON_COMMIT=False):
+        with transaction.atomic():
+            for i in range(count):
+                _customer(f"{prefix}{i}")
+    assert OutboxSignal.objects.count() == 2 * count
+    env = relay_env(ATC_SEND_ON_COMMIT="0", ATC_BATCH_SIZE="10")
+    first = subprocess.Popen(manage("action_triggers_relay", "--min-age", "0"), env=env,
+                             stdout=(tmp_path / "relay-1.log").open("w"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while OutboxSignal.objects.count() > count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(first.pid, signal.SIGKILL)  # somewhere in the middle, between a request and marking its rows
+    finally:
+        first.wait(timeout=10)
+    left = OutboxSignal.objects.count()
+    assert 0 < left < 2 * count
+    second = subprocess.run(manage("action_triggers_relay", "--once"), env=env, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert not OutboxSignal.objects.exists()
+
+    def ours(r) -> bool:
+        return r["path"] == "/envelope" and str(r["body"]["instance"].get("name", "")).startswith(prefix)
+    got = receiver.wait_for(ours, count=2 * count, timeout=120)
+    time.sleep(1)  # anything sent twice would show up by now
+    got = receiver.matching(ours)
+    ids = collections.Counter(r["headers"]["webhook-id"] for r in got)
+    assert len(got) == 2 * count and all(n == 1 for n in ids.values())
+    per_save = collections.Counter((r["body"]["signal"], r["body"]["instance"]["name"]) for r in got)
+    assert set(per_save.values()) == {1} and len(per_save) == 2 * count

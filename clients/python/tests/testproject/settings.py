@@ -1,0 +1,54 @@
+"""The test project's settings. The test session (conftest.py) sets the environment: the
+SQLite file, the service's URL, and for relay subprocesses what the test overrides."""
+import os
+
+SECRET_KEY = "test-only"
+DEBUG = False
+USE_TZ = True
+TIME_ZONE = "UTC"
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+ROOT_URLCONF = "testproject.urls"
+MEDIA_ROOT = os.environ.get("ATC_MEDIA_ROOT", "/tmp/action-triggers-client-media")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "action_triggers_client.django",
+    "shop",
+]
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+TEMPLATES = [{
+    "BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True,
+    "OPTIONS": {"context_processors": ["django.template.context_processors.request",
+                                       "django.contrib.auth.context_processors.auth",
+                                       "django.contrib.messages.context_processors.messages"]},
+}]
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("ATC_TEST_DB", "/tmp/action-triggers-client-test.sqlite3"),
+        "OPTIONS": {"timeout": 30},
+    }
+}
+ACTION_TRIGGERS_CLIENT = {
+    "BASE_URL": os.environ.get("ATC_BASE_URL", "http://127.0.0.1:8080"),
+    "CONTENT_TYPES": ["shop.customer", "shop.order", "shop.profile"],
+    "EXPAND": {"shop.order": ["customer", "tags"], "shop.profile": ["customer"]},
+    "SEND_ON_COMMIT": os.environ.get("ATC_SEND_ON_COMMIT", "1") == "1",
+    "BATCH_SIZE": int(os.environ.get("ATC_BATCH_SIZE", "100")),
+    "TIMEOUT": 5,
+    "RELAY_POLL_INTERVAL": 0.2,
+    "RELAY_MAX_BACKOFF": 2,
+}
+LOGGING = {
+    "version": 1,
+    "handlers": {"stderr": {"class": "logging.StreamHandler"}},
+    "loggers": {"action_triggers_client": {"handlers": ["stderr"], "level": "WARNING"}},
+}
