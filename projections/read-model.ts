@@ -31,10 +31,23 @@ export interface ReadModel extends SignalIndex {
   reset(): void;
   /** Why the model cannot be used (its file is damaged or was replaced), or undefined. */
   fault(): string | undefined;
-  /** Moves a damaged file aside (if no other process did yet) and opens a fresh one. */
+  /**
+   * Moves a damaged file aside (if no other process did yet) and opens a fresh one. Until each
+   * part has caught up again (`recovered`), its reads answer ReadModelUnavailable (503), never
+   * a half-built answer (a 404 for a trigger that exists).
+   */
   rebuild(): void;
+  /** The triggers are rebuilding from the first event (since `rebuild`). */
+  recovering(): boolean;
+  /** The triggers have caught up with the store since the rebuild: their reads answer again. */
+  recovered(): void;
+  /** As `recovering` and `recovered`, for the signal index. */
+  signalsRecovering(): boolean;
+  signalsRecovered(): void;
   close(): void;
 }
+
+type ModelPart = 'triggers' | 'signals';
 
 export interface WatchingTrigger { id: string; version: number; active: boolean; signals: string[] }
 
@@ -74,7 +87,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);
   ${SIGNAL_INDEX_TABLES}`;
 
-type Queries = Omit<ReadModel, 'fault' | 'rebuild'>;
+type Queries = Omit<ReadModel, 'fault' | 'rebuild' | 'recovering' | 'recovered' | 'signalsRecovering' | 'signalsRecovered'>;
 
 /** What `?q=` searches: each content type as `app_label.model_name` and each webhook URL, lower case. */
 const searchTextOf = (d: TriggerView['definition']) => [
@@ -201,6 +214,7 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
   let opened = openCheckedFile(file, log);
   let queries = bind(opened.db, maxPageBytes);
   let fault: string | undefined;
+  const rebuilding = new Set<ModelPart>();
 
   // Every use goes through here: SQLite's "damaged" answers become ReadModelUnavailable (503).
   const guard = <A extends unknown[], R>(f: (q: Queries) => (...a: A) => R) => (...a: A): R => {
@@ -215,19 +229,28 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
     }
   };
 
+  /** A read of a part still rebuilding answers 503, as a damaged file does. */
+  const read = <A extends unknown[], R>(part: ModelPart, f: (q: Queries) => (...a: A) => R) => {
+    const guarded = guard(f);
+    return (...a: A): R => {
+      if (rebuilding.has(part)) throw new ReadModelUnavailable(`its ${part} are being rebuilt`);
+      return guarded(...a);
+    };
+  };
+
   return {
-    getJson: guard((q) => q.getJson),
-    get: guard((q) => q.get),
-    list: guard((q) => q.list),
-    matching: guard((q) => q.matching),
-    watching: guard((q) => q.watching),
+    getJson: read('triggers', (q) => q.getJson),
+    get: read('triggers', (q) => q.get),
+    list: read('triggers', (q) => q.list),
+    matching: read('triggers', (q) => q.matching),
+    watching: read('triggers', (q) => q.watching),
     checkpoint: guard((q) => q.checkpoint),
     apply: guard((q) => q.apply),
     reset: guard((q) => q.reset),
     signalCheckpoint: guard((q) => q.signalCheckpoint),
     applySignals: guard((q) => q.applySignals),
     resetSignals: guard((q) => q.resetSignals),
-    signalPage: guard((q) => q.signalPage),
+    signalPage: read('signals', (q) => q.signalPage),
     removeSignalsBefore: guard((q) => q.removeSignalsBefore),
     fault: () => fault ?? (inodeOf(file) === opened.ino ? undefined : 'the read model file was replaced by another process'),
     rebuild: () => {
@@ -236,7 +259,12 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
       opened = openCheckedFile(file, log);
       queries = bind(opened.db, maxPageBytes);
       fault = undefined;
+      rebuilding.add('triggers').add('signals');
     },
+    recovering: () => rebuilding.has('triggers'),
+    recovered: () => { rebuilding.delete('triggers'); },
+    signalsRecovering: () => rebuilding.has('signals'),
+    signalsRecovered: () => { rebuilding.delete('signals'); },
     close: () => queries.close(),
   };
 };

@@ -40,12 +40,13 @@ const HEALTH_INTERVAL_MS = 1000;
  * a damaged read model is moved aside and rebuilt from the first event.
  */
 /** What a runner keeps in step: the trigger read model, or its signal index (signalProjectionOf). */
-export type Projected = Pick<ReadModel, 'checkpoint' | 'apply' | 'reset' | 'fault' | 'rebuild'>;
+export type Projected = Pick<ReadModel, 'checkpoint' | 'apply' | 'reset' | 'fault' | 'rebuild' | 'recovering' | 'recovered'>;
 
 /** The read model's signal index as a projection of the `signal` category. */
 export const signalProjectionOf = (model: ReadModel): Projected => ({
   checkpoint: () => model.signalCheckpoint(), apply: (events) => model.applySignals(events), reset: () => model.resetSignals(),
   fault: () => model.fault(), rebuild: () => model.rebuild(),
+  recovering: () => model.signalsRecovering(), recovered: () => model.signalsRecovered(),
 });
 
 export const startProjection = async (store: EventStore, model: Projected, log: Logger, category: Category = 'action_trigger'): Promise<ProjectionRunner> => {
@@ -77,6 +78,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
       checkpoint = model.apply(events);
       failure = undefined;
       caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
+      if (model.recovering()) void endRecovery().catch(() => undefined);
     } catch (e) {
       if (!(e instanceof ReadModelUnavailable)) checkpoint = model.checkpoint();
       throw e;
@@ -109,9 +111,22 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
       return checkpoint !== 'start' && (stored === 'start' || stored < checkpoint);
     } catch { return false; }
   };
+  /**
+   * After a rebuild (by this runner or another on the same file), reads of this part answer 503
+   * until the file itself has caught up with the store: its stored checkpoint, not this runner's.
+   */
+  const endRecovery = async () => {
+    if (!model.recovering() || rebuilding) return;
+    const head = await store.headPosition(category);
+    try {
+      const stored = model.checkpoint();
+      if (head === 'start' || reached(stored, head)) model.recovered();
+    } catch { /* damaged again: the health check rebuilds */ }
+  };
   const health = setInterval(() => {
     if (model.fault() !== undefined) void rebuild();
     else if (wentBack()) void rebuild(false);
+    else void endRecovery().catch(() => undefined);
   }, HEALTH_INTERVAL_MS);
   health.unref();
 
