@@ -1,6 +1,6 @@
 # One image for both roles: `npm run api` and `npm run worker` (see docker-compose.yml).
-FROM node:20-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+FROM node:24-bookworm-slim
+# No toolchain: better-sqlite3 13 ships its native binary (glibc 2.34+; bookworm has 2.36).
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
