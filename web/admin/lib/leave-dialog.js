@@ -10,16 +10,21 @@ export function leaveDialog(what) {
     h('h2', { id: 'leave-title' }, 'Leave without saving?'),
     h('p', { id: 'leave-text' }, what),
     h('div', { class: 'actions' }, stay, leave));
-  stay.addEventListener('click', () => dialog.close('stay'));
-  leave.addEventListener('click', () => dialog.close('leave'));
+  // Each answer settles its question at once: a 'close' event arrives later, and a new question
+  // asked before it (a second hash change right after Stay) must not take the old answer.
+  let pending;
+  const settle = (leaving) => { const p = pending; pending = undefined; p?.(leaving); };
+  stay.addEventListener('click', () => { dialog.close('stay'); settle(false); });
+  leave.addEventListener('click', () => { dialog.close('leave'); settle(true); });
+  dialog.addEventListener('cancel', () => settle(false)); // Escape
+  dialog.addEventListener('close', () => { if (!dialog.open) settle(dialog.returnValue === 'leave'); });
   let asking;
   const ask = () => {
-    asking ??= new Promise((resolve) => {
-      dialog.addEventListener('close', () => { asking = undefined; resolve(dialog.returnValue === 'leave'); }, { once: true });
-      dialog.returnValue = '';
-      dialog.showModal();
-      stay.focus();
-    });
+    if (pending) return asking;
+    asking = new Promise((resolve) => { pending = resolve; });
+    dialog.returnValue = '';
+    dialog.showModal();
+    stay.focus();
     return asking;
   };
   return { dialog, ask };
