@@ -157,3 +157,13 @@ const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promis
 export const BROKER_TARGETS: Record<string, (servers?: TargetServers) => Promise<BrokerTarget>> = {
   rabbitmq, kafka, redis, aws_sqs: awsSqs, aws_sns: awsSns, gcp_pubsub: gcpPubsub,
 };
+
+/** The conn_details key that says where each broker type connects, pointed at a loopback port. */
+export const pointedAt = (type: string, port: number): Record<string, string> => ({
+  rabbitmq: { url: `amqp://guest:guest@127.0.0.1:${port}` },
+  kafka: { bootstrap_servers: `127.0.0.1:${port}` },
+  redis: { url: `redis://127.0.0.1:${port}` },
+  aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
+  aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
+  gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
+}[type]!);

@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'node:net';
 import { createConnections } from '../../../activities/publishers/connections';
 import { publisherFor } from '../../../activities/publishers/registry';
-import { BROKER_TARGETS } from '../../support/broker-targets';
+import { BROKER_TARGETS, pointedAt } from '../../support/broker-targets';
 
 /**
  * A broker that accepts TCP and never answers: every attempt times out, and everything opened
@@ -26,15 +26,6 @@ const blackHole = async (): Promise<BlackHole> => {
   };
 };
 
-/** The broker's config, with where it connects pointed at the black hole. */
-const pointedAt = (type: string, port: number): Record<string, string> => ({
-  rabbitmq: { url: `amqp://guest:guest@127.0.0.1:${port}` },
-  kafka: { bootstrap_servers: `127.0.0.1:${port}` },
-  redis: { url: `redis://127.0.0.1:${port}` },
-  aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
-  aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
-  gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
-}[type]!);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const untilTrue = async (ok: () => boolean, ms: number) => {

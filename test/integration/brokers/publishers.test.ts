@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'node:net';
 import { createConnections } from '../../../activities/publishers/connections';
 import { publisherFor } from '../../../activities/publishers/registry';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget, pointedAt } from '../../support/broker-targets';
 import { freePort } from '../../support/free-port';
 
 /**
@@ -22,15 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => { held.forEach((s) => s.destroy()); silent.close(); });
 
-/** The conn_details key that says where each broker type connects. */
-const pointedAt = (type: string, port: number): Record<string, string> => ({
-  rabbitmq: { url: `amqp://guest:guest@127.0.0.1:${port}` },
-  kafka: { bootstrap_servers: `127.0.0.1:${port}` },
-  redis: { url: `redis://127.0.0.1:${port}` },
-  aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
-  aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
-  gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
-}[type]!);
 
 describe.each(Object.keys(BROKER_TARGETS))('%s publisher', (type) => {
   const publisher = publisherFor(type)!;
