@@ -6,7 +6,7 @@ import { occurredAt } from '../src/triggers/model/events';
 import { readStoredEvent } from '../src/triggers/model/stored-events';
 import { MAX_LIST_PAGE_BYTES } from '../src/kernel/limits';
 import { Logger, silentLogger } from '../src/kernel/logger';
-import { evolveView, toResource, TriggerView } from './trigger-view';
+import { evolveView, toResource, TriggerResource, TriggerView } from './trigger-view';
 import { bindTriggerList, ListFilter, ListPage } from './trigger-list';
 import { inodeOf, isCorruption, moveAside, openCheckedFile } from './read-model-file';
 import { bindSignalIndex, SIGNAL_INDEX_DROP, SIGNAL_INDEX_TABLES, SignalIndex } from './signal-index';
@@ -65,19 +65,23 @@ export interface ReadModelOptions {
   readonly maxPageBytes?: number;
 }
 
-interface Row { id: string; definition: string; version: number; created_at: string; updated_at: string; json: string; deactivated_reason: string | null }
+interface Row { id: string; version: number; created_at: string; updated_at: string; json: string; deactivated_reason: string | null }
 
-const rowToView = (r: Row): TriggerView => ({
-  id: r.id, definition: JSON.parse(r.definition), version: r.version, created_at: r.created_at, updated_at: r.updated_at,
-  ...(r.deactivated_reason === null ? {} : { deactivated_reason: r.deactivated_reason }),
-});
+/** The definition is the resource without its server fields (one JSON text per row, not two). */
+const rowToView = (r: Row): TriggerView => {
+  const { id: _id, version: _version, created_at: _created, updated_at: _updated, deactivated_reason: _reason, ...definition } = JSON.parse(r.json) as TriggerResource;
+  return {
+    id: r.id, definition, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    ...(r.deactivated_reason === null ? {} : { deactivated_reason: r.deactivated_reason }),
+  };
+};
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, definition TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, json TEXT NOT NULL, deactivated_reason TEXT);
   -- What ?q= searches, apart from the wide rows: a scan reads only this.
   CREATE TABLE IF NOT EXISTS trigger_search (id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS trigger_keys (
@@ -86,6 +90,9 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS trigger_keys_for_dispatch ON trigger_keys (signal, app_label, model_name, trigger_id);
   CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, position TEXT NOT NULL);
   ${SIGNAL_INDEX_TABLES}`;
+
+/** An event of a batch failed: the batch is rolled back and applied again event by event. */
+class BatchFailed extends Error {}
 
 type Queries = Omit<ReadModel, 'fault' | 'rebuild' | 'recovering' | 'recovered' | 'signalsRecovering' | 'signalsRecovered'>;
 
@@ -105,10 +112,10 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const q = {
     getRow: db.prepare<[string], Row>('SELECT * FROM triggers WHERE id = ?'),
     getJson: db.prepare<[string], { json: string; version: number }>('SELECT json, version FROM triggers WHERE id = ?'),
-    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, definition, json, deactivated_reason)
-      VALUES (@id, @active, @version, @created_at, @updated_at, @definition, @json, @deactivated_reason)
+    upsert: db.prepare(`INSERT INTO triggers (id, active, version, created_at, updated_at, json, deactivated_reason)
+      VALUES (@id, @active, @version, @created_at, @updated_at, @json, @deactivated_reason)
       ON CONFLICT(id) DO UPDATE SET active = @active, version = @version, updated_at = @updated_at,
-        definition = @definition, json = @json, deactivated_reason = @deactivated_reason`),
+        json = @json, deactivated_reason = @deactivated_reason`),
     setSearch: db.prepare('INSERT OR REPLACE INTO trigger_search VALUES (?, ?)'),
     removeSearch: db.prepare('DELETE FROM trigger_search WHERE id = ?'),
     remove: db.prepare('DELETE FROM triggers WHERE id = ?'),
@@ -144,7 +151,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   const save = (view: TriggerView) => {
     const d = view.definition;
     q.upsert.run({ id: view.id, active: d.active ? 1 : 0, version: view.version, created_at: view.created_at,
-      updated_at: view.updated_at, definition: JSON.stringify(d), json: JSON.stringify(toResource(view)),
+      updated_at: view.updated_at, json: JSON.stringify(toResource(view)),
       deactivated_reason: view.deactivated_reason ?? null });
     q.setSearch.run(view.id, searchTextOf(d));
     q.removeKeys.run(view.id);
@@ -153,8 +160,7 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     }
   };
 
-  // A savepoint per event: one that fails leaves no half-applied rows behind.
-  const applyOne = db.transaction((stored: StoredEvent) => {
+  const applyOne = (stored: StoredEvent) => {
     const event = readStoredEvent(stored);
     const occurred_at = occurredAt(stored.metadata);
     const current = q.getRow.get(event.data.trigger_id);
@@ -166,24 +172,42 @@ const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     } else if (next !== undefined && next.version !== current?.version) {
       save(next);
     }
-  });
+  };
+  // A savepoint per event: one that fails leaves no half-applied rows behind.
+  const applyOneAlone = db.transaction(applyOne);
 
-  const applyBatch = db.transaction((events: readonly StoredEvent[]) => {
+  /** The events after the stored checkpoint, applied by `one`; stops at the first that throws. */
+  const applyEach = (events: readonly StoredEvent[], one: (e: StoredEvent) => void) => {
     const from = checkpoint();
     let last = from;
     let failed: unknown;
     for (const e of events) {
       if (last !== 'start' && e.position <= last) continue;
-      try { applyOne(e); } catch (err) { failed = err; break; }
+      try { one(e); } catch (err) { failed = err; break; }
       last = e.position;
     }
     if (last !== from) q.writeCheckpoint.run(String(last));
     return { last, failed };
+  };
+  // The whole batch in one transaction (two statements per event fewer than a savepoint each);
+  // when an event fails, it is rolled back and applied again event by event, so that the
+  // events before the failing one are kept.
+  const applyAll = db.transaction((events: readonly StoredEvent[]) => {
+    const outcome = applyEach(events, applyOne);
+    if (outcome.failed !== undefined) throw new BatchFailed();
+    return outcome;
   });
+  const applyBySavepoints = db.transaction((events: readonly StoredEvent[]) => applyEach(events, applyOneAlone));
   const apply = (events: readonly StoredEvent[]) => {
-    const { last, failed } = applyBatch.immediate(events);
-    if (failed !== undefined) throw failed;
-    return last;
+    let outcome: { last: bigint | 'start'; failed: unknown };
+    try {
+      outcome = applyAll.immediate(events);
+    } catch (e) {
+      if (!(e instanceof BatchFailed)) throw e;
+      outcome = applyBySavepoints.immediate(events);
+    }
+    if (outcome.failed !== undefined) throw outcome.failed;
+    return outcome.last;
   };
 
   const list = bindTriggerList(db, maxPageBytes);

@@ -28,6 +28,9 @@ export interface ProjectionRunner {
 
 const LAG_COUNT_CAP = 1_000_000;
 
+/** A write waiting for the read model to hold its position. */
+interface Waiter { position: bigint; resolve: (ok: boolean) => void; timer?: NodeJS.Timeout }
+
 const reached = (checkpoint: bigint | 'start', position: bigint) => checkpoint !== 'start' && checkpoint >= position;
 
 /** How often the runner checks that its read-model file is sound and still the one at its path. */
@@ -60,9 +63,9 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
   let failure: string | undefined;
   let stopped = false;
   let caughtUpAt = Date.now();
-  const waiters = new Set<{ position: bigint; resolve: (ok: boolean) => void }>();
+  const waiters = new Set<Waiter>();
   const settle = () => {
-    for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); w.resolve(true); }
+    for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); clearTimeout(w.timer); w.resolve(true); }
   };
   let stuck: () => void = () => undefined;
   const stuckOnce = new Promise<void>((resolve) => { stuck = resolve; });
@@ -71,6 +74,23 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     if (reason !== failure) log.error('projection stopped; retrying', { error: reason });
     failure = reason;
     stuck();
+  };
+
+  /**
+   * The file's own checkpoint ahead of this runner's: another process on the same read model
+   * applied those events (API_PROCESSES > 1), so they are not read again here, and the writes
+   * waiting for them are answered.
+   */
+  const appliedElsewhere = (): bigint | 'start' => {
+    try {
+      const stored = model.checkpoint();
+      if (stored !== 'start' && (checkpoint === 'start' || stored > checkpoint)) {
+        checkpoint = stored;
+        caughtUpAt = Date.now();
+        settle();
+      }
+    } catch { /* a damaged file: the health check rebuilds it */ }
+    return checkpoint;
   };
 
   const follow = (from: bigint | 'start'): Subscription => store.subscribe(from, async (events) => {
@@ -85,7 +105,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     } finally {
       settle();
     }
-  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); }, { category });
+  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); }, { category, resumeAfter: appliedElsewhere });
   let subscription = follow(checkpoint);
 
   // Close the subscription, move the damaged file aside, start again from the first event.
@@ -132,9 +152,11 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
 
   const waitFor = (position: bigint, timeoutMs = Infinity) => new Promise<boolean>((resolve) => {
     if (reached(checkpoint, position)) return resolve(true);
-    const w = { position, resolve };
+    const w: Waiter = { position, resolve };
     waiters.add(w);
-    if (timeoutMs !== Infinity) setTimeout(() => { if (waiters.delete(w)) resolve(false); }, timeoutMs).unref();
+    // Cleared once settled: a timer left to run out kept every create's waiter alive for the
+    // whole bound, old-generation garbage that cost more CPU than the wait itself.
+    if (timeoutMs !== Infinity) w.timer = setTimeout(() => { if (waiters.delete(w)) resolve(false); }, timeoutMs).unref();
   });
   const ready = head === 'start' ? Promise.resolve() : Promise.race([waitFor(head).then(() => undefined), stuckOnce]);
 

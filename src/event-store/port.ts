@@ -56,6 +56,12 @@ export interface SubscribeOptions {
    * (SQLite: 16 MiB; KurrentDB hands over one event at a time).
    */
   readonly maxBatchBytes?: number;
+  /**
+   * Where the subscriber already is, asked before each read (adapters that poll): a handler
+   * whose work another process on the same read model did (API_PROCESSES > 1) moves on without
+   * reading those events again. It may only ever move forwards.
+   */
+  readonly resumeAfter?: () => Checkpoint;
 }
 
 /** A part of one stream to read. */

@@ -16,7 +16,7 @@ const BATCH_SIZE = 1000;
  */
 export const followSqlite = (
   readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
-  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void,
+  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, resumeAfter?: () => Checkpoint,
 ): Subscription => {
   let checkpoint = from === 'start' ? 0n : from;
   let closed = false;
@@ -37,6 +37,8 @@ export const followSqlite = (
       await new Promise((r) => setImmediate(r));
       appendedSinceRead = false;
       try {
+        const ahead = resumeAfter?.();
+        if (ahead !== undefined && ahead !== 'start' && ahead > checkpoint) checkpoint = ahead;
         const { events: batch, cut } = readAfter(checkpoint, BATCH_SIZE);
         if (batch.length > 0) {
           await handler(batch);

@@ -177,7 +177,7 @@ export const openSqliteStore = (file: string): EventStore => {
     },
     subscribe: (from, handler, onError, options = {}) => followSqlite(
       (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
-      appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError),
+      appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError, options.resumeAfter),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
     removeRecordedBefore: async (category, before, through, max) => {

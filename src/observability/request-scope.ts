@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { withLogFields } from '../kernel/log-context';
-import { tracer } from './tracing';
+import { tracer, tracingOn } from './tracing';
 
 /**
  * Runs the rest of a request in its scope: its log lines carry `request_id`, and (tracing on) a
@@ -10,6 +10,7 @@ import { tracer } from './tracing';
  * name the method, the route and the status: never the query string or a header value.
  */
 export const requestScope = (req: Request, res: Response, next: NextFunction) => {
+  if (!tracingOn()) return withLogFields({ request_id: String(res.locals.requestId) }, next);
   const parent = propagation.extract(context.active(), req.headers);
   const span = tracer().startSpan(req.method, {
     kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path },

@@ -65,6 +65,9 @@ export const startTracing = (env: NodeJS.ProcessEnv = process.env): Tracing => {
 
 export const tracer = () => trace.getTracer('action-triggers');
 
+/** Whether this process exports spans: off, a request makes no span at all (not even a no-op one). */
+export const tracingOn = () => started !== undefined;
+
 /** The active trace as headers to send (`traceparent`, `tracestate`); empty when tracing is off. */
 export const traceHeaders = (): Record<string, string> => {
   const carrier: Record<string, string> = {};

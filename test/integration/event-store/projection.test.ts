@@ -61,6 +61,29 @@ test('two runners on one read-model file apply every event once', async () => {
   await t.close();
 });
 
+test('a runner whose events another process on the same file applied answers its writes without applying them itself', async () => {
+  const dir = tempDir();
+  // Two processes: each its own store connection and read-model connection on the same files.
+  const [storeA, storeB] = [openSqliteStore(join(dir, 'events.sqlite')), openSqliteStore(join(dir, 'events.sqlite'))];
+  const [modelA, modelB] = [openReadModel(join(dir, 'read-model.sqlite')), openReadModel(join(dir, 'read-model.sqlite'))];
+  // B may not apply anything: it can only follow by seeing A's progress in the file.
+  const appliedByB: unknown[] = [];
+  const onlyWatching = { ...modelB, apply: (events: Parameters<typeof modelB.apply>[0]) => { appliedByB.push(...events); throw new Error('B must not apply'); } };
+  const a = await startProjection(storeA, modelA, silentLogger);
+  const b = await startProjection(storeB, onlyWatching, silentLogger);
+  const t = await startTestApp(BROKERS_CONFIG, dir);
+  for (let i = 0; i < 5; i++) await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
+  const head = await storeA.headPosition() as bigint;
+  expect(await a.waitFor(head, 5000)).toBe(true);
+  expect(await b.waitFor(head, 5000)).toBe(true);
+  expect(await b.caughtUp()).toBe(true);
+  expect(modelB.list({}, 100, undefined).items).toHaveLength(5);
+  await Promise.all([a.stop(), b.stop()]);
+  modelA.close(); modelB.close();
+  await Promise.all([storeA.close(), storeB.close()]);
+  await t.close();
+});
+
 test('content types whose parts hold dots are indexed by their two parts', async () => {
   const t = await startTestApp(BROKERS_CONFIG);
   const dotted = (await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'My.App', model_name: 'order.line' }] })).expect(201)).body.id;
