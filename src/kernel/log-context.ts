@@ -19,3 +19,12 @@ export const addLogFields = (fields: LogFields) => {
 };
 
 export const logFields = (): LogFields | undefined => scope.getStore();
+
+/**
+ * The scope of now, to run a later callback in (one a body parser calls from socket events).
+ * Re-entering the store costs ~70 ns; AsyncResource.bind, ~2.5 µs per request.
+ */
+export const logScopeNow = () => {
+  const store = scope.getStore();
+  return <A>(fn: () => A): A => (store === undefined ? fn() : scope.run(store, fn));
+};

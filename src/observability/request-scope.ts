@@ -1,7 +1,6 @@
-import { AsyncResource } from 'node:async_hooks';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { withLogFields } from '../kernel/log-context';
+import { logScopeNow, withLogFields } from '../kernel/log-context';
 import { tracer, tracingOn } from './tracing';
 
 /**
@@ -31,4 +30,9 @@ export const requestScope = (req: Request, res: Response, next: NextFunction) =>
  * A body parser calls `next` from the socket's events, outside the request's async scope: bound
  * here, the handlers after it run in the scope again (log fields, active span).
  */
-export const keepScope = (handler: RequestHandler): RequestHandler => (req, res, next) => handler(req, res, AsyncResource.bind(next));
+export const keepScope = (handler: RequestHandler): RequestHandler => (req, res, next) => {
+  const inLogScope = logScopeNow();
+  if (!tracingOn()) return handler(req, res, (err?: unknown) => inLogScope(() => next(err)));
+  const active = context.active();
+  return handler(req, res, (err?: unknown) => inLogScope(() => context.with(active, () => next(err))));
+};
