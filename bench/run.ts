@@ -8,10 +8,13 @@ import { benchIntake } from './intake';
 import { benchObservability } from './observability';
 import { benchPaced } from './paced';
 import { benchLongHistory } from './long-history';
+import { buildService } from '../test/support/build';
 
 const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced, 'long-history': benchLongHistory };
 
 const main = async () => {
+  // The suites start the compiled service, as production runs it: compiled from the code as it is now.
+  if (process.env.BENCH_SKIP_BUILD !== '1') await buildService();
   const names = process.argv.slice(2);
   const chosen = names.length === 0 || names.includes('all') ? Object.keys(suites) : names;
   for (const name of chosen) {

@@ -1,6 +1,6 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { compiledMain } from '../src/kernel/compiled-main';
 import { silentLogger } from '../src/kernel/logger';
 import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
@@ -8,13 +8,13 @@ import { freePort } from '../test/support/free-port';
 
 export interface Running { url: string; child: ChildProcess; output(): string; stop(): Promise<void> }
 
-/** Starts the service as its own process (as in production) and waits until it listens. */
+/** Starts the compiled service as its own process (as `npm start` does) and waits until it listens. */
 export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all'): Promise<Running> => new Promise((resolve, reject) => {
   // BENCH_CPU_PROF_DIR=<dir>: the service writes V8 CPU profiles there (one per thread) when it stops.
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   // BENCH_NODE_FLAGS: more node/V8 flags for the service only (e.g. `--perf-prof --interpreted-frames-native-stack`).
   profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-  const child = spawn(process.execPath, [...profile, '-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts'), `--role=${role}`], {
+  const child = spawn(process.execPath, [...profile, compiledMain(), `--role=${role}`], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

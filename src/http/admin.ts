@@ -1,5 +1,6 @@
 import express, { Express } from 'express';
 import { join } from 'node:path';
+import { packageRoot } from '../kernel/package-root';
 import { methodGuard } from './mount';
 import { problem, sendProblem } from './problem';
 
@@ -12,7 +13,7 @@ export interface AdminSettings {
   readonly keysRequired: boolean;
 }
 
-const ASSETS = join(__dirname, '..', '..', 'web', 'admin');
+const ASSETS = join(packageRoot(), 'web', 'admin');
 
 /**
  * Scripts, styles and data only from this origin; no inline script, no framing. The page builds

@@ -9,11 +9,12 @@ import { startBrokers } from './brokers';
 import { amqpUrlOf, startRabbit } from './rabbitmq';
 import { freePort } from './free-port';
 import { writeServers } from './servers';
+import { buildService } from './build';
 
 /**
  * Starts the real servers every integration test shares: a Temporal dev server (in memory),
  * a private RabbitMQ node and the other brokers' servers (test/support/brokers); bundles the
- * workflow code once.
+ * workflow code once; compiles the service (dist/) that tests start as a process.
  */
 export default async function globalSetup() {
   const dir = mkdtempSync(join(tmpdir(), 'at-servers-'));
@@ -27,6 +28,8 @@ export default async function globalSetup() {
     startRabbit(rabbitNode),
     startBrokers(join(dir, 'brokers')),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
+    // The service processes tests start run the build, as production does.
+    buildService(),
   ]);
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, bundle.code);

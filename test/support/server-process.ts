@@ -1,14 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { compiledMain } from '../../src/kernel/compiled-main';
 
 export interface ServerProcess { url: string; child: ChildProcess; output: () => string }
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Starts `src/main.ts` as its own process on a free loopback port; resolves when it listens. */
+/** Starts the compiled service (dist/src/main.js, as `npm start` does) as its own process on a free loopback port; resolves when it listens. */
 export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, args: string[] = []): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts'), ...args], {
+    const child = spawn(process.execPath, [compiledMain(), ...args], {
       cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

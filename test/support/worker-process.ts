@@ -1,12 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { compiledMain } from '../../src/kernel/compiled-main';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Runs `src/main.ts --role=worker` as its own process (as `npm run worker` does); resolves when it polls. */
+/** Runs the compiled service with `--role=worker` as its own process (as `npm run worker` does); resolves when it polls. */
 export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src/main.ts'), '--role=worker'], {
+    const child = spawn(process.execPath, [compiledMain(), '--role=worker'], {
       cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -20,7 +20,8 @@ const SMOKE: Record<string, Record<string, string>> = {
 
 const runSuite = (suite: string, env: Record<string, string>) => new Promise<{ code: number | null; out: string }>((resolve) => {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../../bench/run.ts'), suite], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    // The global setup has built the service already.
+    env: { ...process.env, BENCH_SKIP_BUILD: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (b: Buffer) => { out += b.toString(); });

@@ -1,4 +1,4 @@
-import { writeFileSync, existsSync, rmSync } from 'node:fs';
+import { writeFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_RETRY } from '../../support/dispatch-harness';
 import { freePort } from '../../support/free-port';
@@ -9,7 +9,7 @@ import { tempDir } from '../../support/test-app';
 
 const json = { 'content-type': 'application/json' };
 
-/** What `npm start` does on a fresh machine: no TEMPORAL_ADDRESS, so it runs its own Temporal. */
+/** What `npm start` does on a fresh machine: the build runs, and with no TEMPORAL_ADDRESS it runs its own Temporal. */
 test('one process starts its own Temporal (state under DATA_DIR, UI on its port), dispatches, and keeps it all across a restart', async () => {
   const dir = tempDir();
   const rx = await startReceiver();
@@ -30,6 +30,15 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
     expect(existsSync(join(dir, 'temporal.sqlite'))).toBe(true);
     expect((await fetch(`http://127.0.0.1:${env.TEMPORAL_UI_PORT}/`)).status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    // What runs is the build: compiled JavaScript with no TypeScript loader, the admin's files and
+    // the API's documentation served from it.
+    const cmdline = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(cmdline).toContain(join(__dirname, '../../../dist/src/main.js'));
+    expect(cmdline.join(' ')).not.toMatch(/ts-node|tsx|swc/);
+    const admin = await fetch(`${server.url}/admin/`);
+    expect([admin.status, admin.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
+    expect((await fetch(`${server.url}/admin/app.js`)).status).toBe(200);
+    expect((await fetch(`${server.url}/docs`)).status).toBe(200);
     await stopServerProcess(server, 'SIGTERM');
 
     server = await startServerProcess(env, 90_000);

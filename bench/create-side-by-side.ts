@@ -1,0 +1,84 @@
+/**
+ * Trigger creation in several checkouts, alternating in one run (this machine's figures drift 2×
+ * within minutes; only alternating rounds compare). Each round starts each checkout's API role on
+ * an empty store, warms it for 2 s, then POSTs for D seconds with 50 connections; CPU is the
+ * service's processes' own (from /proc), per request.
+ *
+ *   DIRS=/path/a,/path/b ROUNDS=3 D=8 PROCS=1|2 npx ts-node --transpile-only bench/create-side-by-side.ts
+ *
+ * A checkout with a build (dist/src/main.js) runs it; one without runs src/main.ts through ts-node.
+ * PROF=<dir>: each service writes V8 CPU profiles there; windows.txt says when each run was timed.
+ */
+import autocannon from 'autocannon';
+import { execSync, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { benchDefinition } from './seed';
+import { startBenchTemporal } from './server';
+
+const dirs = (process.env.DIRS ?? '').split(',').filter(Boolean);
+const rounds = Number(process.env.ROUNDS ?? 3);
+const seconds = Number(process.env.D ?? 8);
+const procs = process.env.PROCS ?? '1';
+
+const processTree = (pid: number): number[] => {
+  try { return [pid, ...execSync(`pgrep -P ${pid}`).toString().trim().split('\n').filter(Boolean).map(Number).flatMap(processTree)]; } catch { return [pid]; }
+};
+/** CPU seconds (user + system) the processes used so far. */
+const cpuSeconds = (pids: number[]) => pids.reduce((sum, pid) => {
+  try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return sum + Number(f[11]) + Number(f[12]); } catch { return sum; }
+}, 0) / 100;
+
+const startApi = (dir: string, env: Record<string, string>) => new Promise<{ url: string; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
+  const built = join(dir, 'dist/src/main.js');
+  const entry = existsSync(built) ? [built] : ['-r', 'ts-node/register/transpile-only', join(dir, 'src/main.ts')];
+  const profile = process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}/${basename(dir)}`] : [];
+  const child = spawn(process.execPath, [...profile, ...entry, '--role=api'], {
+    cwd: dir, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', API_PROCESSES: procs, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const onData = (b: Buffer) => {
+    out += b.toString();
+    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1];
+    if (!url || (out.match(/listening/g) ?? []).length < Number(procs)) return;
+    child.stdout!.off('data', onData);
+    child.stderr!.off('data', onData);
+    child.stdout!.resume();
+    child.stderr!.resume();
+    resolve({ url, pid: child.pid!, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) });
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  child.once('exit', (code) => reject(new Error(`${dir} exited (${code}): ${out}`)));
+});
+
+const main = async () => {
+  if (dirs.length === 0) throw new Error('DIRS=<checkout>,<checkout>…');
+  const temporal = await startBenchTemporal();
+  const body = JSON.stringify(benchDefinition(1));
+  const post = (url: string, duration: number) => autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration });
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const dir of dirs) {
+        const data = mkdtempSync(join(tmpdir(), 'at-side-by-side-'));
+        const api = await startApi(dir, { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address });
+        const url = `${api.url}/api/action-triggers`;
+        await post(url, 2);
+        const pids = processTree(api.pid);
+        const cpu0 = cpuSeconds(pids);
+        const t0 = process.hrtime.bigint() / 1000n;
+        const r = await post(url, seconds);
+        if (process.env.PROF) appendFileSync(join(process.env.PROF, 'windows.txt'), `${basename(dir)} ${t0} ${process.hrtime.bigint() / 1000n} ${r.requests.total}\n`);
+        const cpuUs = ((cpuSeconds(pids) - cpu0) / r.requests.total) * 1e6;
+        console.log(`| ${round + 1} | ${dir} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
+        await api.stop();
+        rmSync(data, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await temporal.stop();
+  }
+};
+console.log(`create trigger, API_PROCESSES=${procs}, 50 connections, ${seconds} s per run\n\n| round | checkout | req/s | p99 ms | CPU µs per create | errors |\n|---|---|---:|---:|---:|---:|`);
+main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
