@@ -13,11 +13,19 @@ export interface Checkpointer { stop(): void }
 export const CHECKPOINT_INTERVAL_MS = 1000;
 
 export const startCheckpointer = (file: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer => {
-  const worker = new Worker(join(__dirname, 'read-model-checkpoint-thread.js'), { workerData: { file, intervalMs } });
+  const flags = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(join(__dirname, 'read-model-checkpoint-thread.js'), { workerData: { file, intervalMs, flags: flags.buffer } });
   // Never what keeps a process alive; a thread that died leaves the log to grow until the next
   // start, which is safe (the log is part of the database), only larger.
   worker.unref();
   worker.on('error', () => undefined);
-  // It checkpoints once more and ends itself.
-  return { stop: () => worker.postMessage('stop') };
+  return {
+    // Synchronous, so that a caller may remove the file right after: once this returns, the
+    // thread will not open it again (a checkpoint under way is waited for, ~ms, at most 2 s).
+    stop: () => {
+      Atomics.store(flags, 0, 1);
+      Atomics.wait(flags, 1, 1, 2000);
+      void worker.terminate();
+    },
+  };
 };

@@ -4,6 +4,7 @@ import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, Wron
 import { followSqlite } from './sqlite-subscription';
 import { boundedPage } from '../kernel/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
+import { EventRow, recentAppends } from './recent-appends';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
@@ -28,10 +29,6 @@ export const groupSize = (sizes: readonly number[], max = GROUP_MAX_CHARS) => {
   return n;
 };
 
-interface EventRow {
-  position: number | bigint; stream_id: string; revision: number | bigint;
-  type: string; data: string; metadata: string;
-}
 
 const toStored = (r: EventRow): StoredEvent => ({
   position: BigInt(r.position),
@@ -51,6 +48,17 @@ type AppendOutcome = { ok: true; nextRevision: bigint; position: bigint }
 
 const serialized = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
   streamId, expected, events: events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+});
+
+/** The rows a group's successful appends wrote: an append's events take consecutive positions and revisions up to those returned. */
+const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[]) => outcomes.flatMap((o, i) => {
+  if (!o.ok) return [];
+  const events = appends[i]!.events;
+  const first = BigInt(1 - events.length);
+  return events.map((e, k) => ({
+    position: o.position + first + BigInt(k), stream_id: appends[i]!.streamId, revision: o.nextRevision + first + BigInt(k),
+    type: e.type, data: e.data, metadata: e.metadata,
+  }));
 });
 
 /**
@@ -98,6 +106,8 @@ export const openSqliteStore = (file: string): EventStore => {
   readAfter.safeIntegers(true);
   /** readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows past it are never read. */
   const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number) => {
+    const local = recent.after(category, position, limit, ((page) => (row: EventRow) => page.add(row.data))(boundedPage(maxBytes)));
+    if (local) return { events: local.rows.map(toStored), cut: local.cut };
     const page = boundedPage(maxBytes);
     const rows: EventRow[] = [];
     // Read in chunks with .all(), not .iterate(): an iterator left early is finalized by the
@@ -117,6 +127,7 @@ export const openSqliteStore = (file: string): EventStore => {
   const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = ?');
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
     'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = ? AND position > ? LIMIT ?)');
+  const recent = recentAppends();
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
   // Every write runs on the writer thread; this connection only reads (and migrated the file above).
@@ -143,6 +154,7 @@ export const openSqliteStore = (file: string): EventStore => {
     const group = takeGroup();
     try {
       const outcomes = await writer.call<AppendOutcome[]>('append', { group: group.map((p) => p.append) });
+      recent.add(committedRows(group.map((p) => p.append), outcomes));
       outcomes.forEach((o, i) => (o.ok
         ? group[i]!.resolve({ nextRevision: o.nextRevision, position: o.position })
         : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual))));
