@@ -4,7 +4,6 @@ import { TEST_RETRY } from '../../support/dispatch-harness';
 import { freePort } from '../../support/free-port';
 import { startReceiver } from '../../support/receiver';
 import { startServerProcess, stopServerProcess } from '../../support/server-process';
-import { testServers } from '../../support/servers';
 import { tempDir } from '../../support/test-app';
 
 const json = { 'content-type': 'application/json' };
@@ -16,7 +15,7 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true }));
   const env = {
-    DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: '', WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+    DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: '',
     TEMPORAL_DEV_SERVER_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()),
   };
   let server = await startServerProcess(env, 90_000);
@@ -39,6 +38,9 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
     expect([admin.status, admin.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
     expect((await fetch(`${server.url}/admin/app.js`)).status).toBe(200);
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);
+    // Its worker loads the workflow bundle the build made; it bundles nothing at start.
+    expect(server.output()).toContain(`"msg":"workflow code: the build's bundle","path":"${join(__dirname, '../../../dist/workflow-bundle.js')}"`);
+    expect(server.output()).not.toContain('workflow code: bundling it now');
     await stopServerProcess(server, 'SIGTERM');
 
     server = await startServerProcess(env, 90_000);
