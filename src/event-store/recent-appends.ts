@@ -10,8 +10,12 @@ export const categoryOf = (streamId: string) => {
   return dash < 0 ? '' : streamId.slice(0, dash);
 };
 
-/** How many committed rows a process keeps for its subscriptions. */
+/**
+ * What a process keeps for its subscriptions: at most this many rows and this many characters
+ * of JSON (a trigger definition may be 256 KiB; the rows must not hold the writes of a burst).
+ */
 const KEPT_ROWS = 4096;
+const KEPT_CHARS = 4 * 1024 * 1024;
 
 /**
  * The rows this process committed last, in position order. A subscription that follows this
@@ -22,6 +26,8 @@ const KEPT_ROWS = 4096;
  */
 export const recentAppends = () => {
   let rows: Array<EventRow & { position: bigint }> = [];
+  let chars = 0;
+  const sizeOf = (r: EventRow) => r.data.length + r.metadata.length;
   /** The index of the row at `position` (rows are in position order), or -1. */
   const indexOf = (position: bigint) => {
     let lo = 0;
@@ -36,8 +42,11 @@ export const recentAppends = () => {
   };
   return {
     add: (committed: ReadonlyArray<EventRow & { position: bigint }>) => {
-      rows.push(...committed);
-      if (rows.length > 2 * KEPT_ROWS) rows = rows.slice(-KEPT_ROWS);
+      for (const r of committed) { rows.push(r); chars += sizeOf(r); }
+      // The oldest go first; a run that lost its start is simply read from the file.
+      let drop = 0;
+      while (drop < rows.length && (rows.length - drop > KEPT_ROWS || chars > KEPT_CHARS)) chars -= sizeOf(rows[drop++]!);
+      if (drop > 0) rows = rows.slice(drop);
     },
     /**
      * The rows of `category` right after `position` while every position from `position + 1`

@@ -42,6 +42,16 @@ test('the limit and the byte bound end a batch early', () => {
   expect([positions(batch), batch?.cut]).toEqual([[1, 2, 3], true]);
 });
 
+test('it keeps at most 4 MiB of rows: a burst of large definitions leaves only the newest', () => {
+  const recent = recentAppends();
+  const large = 'x'.repeat(100 * 1024);
+  recent.add(Array.from({ length: 100 }, (_, i) => ({ ...row(i + 1), data: large })));
+  expect(recent.after('action_trigger', 0n, 100, all)).toBeUndefined();
+  expect(recent.after('action_trigger', 59n, 100, all)).toBeUndefined();
+  expect(positions(recent.after('action_trigger', 98n, 100, all))).toEqual([99, 100]);
+  expect(positions(recent.after('action_trigger', 70n, 100, all))?.length).toBeLessThanOrEqual(40);
+});
+
 test('a subscription in the process that appended takes its events from memory, not from the file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-recent-'));
   const file = join(dir, 'events.sqlite');

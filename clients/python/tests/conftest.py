@@ -52,6 +52,9 @@ call_command("migrate", verbosity=0)
 
 # ---- the service --------------------------------------------------------------------------
 
+BROKER = {"broker_type": "rabbitmq", "conn_details": {"host": "127.0.0.1", "port": "5672"}, "params": {"queue": "orders"}}
+
+
 class Service:
     def __init__(self) -> None:
         self.url = SERVICE_URL
@@ -61,7 +64,8 @@ class Service:
 
     def start(self) -> None:
         config = TMP / "service-config.json"
-        config.write_text(json.dumps({"allow_private_targets": True, "retry": {
+        # One broker, for test_import.py's queues; nothing publishes to it.
+        config.write_text(json.dumps({"allow_private_targets": True, "brokers": {"orders": BROKER}, "retry": {
             "initial_interval_secs": 0.2, "backoff_coefficient": 2, "max_interval_secs": 1, "max_attempts": 5}}))
         env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "API_KEYS")}
         env.update({

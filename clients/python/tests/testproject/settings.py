@@ -17,6 +17,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "action_triggers_client.django",
+    # The origin project's app (django-action-triggers), whose configs test_import.py imports.
+    "action_triggers",
     "shop",
 ]
 MIDDLEWARE = [
@@ -47,6 +49,10 @@ ACTION_TRIGGERS_CLIENT = {
     "RELAY_POLL_INTERVAL": 0.2,
     "RELAY_MAX_BACKOFF": 2,
 }
+# The origin app's settings. It listens only to auth.group, which no test saves: it must never
+# dispatch the configs test_import.py writes.
+ACTION_TRIGGERS = {"whitelisted_content_types": ["auth.group"], "whitelisted_webhook_endpoint_patterns": [r"^http://127\.0\.0\.1"]}
+ACTION_TRIGGER_SETTINGS = {"MAX_BROKER_TIMEOUT": 5, "MAX_WEBHOOK_TIMEOUT": 5, "MAX_ACTION_TIMEOUT": 5}
 LOGGING = {
     "version": 1,
     "handlers": {"stderr": {"class": "logging.StreamHandler"}},

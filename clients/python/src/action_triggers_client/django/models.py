@@ -68,3 +68,22 @@ class Emitter(models.Model):
 
 def signal_id(emitter: str, row_id: int) -> str:
     return f"dj-{emitter}-{row_id}"
+
+
+class ImportedConfig(models.Model):
+    """Which service trigger an origin (django-action-triggers) ``Config`` was imported as.
+
+    The service picks trigger ids itself, so the link is kept here. A row without
+    ``trigger_id`` is a create whose answer never came back (a crash, a lost connection): the
+    next import looks for that trigger in the service before creating one."""
+
+    origin_config_id = models.BigIntegerField(unique=True, help_text="The id of the origin's action_triggers Config.")
+    trigger_id = models.CharField(max_length=36, blank=True, default="", help_text="Empty while the create is unsettled.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["origin_config_id"]
+        verbose_name = "imported origin config"
+
+    def __str__(self) -> str:
+        return f"origin Config {self.origin_config_id} -> {self.trigger_id or '(create unsettled)'}"

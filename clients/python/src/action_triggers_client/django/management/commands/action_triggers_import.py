@@ -1,0 +1,55 @@
+"""``python manage.py action_triggers_import``: creates in the service the triggers of
+django-action-triggers' configs (the ``action_triggers`` app installed in this project).
+
+One line per config, then a summary. ``--dry-run`` prints the plan and creates nothing. Exits
+non-zero when any config failed or could not be carried over; the others are imported anyway.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from django.apps import apps
+from django.core.management.base import BaseCommand, CommandError
+from django.db import DEFAULT_DB_ALIAS
+
+from ....client import ActionTriggersClient, RetryPolicy
+from ... import conf
+from ...origin_import import ConfigResult, Outcome, import_configs
+
+ORIGIN_APP = "action_triggers"
+UNSETTLED = (Outcome.FAILED, Outcome.NOT_CARRIED)
+
+
+class Command(BaseCommand):
+    help = "Imports django-action-triggers' configs (app 'action_triggers') as triggers of the service; idempotent."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--dry-run", action="store_true", help="print what would be created; create nothing")
+        parser.add_argument("--database", default=DEFAULT_DB_ALIAS, help="the database holding the origin's tables")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not apps.is_installed(ORIGIN_APP):
+            raise CommandError(f"the origin app '{ORIGIN_APP}' (django-action-triggers) is not in INSTALLED_APPS")
+        settings = conf.settings()
+        client = ActionTriggersClient(settings.base_url, settings.api_key, timeout=settings.timeout,
+                                      retry=RetryPolicy(attempts=3))
+        dry_run: bool = options["dry_run"]
+        counts: Counter[Outcome] = Counter()
+        for result in import_configs(client, options["database"], dry_run=dry_run):
+            counts[result.outcome] += 1
+            self._report(result)
+        summary = ", ".join(f"{outcome.value} {counts[outcome]}" for outcome in Outcome if counts[outcome] or outcome in UNSETTLED)
+        self.stdout.write(("dry run: " if dry_run else "") + (summary or "no origin configs"))
+        unsettled = sum(counts[o] for o in UNSETTLED)
+        if unsettled:
+            raise CommandError(f"{unsettled} origin config(s) not imported; see the lines above")
+
+    def _report(self, r: ConfigResult) -> None:
+        head = f"config {r.config_id}" + (f" -> trigger {r.trigger_id}" if r.trigger_id else "") + f": {r.outcome.value}"
+        if r.outcome is Outcome.WOULD_CREATE:
+            head += " " + json.dumps(r.body, sort_keys=True)
+        self.stdout.write(head)
+        for line in r.problems:
+            self.stdout.write(f"  {line}")

@@ -1,0 +1,133 @@
+"""Importing django-action-triggers' configs into the service, one config at a time.
+
+The service picks trigger ids, so which trigger a config became is kept in
+:class:`~.models.ImportedConfig`: a config with a row is never created again. The row is
+written *before* the create and completed after it; a row left without a trigger id (the
+answer was lost) makes the next run look for an identical trigger in the service and adopt
+it rather than create a second one.
+
+A config with parts the service cannot hold (AWS Lambda actions) is not imported at all: a
+trigger missing one of its actions would quietly do less than before. One config's failure
+never stops the others.
+"""
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ..client import ActionTriggersClient, ActionTriggersError, ProblemError, TriggerInput
+from .models import ImportedConfig
+from .origin_mapping import MappedConfig, map_config
+
+
+# What the service adds to a stored trigger; the rest is the definition.
+READ_ONLY_FIELDS = frozenset({"id", "version", "created_at", "updated_at", "deactivated_reason"})
+
+
+class Outcome(enum.Enum):
+    CREATED = "created"
+    ADOPTED = "adopted (found in the service after an unsettled create)"
+    WOULD_CREATE = "would create"
+    ALREADY_IMPORTED = "already imported"
+    NOT_CARRIED = "not carried over"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ConfigResult:
+    config_id: int
+    trigger_id: str
+    outcome: Outcome
+    body: TriggerInput
+    problems: list[str] = field(default_factory=list)
+
+
+def origin_configs(using: str) -> Any:
+    # Imported here: the origin app need not be installed for the rest of this app to work.
+    from action_triggers.models import Config
+
+    return Config.objects.using(using).order_by("id")
+
+
+def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool) -> Iterator[ConfigResult]:
+    for config in origin_configs(using):
+        mapped = map_config(config)
+        row = ImportedConfig.objects.using(using).filter(origin_config_id=mapped.config_id).first()
+        if row is not None and row.trigger_id:
+            yield _result(mapped, row.trigger_id, Outcome.ALREADY_IMPORTED)
+        elif mapped.not_carried:
+            yield _result(mapped, "", Outcome.NOT_CARRIED, [str(n) for n in mapped.not_carried])
+        elif dry_run:
+            yield _result(mapped, "", Outcome.WOULD_CREATE)
+        else:
+            yield _create(client, mapped, using, row)
+
+
+def _create(client: ActionTriggersClient, mapped: MappedConfig, using: str, row: ImportedConfig | None) -> ConfigResult:
+    if row is None:
+        row = ImportedConfig.objects.using(using).create(origin_config_id=mapped.config_id)
+    else:
+        try:
+            found = _find_unclaimed_twin(client, mapped.body, using)
+        except ActionTriggersError as e:
+            return _result(mapped, "", Outcome.FAILED, [f"looking for the trigger of an unsettled create: {e}"])
+        if found:
+            _settle(row, found, using)
+            return _result(mapped, found, Outcome.ADOPTED)
+    try:
+        created = client.create_trigger(mapped.body)
+    except ProblemError as e:
+        row.delete(using=using)  # refused: nothing was created
+        return _result(mapped, "", Outcome.FAILED, problem_lines(e, mapped))
+    except ActionTriggersError as e:
+        # The create may have happened: the row stays unsettled, and the next run looks first.
+        return _result(mapped, "", Outcome.FAILED, [str(e)])
+    _settle(row, created["id"], using)
+    return _result(mapped, created["id"], Outcome.CREATED)
+
+
+def _settle(row: ImportedConfig, trigger_id: str, using: str) -> None:
+    row.trigger_id = trigger_id
+    row.save(using=using, update_fields=["trigger_id", "updated_at"])
+
+
+def _find_unclaimed_twin(client: ActionTriggersClient, body: TriggerInput, using: str) -> str | None:
+    """A trigger in the service defined exactly as ``body`` and not yet linked to a config."""
+    claimed = set(ImportedConfig.objects.using(using).exclude(trigger_id="").values_list("trigger_id", flat=True))
+    first = body["content_types"][0] if body["content_types"] else None
+    cursor = None
+    while True:
+        page = client.list_triggers(app_label=first and first["app_label"], model_name=first and first["model_name"],
+                                    limit=100, cursor=cursor)
+        for trigger in page.items:
+            definition = {k: v for k, v in trigger.items() if k not in READ_ONLY_FIELDS}
+            if trigger["id"] not in claimed and definition == body:
+                return trigger["id"]
+        if not page.next_cursor:
+            return None
+        cursor = page.next_cursor
+
+
+def _result(mapped: MappedConfig, trigger_id: str, outcome: Outcome, problems: list[str] | None = None) -> ConfigResult:
+    return ConfigResult(mapped.config_id, trigger_id, outcome, mapped.body, problems or [])
+
+
+_ACTION_ITEM = re.compile(r"^(webhooks|msg_broker_queues)[.\[](\d+)")
+
+
+def problem_lines(error: ProblemError, mapped: MappedConfig) -> list[str]:
+    """One line per field the service refused, its path as the service names it."""
+    if not error.errors:
+        return [str(error)]
+    return [f"{e.path}: {e.message}{_origin_row(e.path, mapped)}" for e in error.errors]
+
+
+def _origin_row(path: str, mapped: MappedConfig) -> str:
+    # `msg_broker_queues[0]` is the config's first queue by id: name the origin row.
+    m = _ACTION_ITEM.match(path)
+    ids = mapped.row_ids.get(m.group(1), []) if m else []
+    if not m or int(m.group(2)) >= len(ids):
+        return ""
+    return f" (origin {'Webhook' if m.group(1) == 'webhooks' else 'MessageBrokerQueue'} {ids[int(m.group(2))]})"
