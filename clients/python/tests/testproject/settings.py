@@ -1,5 +1,6 @@
 """The test project's settings. The test session (conftest.py) sets the environment: the
-SQLite file, the service's URL, and for relay subprocesses what the test overrides."""
+SQLite file, the service's URL, and for relay subprocesses what the test overrides (on
+PostgreSQL: ATC_TEST_PG_PORT and the others read below)."""
 import os
 
 SECRET_KEY = "test-only"
@@ -39,6 +40,15 @@ DATABASES = {
         "OPTIONS": {"timeout": 30},
     }
 }
+if os.environ.get("ATC_TEST_PG_PORT"):
+    # A PostgreSQL cluster of test_relay_postgres.py (its subprocesses set these); trust auth on loopback.
+    DATABASES["default"] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "HOST": os.environ.get("ATC_TEST_PG_HOST", "127.0.0.1"),
+        "PORT": os.environ["ATC_TEST_PG_PORT"],
+        "NAME": os.environ.get("ATC_TEST_PG_NAME", "atc"),
+        "USER": os.environ.get("ATC_TEST_PG_USER", "postgres"),
+    }
 ACTION_TRIGGERS_CLIENT = {
     "BASE_URL": os.environ.get("ATC_BASE_URL", "http://127.0.0.1:8080"),
     "CONTENT_TYPES": ["shop.customer", "shop.order", "shop.profile"],
