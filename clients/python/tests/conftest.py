@@ -74,7 +74,8 @@ class Service:
             "TEMPORAL_UI_PORT": str(free_port()), "TEMPORAL_CLI_PATH": str(REPO / ".tools/temporal/bin/temporal"),
             "LOG_LEVEL": "warn",
         })
-        self.proc = subprocess.Popen(["node", "-r", "ts-node/register/transpile-only", "src/main.ts"], cwd=REPO, env=env,
+        # The build, as `npm start` runs it (npm install and the jest run build dist/).
+        self.proc = subprocess.Popen(["node", "dist/src/main.js"], cwd=REPO, env=env,
                                      stdout=self.log_path.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
