@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { BatchHandler, Checkpoint, StoredEvent, Subscription } from './port';
+import { BatchHandler, Checkpoint, StoredEvent, SubscribeOptions, Subscription } from './port';
 
 /**
  * Reads up to `limit` events of the subscription's category after `position`; `cut` when a
@@ -11,12 +11,14 @@ const BATCH_SIZE = 1000;
 
 /**
  * Follows one category of a SQLite store: reads what is there, hands it over batch by batch,
- * then sleeps until this process appends (`appended` fires) or `pollMs` passes, which is how
- * appends by other processes on the same file are seen.
+ * then sleeps until this process appends to its category (`appended` fires with the categories
+ * appended, or none: any may have been) or `pollMs` passes, which is how appends by other
+ * processes on the same file are seen.
  */
 export const followSqlite = (
   readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
-  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, resumeAfter?: () => Checkpoint,
+  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void,
+  { resumeAfter, category }: Pick<SubscribeOptions, 'resumeAfter' | 'category'> = {},
 ): Subscription => {
   let checkpoint = from === 'start' ? 0n : from;
   let closed = false;
@@ -24,7 +26,11 @@ export const followSqlite = (
   // ran is never missed (it would otherwise wait a whole poll interval).
   let appendedSinceRead = false;
   let wake: (() => void) | undefined;
-  const onAppend = () => { appendedSinceRead = true; wake?.(); };
+  const onAppend = (categories?: ReadonlySet<string>) => {
+    if (categories && category && !categories.has(category)) return;
+    appendedSinceRead = true;
+    wake?.();
+  };
   appended.on('append', onAppend);
   const sleep = () => new Promise<void>((resolve) => {
     if (appendedSinceRead || closed) return resolve();
