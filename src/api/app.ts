@@ -4,7 +4,7 @@ import { Logger } from '../kernel/logger';
 import { TriggerDeps } from '../triggers/api/deps';
 import { ApiKeyEntry, createAuth } from '../http/auth';
 import { methodGuard, RouteGuards } from '../http/mount';
-import { problem, sendProblem } from '../http/problem';
+import { sendError } from '../http/problem';
 import { mountTriggerRoutes } from '../triggers/api/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/api/routes';
 import { mountRedeliveryRoutes } from '../signals/redelivery/routes';
@@ -52,7 +52,7 @@ const requestId = (req: Request, res: Response, next: NextFunction) => {
 const requireJson = (req: Request, res: Response, next: NextFunction) => {
   const length = Number(req.get('content-length') ?? '0');
   const hasBody = req.get('transfer-encoding') !== undefined || length > 0;
-  if (hasBody && !req.is(JSON_TYPES)) return sendProblem(res, problem(415, 'request bodies must be JSON (application/json)'));
+  if (hasBody && !req.is(JSON_TYPES)) return sendError(res, { _tag: 'UnsupportedMediaType', detail: 'request bodies must be JSON (application/json)' });
   next();
 };
 
@@ -65,18 +65,18 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   const e = err as { status?: number; statusCode?: number; type?: string; message?: string };
   const status = e.status ?? e.statusCode;
   if (res.headersSent) return;
-  if (e.type === 'entity.too.large') return sendProblem(res, problem(413, 'the request body is too large'));
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendProblem(res, problem(415, e.message));
-  if (e.type === 'entity.parse.failed') return sendProblem(res, problem(400, 'the request body is not valid JSON'));
-  if (typeof status === 'number' && status >= 400 && status < 500) return sendProblem(res, problem(status, e.message));
+  if (e.type === 'entity.too.large') return sendError(res, { _tag: 'BodyTooLarge' });
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, { _tag: 'UnsupportedMediaType', detail: e.message ?? 'unsupported request body encoding' });
+  if (e.type === 'entity.parse.failed') return sendError(res, { _tag: 'BodyNotJson' });
+  if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, { _tag: 'BadRequest', status, detail: e.message ?? 'bad request' });
   if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent) {
     log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
     // A damaged read model is rebuilt within seconds; an unreadable event needs an operator.
     if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
-    return sendProblem(res, problem(503, err.message));
+    return sendError(res, { _tag: 'Unavailable', reason: err.message });
   }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
-  sendProblem(res, problem(500, 'internal error; it has been logged'));
+  sendError(res, { _tag: 'Internal' });
 };
 
 /** A GET path that needs no key; other methods get 405 with `Allow`, as on the API paths. */
@@ -115,7 +115,7 @@ export const buildApp = (deps: AppDeps) => {
   mountDispatchRoutes(app, deps, guards);
   mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
 
-  app.use((req, res) => sendProblem(res, problem(404, `no route ${req.method} ${req.path}`)));
+  app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));
   app.use(errorHandler(deps.log));
   return app;
 };

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
 import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
 import { historyEntry } from '../triggers/api/history';
-import { invalid, sendProblem } from '../http/problem';
+import { sendError } from '../http/problem';
 import { sendJson } from '../http/request';
 import { MAX_LIST_PAGE_BYTES } from '../kernel/limits';
 import { boundedPage, PAGE_READ_CHUNK } from '../kernel/bounded-page';
@@ -56,7 +56,7 @@ export const feedPage = async (store: EventStore, after: Checkpoint, limit: numb
  */
 export const listEvents = (store: EventStore) => async (req: Request, res: Response) => {
   const query = parseFeedQuery(req.query, true);
-  if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
+  if (E.isLeft(query)) return sendError(res, { _tag: 'Validation', errors: query.left });
   const { after, limit } = query.right;
   const page = await feedPage(store, after, limit);
   const next = page.last ?? (after === 'start' ? null : after);

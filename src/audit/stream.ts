@@ -2,7 +2,8 @@ import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
 import { Checkpoint, EventStore, StoredEvent, Subscription } from '../event-store/port';
 import { Logger } from '../kernel/logger';
-import { invalid, problem, sendProblem } from '../http/problem';
+import { sendError } from '../http/problem';
+import type { DomainError } from '../kernel/domain-error';
 import { parseFeedQuery, parsePosition } from './feed-query';
 import { feedEvent } from './feed';
 import { createStreamBudget } from './stream-budget';
@@ -30,14 +31,14 @@ export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
 export const sseOf = (e: StoredEvent) => `id: ${e.position.toString()}\nevent: ${e.type}\ndata: ${JSON.stringify(feedEvent(e))}\n\n`;
 
 /** Where a stream starts: `Last-Event-ID` (a reconnect) wins over `?after=`; absent both, the start. */
-const startOf = (req: Request): E.Either<ReturnType<typeof invalid>, Checkpoint> => {
+const startOf = (req: Request): E.Either<DomainError, Checkpoint> => {
   const query = parseFeedQuery(req.query, false);
-  if (E.isLeft(query)) return E.left(invalid(query.left));
+  if (E.isLeft(query)) return E.left({ _tag: 'Validation', errors: query.left });
   const header = req.get('last-event-id');
   if (header === undefined) return E.right(query.right.after);
   const position = parsePosition(header.trim());
   return position === undefined
-    ? E.left(invalid([{ path: 'header:Last-Event-ID', message: 'must be a position: the id of an event this stream sent' }]))
+    ? E.left({ _tag: 'Validation', errors: [{ path: 'header:Last-Event-ID', message: 'must be a position: the id of an event this stream sent' }] })
     : E.right(position);
 };
 
@@ -98,10 +99,10 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
 
   const handle = (req: Request, res: Response) => {
     const start = startOf(req);
-    if (E.isLeft(start)) return sendProblem(res, start.left);
+    if (E.isLeft(start)) return sendError(res, start.left);
     if (open.size >= options.maxStreams) {
       res.set('Retry-After', '5');
-      return sendProblem(res, problem(503, `this process already serves ${options.maxStreams} event streams; try again later`));
+      return sendError(res, { _tag: 'Unavailable', reason: `this process already serves ${options.maxStreams} event streams; try again later` });
     }
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     if (req.method === 'HEAD') return res.end();

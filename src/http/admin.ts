@@ -2,7 +2,7 @@ import express, { Express } from 'express';
 import { join } from 'node:path';
 import { packageRoot } from '../kernel/package-root';
 import { methodGuard } from './mount';
-import { problem, sendProblem } from './problem';
+import { sendError } from './problem';
 
 /** What the admin page needs to know that the public API does not say. */
 export interface AdminSettings {
@@ -39,5 +39,5 @@ export const mountAdmin = (app: Express, settings: AdminSettings) => {
   });
   app.get('/admin/config.json', (_req, res) => { res.type('json').send(config); });
   app.use('/admin', express.static(ASSETS, { index: 'index.html', redirect: true, dotfiles: 'ignore', etag: true }));
-  app.use('/admin', (req, res) => sendProblem(res, problem(404, `no admin asset ${req.path}`)));
+  app.use('/admin', (req, res) => sendError(res, { _tag: 'NoAdminAsset', path: req.path }));
 };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Scope, SCOPES } from '../config';
-import { problem, sendProblem } from './problem';
+import { sendError } from './problem';
 import { loopbackOnly } from './loopback-only';
 import { isLoopbackAddress } from '../../activities/webhook/target-safety';
 
@@ -34,10 +34,10 @@ export const createAuth = (keys: readonly ApiKeyEntry[]) => {
     const caller = callerOf(req);
     if (caller === 'unauthenticated') {
       res.set('WWW-Authenticate', 'Bearer');
-      return sendProblem(res, problem(401, 'a valid API key is required (Authorization: Bearer <key>)'));
+      return sendError(res, { _tag: 'Unauthenticated' });
     }
-    if (caller === 'not-loopback') return sendProblem(res, problem(403, 'no API keys are configured: only loopback callers are served'));
-    if (!caller.scopes.has(scope)) return sendProblem(res, problem(403, `this API key lacks the scope ${scope}`));
+    if (caller === 'not-loopback') return sendError(res, { _tag: 'Forbidden', reason: 'no API keys are configured: only loopback callers are served' });
+    if (!caller.scopes.has(scope)) return sendError(res, { _tag: 'Forbidden', reason: `this API key lacks the scope ${scope}` });
     res.locals.caller = caller;
     next();
   };

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../kernel/limits';
 import { FieldError } from '../kernel/field-errors';
-import { invalid, sendProblem } from './problem';
+import { sendError } from './problem';
 
 /**
  * Every parsed JSON body passes here before a handler sees it. Two things are refused, with
@@ -60,6 +60,6 @@ export const jsonBodyProblem = (body: unknown): FieldError | undefined => {
 /** Express middleware: a 400 validation problem for an unsafe body, else on to the handlers. */
 export const refuseUnsafeJson = (req: Request, res: Response, next: NextFunction) => {
   const found = jsonBodyProblem(req.body);
-  if (found) return sendProblem(res, invalid([found]));
+  if (found) return sendError(res, { _tag: 'Validation', errors: [found] });
   next();
 };

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { bareHost, isLocalhostName, isLoopbackAddress } from '../../activities/webhook/target-safety';
-import { problem, sendProblem } from './problem';
+import { sendError } from './problem';
 
 /** A Host header's characters (name or IP literal, optional port): nothing a URL could read as more. */
 const HOST_HEADER = /^[a-z0-9.\-[\]:]+$/i;
@@ -76,6 +76,6 @@ const refusal = (req: Request) => {
  */
 export const loopbackOnly = (req: Request, res: Response, next: NextFunction) => {
   const why = refusal(req);
-  if (why) return sendProblem(res, problem(403, why));
+  if (why) return sendError(res, { _tag: 'Forbidden', reason: why });
   next();
 };

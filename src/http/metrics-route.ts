@@ -1,7 +1,7 @@
 import express, { Express, RequestHandler } from 'express';
 import { Scope } from '../config';
 import { methodGuard } from './mount';
-import { problem, sendProblem } from './problem';
+import { sendError } from './problem';
 import { Metrics } from '../observability/metrics';
 
 /**
@@ -16,7 +16,7 @@ export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: 
       res.type(page.contentType).send(page.body);
     } catch (e) {
       // The cluster primary did not answer (it is stopping, or a process hung).
-      sendProblem(res, problem(503, `metrics are unavailable: ${(e as Error).message}`));
+      sendError(res, { _tag: 'Unavailable', reason: `metrics are unavailable: ${(e as Error).message}` });
     }
   }).all(methodGuard(['GET']));
 };
@@ -27,6 +27,6 @@ export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: 
   app.disable('x-powered-by');
   app.use(auth.openModeGuard);
   mountMetricsRoute(app, metrics, auth.requireScope);
-  app.use((_req, res) => { res.status(404).type('text/plain').send('not found: only /metrics is served here'); });
+  app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));
   return app;
 };

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { Scope } from '../config';
-import { problem, sendProblem } from './problem';
+import { sendError } from './problem';
 
 type Handler = (req: Request, res: Response) => unknown;
 type Routes = Record<string, { scope: Scope; handle: Handler }>;
@@ -19,7 +19,7 @@ export const methodGuard = (allowed: readonly string[]): RequestHandler => (req,
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   res.set('Allow', allow);
   if (req.method === 'OPTIONS') { res.status(204).end(); return; }
-  sendProblem(res, problem(405, `${req.method} is not allowed here; allowed: ${allow}`));
+  sendError(res, { _tag: 'MethodNotAllowed', method: req.method, allow });
 };
 
 export const mount = (app: Express, path: string, routes: Routes, guards: RouteGuards) => {

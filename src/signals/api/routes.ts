@@ -4,7 +4,7 @@ import type { ReadModel } from '../../../projections/read-model';
 import type { DispatchPlan, SignalEnvelope } from '../../dispatch/types';
 import { EventStore } from '../../event-store/port';
 import type { Logger } from '../../kernel/logger';
-import { invalid, problem, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { recordSignals } from '../intake/record';
 import { relayCheckpoint } from '../model/relay-lease';
@@ -55,18 +55,18 @@ const countRejected = (metrics: Metrics | undefined) => (_req: Request, res: Res
  */
 const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const decoded = SignalBatch.decode(req.body);
-  if (decoded._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(decoded.left)));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (decoded._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(decoded.left) });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const isBatch = Array.isArray(req.body);
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
     id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
     instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
-  if (oversize.length > 0) return sendProblem(res, invalid(oversize));
+  if (oversize.length > 0) return sendError(res, { _tag: 'Validation', errors: oversize });
   const plans = envelopes.map((e) => deps.plan(e));
   const overfull = overfullPlans(plans, isBatch);
-  if (overfull.length > 0) return sendProblem(res, problem(422, 'nothing was accepted', overfull));
+  if (overfull.length > 0) return sendError(res, { _tag: 'NothingAccepted', errors: overfull });
   // The request's id and trace go with each signal: the relay starts its dispatch in them.
   const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin());
   countSignals(deps.metrics, outcomes.flatMap((o) => (o.ok ? [o.value] : [])));
@@ -74,9 +74,10 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const signalIds = envelopes.map((e) => e.id);
   if (failed.length > 0) {
     deps.log.error('could not store signals', { signal_id: signalIds, failed: failed.length, of: envelopes.length, error: String(failed[0]) });
-    return sendProblem(res, {
-      ...problem(503, `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`),
-      signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })),
+    return sendError(res, {
+      _tag: 'Unavailable',
+      reason: `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`,
+      extensions: { signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })) },
     });
   }
   const accepted = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
@@ -86,8 +87,8 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
 
 const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendProblem(res, problem(404, `no signal with id ${String(id)}`));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendError(res, { _tag: 'SignalNotFound', id: String(id) });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const stored = storedSignalOf(await deps.store.read(signalStreamOf(id)));
   const known = stored && storedView(stored, await relayCheckpoint(deps.store));
   if (known) return res.status(200).json(known);
@@ -95,27 +96,27 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
     // Dispatched (or accepted before signals were stored): the workflow knows.
     const view = await deps.dispatch.status(id);
     if (stored) return res.status(200).json(dispatchedView(stored, view));
-    if (!view) return sendProblem(res, problem(404, `no signal with id ${id}`));
+    if (!view) return sendError(res, { _tag: 'SignalNotFound', id });
     res.status(200).json(view);
   } catch (e) {
     deps.log.error('could not read dispatch status', { error: String(e) });
-    sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+    sendError(res, { _tag: 'DispatchUnavailable' });
   }
 };
 
 /** GET /api/signals?trigger_id=&state=&limit=&cursor=: stored signals, newest first (src/signals/list/list/list.ts). */
 const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const query = parseSignalListQuery(req.query);
-  if (Array.isArray(query)) return sendProblem(res, invalid(query));
-  if (query.unknownCursor) return sendProblem(res, problem(404, 'no page at this cursor: cursors come from next_cursor'));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (Array.isArray(query)) return sendError(res, { _tag: 'Validation', errors: query });
+  if (query.unknownCursor) return sendError(res, { _tag: 'UnknownCursor' });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   let page: SignalListPage;
   try {
     page = await listSignals(deps.readModel, deps.dispatch, await relayCheckpoint(deps.store), query);
   } catch (e) {
     if (e instanceof ReadModelUnavailable) throw e;
     deps.log.error('could not list signals', { error: String(e) });
-    return sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+    return sendError(res, { _tag: 'DispatchUnavailable' });
   }
   const next = page.next === undefined ? null : encodeSignalCursor(page.next);
   if (next) res.set('Link', linkToNext(req, next));

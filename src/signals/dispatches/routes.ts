@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from 'express';
-import { invalid, problem, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { isTriggerId } from '../../http/request';
 import { DispatchClient } from '../../temporal/dispatch-client';
@@ -36,10 +36,10 @@ const queryOf = (req: Request): { limit: number; cursor?: Uint8Array } | FieldEr
  */
 const listDispatches = (deps: Deps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!isTriggerId(id)) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   const query = queryOf(req);
-  if (Array.isArray(query)) return sendProblem(res, invalid(query));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (Array.isArray(query)) return sendError(res, { _tag: 'Validation', errors: query });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     const page = await deps.dispatch.listForTrigger(id.toLowerCase(), query.limit, query.cursor);
     res.status(200).json({ items: page.items, next_cursor: page.nextPageToken ? Buffer.from(page.nextPageToken).toString('base64url') : null });
@@ -47,10 +47,10 @@ const listDispatches = (deps: Deps) => async (req: Request, res: Response) => {
     // With a cursor: if the same list without it works, the cursor was not one of Temporal's page tokens.
     if (query.cursor && await deps.dispatch.listForTrigger(id.toLowerCase(), 1, undefined).then(() => true, () => false)) {
       // Well-formed but not Temporal's: no such page (a 400 is for a malformed query).
-      return sendProblem(res, problem(404, 'no page at this cursor: cursors come from next_cursor'));
+      return sendError(res, { _tag: 'UnknownCursor' });
     }
     deps.log.error('could not list dispatches', { error: String(e) });
-    sendProblem(res, problem(503, 'the dispatch service is unavailable'));
+    sendError(res, { _tag: 'DispatchUnavailable' });
   }
 };
 

@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import type { ReadModel } from '../../../projections/read-model';
 import { EventStore } from '../../event-store/port';
-import { invalid, problem, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { relayCheckpoint } from '../model/relay-lease';
 import { signalStreamOf, storedSignalOf } from '../model/signal-record';
@@ -25,26 +25,26 @@ export interface RedeliveryRouteDeps {
 const answer = (res: Response, r: Redelivered, signalId: string) => {
   switch (r.outcome) {
     case 'queued': return void res.status(202).json(r.body);
-    case 'unknown': return sendProblem(res, problem(404, `no stored signal with id ${signalId}`));
+    case 'unknown': return sendError(res, { _tag: 'SignalNotFound', id: signalId, stored: true });
     // The body is well-formed but the signal's state refuses it: 409, naming the field when one is the cause.
-    case 'invalid': return sendProblem(res, problem(409, 'no such action in this signal\'s dispatch', r.errors));
-    case 'busy': return sendProblem(res, problem(409, r.detail));
-    case 'nothing': return sendProblem(res, problem(409, r.detail));
+    case 'invalid': return sendError(res, { _tag: 'RedeliveryRefused', detail: 'no such action in this signal\'s dispatch', errors: r.errors });
+    case 'busy': return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
+    case 'nothing': return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
   }
 };
 
 /** Temporal or the store failing: 503, never a 500; the ask can be repeated. */
 const unavailable = (deps: RedeliveryRouteDeps, res: Response, e: unknown) => {
   deps.log.error('could not redeliver', { error: String(e) });
-  sendProblem(res, problem(503, 'the dispatch service is unavailable; try again'));
+  sendError(res, { _tag: 'DispatchUnavailable', tryAgain: true });
 };
 
 const redeliver = (deps: RedeliveryRouteDeps) => async (req: Request, res: Response) => {
   const id = String(req.params.id);
-  if (!SIGNAL_ID.test(id)) return sendProblem(res, problem(404, `no stored signal with id ${id}`));
+  if (!SIGNAL_ID.test(id)) return sendError(res, { _tag: 'SignalNotFound', id, stored: true });
   const body = RedeliverBody.decode(req.body);
-  if (body._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(body.left)));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (body._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(body.left) });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     answer(res, await requestRedelivery({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, id, body.right), id);
   } catch (e) { unavailable(deps, res, e); }
@@ -55,8 +55,8 @@ const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res
   const n = Number(req.params.n);
   const stored = SIGNAL_ID.test(id) ? storedSignalOf(await deps.store.read(signalStreamOf(id))) : undefined;
   const r = Number.isSafeInteger(n) ? stored?.redeliveries[n - 1] : undefined;
-  if (!stored || !r) return sendProblem(res, problem(404, `no redelivery ${req.params.n} of a stored signal ${id}`));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (!stored || !r) return sendError(res, { _tag: 'RedeliveryNotFound', signalId: id, number: String(req.params.n) });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const dispatch = deps.dispatch;
   try {
     res.status(200).json(await redeliveryView(stored, r, await relayCheckpoint(deps.store), () => dispatch.status(id, r.workflow_id)));
@@ -66,10 +66,10 @@ const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res
 const redeliverFailedOfTrigger = (deps: RedeliveryRouteDeps) => async (req: Request, res: Response) => {
   const triggerId = String(req.params.id);
   const body = RedeliverFailedBody.decode(req.body);
-  if (body._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(body.left)));
+  if (body._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(body.left) });
   // Only a trigger we hold: its id then has our syntax, safe inside a visibility query.
-  if (!deps.readModel.get(triggerId)) return sendProblem(res, problem(404, `no trigger with id ${triggerId}`));
-  if (!deps.dispatch) return sendProblem(res, problem(503, 'dispatch is not running in this process'));
+  if (!deps.readModel.get(triggerId)) return sendError(res, { _tag: 'NotFound', ids: [triggerId] });
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     const counts = await redeliverFailed({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, triggerId, new Date(body.right.since));
     res.status(202).json(counts);

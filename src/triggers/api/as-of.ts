@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { EventStore } from '../../event-store/port';
 import { occurredAt, streamOf } from '../model/events';
 import { Timestamp } from '../../signals/model/codecs';
-import { invalid, problem, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { etagOf, sendJson } from '../../http/request';
 import { toResource, TriggerView } from '../../../projections/trigger-view';
 import { loadTrigger } from '../model/handle-command';
@@ -60,8 +60,8 @@ export const triggerAsOf = async (store: EventStore, id: string, at: number) => 
 /** `GET /api/action-triggers/<id>?as_of=`: the resource as GET showed it then, with the ETag of that version. */
 export const getTriggerAsOf = async (store: EventStore, id: string, req: Request, res: Response) => {
   const at = parseAsOf(req.query.as_of);
-  if (E.isLeft(at)) return sendProblem(res, invalid([at.left]));
+  if (E.isLeft(at)) return sendError(res, { _tag: 'Validation', errors: [at.left] });
   const view = await triggerAsOf(store, id, at.right);
-  if (!view) return sendProblem(res, problem(404, `no trigger with id ${id} at ${String(req.query.as_of)}`));
+  if (!view) return sendError(res, { _tag: 'NotFound', ids: [id], asOf: String(req.query.as_of) });
   sendJson(res, 200, JSON.stringify(toResource(view)), { ETag: etagOf(view.version) });
 };

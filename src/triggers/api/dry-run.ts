@@ -3,7 +3,7 @@ import { ActionPreview, PreviewOptions, previewTrigger } from '../../../activiti
 import type { SignalEnvelope } from '../../dispatch/types';
 import { Config, policyOf } from '../../config';
 import { loadTrigger } from '../model/handle-command';
-import { invalid, problem, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { isTriggerId } from '../../http/request';
 import { toFieldErrors } from '../../kernel/field-errors';
 import type { TriggerDefinition } from '../model/codecs';
@@ -45,7 +45,7 @@ interface Subject { id: string; version: number | null; definition: TriggerDefin
 const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input: DryRunInput) => {
   const now = deps.now();
   const envelope = envelopeOf(input, trigger.definition, now);
-  if (Array.isArray(envelope)) return sendProblem(res, invalid(envelope));
+  if (Array.isArray(envelope)) return sendError(res, { _tag: 'Validation', errors: envelope });
   const actions = await previewTrigger(deps.preview, { ...trigger, version: trigger.version ?? 0 }, envelope, now);
   const { instance: _instance, ...signal } = envelope;
   const notDispatched = notDispatchedReason(envelope, trigger.definition);
@@ -64,12 +64,12 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
 /** POST /api/action-triggers/<id>/test: the stored trigger, at its current version. */
 export const dryRunStored = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  const notFound = () => sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  const notFound = () => sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   if (!isTriggerId(id)) return notFound();
   const loaded = await loadTrigger(deps.store, streamOf(id));
   if (loaded.state.status !== 'live') return notFound();
   const input = DryRunInput.decode(req.body);
-  if (input._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(input.left)));
+  if (input._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(input.left) });
   await answer(deps, res, { id, version: loaded.version, definition: loaded.state.definition }, input.right);
 };
 
@@ -78,7 +78,7 @@ export const dryRunUnstored = (deps: TriggerDeps) => {
   const codec = unstoredDryRunCodec(deps.triggerInput);
   return async (req: Request, res: Response) => {
     const input = codec.decode(req.body);
-    if (input._tag === 'Left') return sendProblem(res, invalid(toFieldErrors(input.left)));
+    if (input._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(input.left) });
     const { trigger, ...signal } = input.right;
     await answer(deps, res, { id: trigger.id ?? UNSTORED_TRIGGER_ID, version: null, definition: trigger.definition }, signal);
   };

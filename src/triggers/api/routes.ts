@@ -8,7 +8,7 @@ import { streamOf } from '../model/events';
 import { mergePatch } from '../model/merge-patch';
 import { CommandResult, handleCommand } from '../model/handle-command';
 import { DomainError } from '../../kernel/domain-error';
-import { invalid, problem, problemOf, sendProblem } from '../../http/problem';
+import { sendError } from '../../http/problem';
 import { etagOf, ifMatchError, ifMatchOf, isTriggerId, linkToNext, metadataOf, sendJson } from '../../http/request';
 import { toFieldErrors } from '../../kernel/field-errors';
 import { encodeCursor, parseListQuery } from './list-query';
@@ -34,7 +34,7 @@ const settle = async (deps: TriggerDeps, position: bigint | undefined) => {
 const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result: CommandResult, status: number) => {
   await settle(deps, result.position);
   const { state, version, createdAt, updatedAt } = result;
-  if (state.status !== 'live') return sendProblem(res, problem(404, `no trigger with id ${id}`));
+  if (state.status !== 'live') return sendError(res, { _tag: 'NotFound', ids: [id] });
   const view = { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt,
     ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }) };
   sendJson(res, status, JSON.stringify(toResource(view)), { ETag: etagOf(version) });
@@ -54,12 +54,12 @@ const decodeDefinition = (deps: TriggerDeps, body: unknown) =>
 
 export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const input = decodeDefinition(deps, req.body);
-  if (E.isLeft(input)) return sendProblem(res, problemOf(input.left));
+  if (E.isLeft(input)) return sendError(res, input.left);
   const id = uuidv7();
   const outcome = await handleCommand(deps.store, streamOf(id),
     (state) => decide({ type: 'CreateTrigger', data: { trigger_id: id, definition: input.right.definition } }, state),
     { metadata: metadataOf(res, deps.now()), newStream: true });
-  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  if (E.isLeft(outcome)) return sendError(res, outcome.left);
   res.set('Location', `${req.baseUrl}/api/action-triggers/${id}`);
   await sendTrigger(deps, res, id, outcome.right, 201);
 };
@@ -69,13 +69,13 @@ export const getTrigger = (deps: TriggerDeps) => async (req: Request, res: Respo
   // A past state is folded from the events: the read model holds only the present.
   if (req.query.as_of !== undefined && isTriggerId(id)) return getTriggerAsOf(deps.store, id, req, res);
   const found = isTriggerId(id) ? deps.readModel.getJson(id) : undefined;
-  if (!found) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!found) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   sendJson(res, 200, found.json, { ETag: etagOf(found.version) });
 };
 
 export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response) => {
   const query = parseListQuery(req.query);
-  if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
+  if (E.isLeft(query)) return sendError(res, { _tag: 'Validation', errors: query.left });
   const page = deps.readModel.list(query.right.filter, query.right.limit, query.right.after);
   if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, encodeCursor(page.nextAfter)));
   sendJson(res, 200, `[${page.items.join(',')}]`);
@@ -84,45 +84,45 @@ export const listTriggers = (deps: TriggerDeps) => (req: Request, res: Response)
 /** PUT: full replacement. The id comes from the path, or from the body on the collection. */
 export const replaceTrigger = (deps: TriggerDeps, idFrom: 'path' | 'body') => async (req: Request, res: Response) => {
   const input = decodeDefinition(deps, req.body);
-  if (E.isLeft(input)) return sendProblem(res, problemOf(input.left));
+  if (E.isLeft(input)) return sendError(res, input.left);
   const bodyId = input.right.id;
   const id = idFrom === 'path' ? req.params.id : bodyId;
-  if (idFrom === 'body' && id === undefined) return sendProblem(res, invalid([{ path: 'id', message: 'is required to replace a trigger through the collection' }]));
-  if (idFrom === 'path' && bodyId !== undefined && bodyId !== id) return sendProblem(res, invalid([{ path: 'id', message: 'contradicts the trigger id in the path' }]));
-  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (idFrom === 'body' && id === undefined) return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'is required to replace a trigger through the collection' }] });
+  if (idFrom === 'path' && bodyId !== undefined && bodyId !== id) return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'contradicts the trigger id in the path' }] });
+  if (!isTriggerId(id)) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   const definition = input.right.definition;
   const outcome = await run(deps, req, res, id, () => E.right({ type: 'ReplaceTrigger', data: { trigger_id: id, definition } }));
-  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  if (E.isLeft(outcome)) return sendError(res, outcome.left);
   await sendTrigger(deps, res, id, outcome.right, 200);
 };
 
 /** PATCH: a JSON merge patch over the current definition, validated as a whole. */
 export const patchTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!isTriggerId(id)) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-    return sendProblem(res, invalid([{ path: '(body)', message: 'must be a JSON merge patch object' }]));
+    return sendError(res, { _tag: 'Validation', errors: [{ path: '(body)', message: 'must be a JSON merge patch object' }] });
   }
   const shape = deps.triggerPatch.decode(req.body);
-  if (E.isLeft(shape)) return sendProblem(res, invalid(toFieldErrors(shape.left)));
+  if (E.isLeft(shape)) return sendError(res, { _tag: 'Validation', errors: toFieldErrors(shape.left) });
   const patch = req.body as Record<string, unknown>;
   if (patch.id !== undefined && patch.id !== null && patch.id !== id) {
-    return sendProblem(res, invalid([{ path: 'id', message: 'contradicts the trigger id in the path' }]));
+    return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'contradicts the trigger id in the path' }] });
   }
   const outcome = await run(deps, req, res, id, (state) => {
     if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
     const merged = mergePatch(state.definition, { ...patch, id: null });
     return E.map((input: { definition: typeof state.definition }) => ({ type: 'ReplaceTrigger' as const, data: { trigger_id: id, definition: input.definition } }))(decodeDefinition(deps, merged));
   });
-  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  if (E.isLeft(outcome)) return sendError(res, outcome.left);
   await sendTrigger(deps, res, id, outcome.right, 200);
 };
 
 export const deleteTrigger = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
-  if (!isTriggerId(id)) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!isTriggerId(id)) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   const outcome = await run(deps, req, res, id, () => E.right({ type: 'DeleteTrigger', data: { trigger_id: id } }));
-  if (E.isLeft(outcome)) return sendProblem(res, problemOf(outcome.left));
+  if (E.isLeft(outcome)) return sendError(res, outcome.left);
   await settle(deps, outcome.right.position);
   res.status(204).end();
 };
@@ -130,9 +130,9 @@ export const deleteTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
 /** DELETE on the collection: every id must exist, else nothing is deleted. */
 export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const ids = parseIdsToDelete(req.query, req.body);
-  if (E.isLeft(ids)) return sendProblem(res, invalid(ids.left));
+  if (E.isLeft(ids)) return sendError(res, { _tag: 'Validation', errors: ids.left });
   const unknown = ids.right.filter((id) => deps.readModel.getJson(id) === undefined);
-  if (unknown.length > 0) return sendProblem(res, problem(404, `no trigger with id ${unknown.join(', ')}; nothing was deleted`));
+  if (unknown.length > 0) return sendError(res, { _tag: 'NotFound', ids: unknown, nothingDeleted: true });
   let last: bigint | undefined;
   for (const id of ids.right) {
     const outcome = await handleCommand(deps.store, streamOf(id),
@@ -150,12 +150,12 @@ export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: R
 export const triggerHistory = (deps: TriggerDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
   const query = parseHistoryQuery(req.query);
-  if (E.isLeft(query)) return sendProblem(res, invalid(query.left));
+  if (E.isLeft(query)) return sendError(res, { _tag: 'Validation', errors: query.left });
   const { after, limit } = query.right;
   const page = isTriggerId(id) ? await historyPage(deps.store, id, after, limit) : { items: [], nextAfter: undefined };
   // An empty page from the start is no stream; a later one needs a look at the stream's end.
   const known = page.items.length > 0 || (after > 0 && isTriggerId(id) && await hasHistory(deps.store, id));
-  if (!known) return sendProblem(res, problem(404, `no trigger with id ${String(id)}`));
+  if (!known) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, String(page.nextAfter), 'after'));
   sendJson(res, 200, `[${page.items.join(',')}]`);
 };
