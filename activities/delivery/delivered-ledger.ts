@@ -1,4 +1,6 @@
-import type { EventStore } from '../../src/event-store/port';
+import * as t from 'io-ts';
+import { PathReporter } from 'io-ts/PathReporter';
+import { EventStore, StoredEvent, UnreadableEvent } from '../../src/event-store/port';
 import type { DeliveryReceipt } from '../../src/dispatch/types';
 import type { Logger } from '../../src/kernel/logger';
 
@@ -17,11 +19,23 @@ export interface DeliveredLedger {
 const streamOf = (workflowId: string) => `delivered-${workflowId}`;
 const DELIVERED = 'ActionDelivered';
 
+const Delivered = t.type({
+  deliveryId: t.string,
+  receipt: t.intersection([t.type({ attempt: t.number, warnings: t.array(t.string) }), t.partial({ statusCode: t.number })]),
+});
+
+/** Decoded when read back: a record of another shape fails the attempt rather than be guessed at. */
+const readDelivered = (e: StoredEvent) => {
+  if (e.type !== DELIVERED) throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a delivery record`);
+  const decoded = Delivered.decode(e.data);
+  if (decoded._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, PathReporter.report(decoded).join('; '));
+  return decoded.right;
+};
+
 export const createDeliveredLedger = (store: EventStore, log: Logger): DeliveredLedger => ({
   find: async (workflowId, deliveryId) => {
-    const events = await store.read(streamOf(workflowId));
-    const found = events.find((e) => e.type === DELIVERED && e.data.deliveryId === deliveryId);
-    return found?.data.receipt as DeliveryReceipt | undefined;
+    const records = (await store.read(streamOf(workflowId))).map(readDelivered);
+    return records.find((r) => r.deliveryId === deliveryId)?.receipt;
   },
   record: async (workflowId, deliveryId, receipt) => {
     try {

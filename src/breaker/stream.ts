@@ -1,5 +1,7 @@
+import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
-import { EventStore, StoredEvent, WrongExpectedRevision } from '../event-store/port';
+import { foldStream, runCommand, StreamKind } from '../event-store/command';
+import { EventStore, StoredEvent } from '../event-store/port';
 import { BreakerEvent, BreakerState, evolveBreaker, initialBreaker, startsAfresh } from './state';
 
 /** A trigger's breaker stream; only the breaker writes it, the trigger's stream stays the API's. */
@@ -17,11 +19,9 @@ const readEvent = (e: StoredEvent): BreakerEvent => {
   return decoded.right;
 };
 
-export const loadBreaker = async (store: EventStore, triggerId: string) => {
-  const stored = await store.read(breakerStreamOf(triggerId));
-  const state = stored.reduce((s, e) => evolveBreaker(s, readEvent(e)), initialBreaker);
-  return { state, revision: stored.at(-1)?.revision };
-};
+const breakerKind: StreamKind<BreakerState, BreakerEvent> = { initial: initialBreaker, evolve: evolveBreaker, read: readEvent };
+
+export const loadBreaker = (store: EventStore, triggerId: string) => foldStream(store, breakerStreamOf(triggerId), breakerKind);
 
 /**
  * A lost race with another process (another worker on the same store) re-reads and decides
@@ -33,16 +33,6 @@ const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.r
 type Decided = { events: BreakerEvent[] };
 type Decide<R extends Decided> = (state: BreakerState) => R;
 
-/** Appends with the expected revision; false when another writer got there first. */
-const appendIfAt = async (store: EventStore, stream: string, events: BreakerEvent[], revision: bigint | undefined) => {
-  try {
-    return await store.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata: {} })), revision ?? 'no_stream');
-  } catch (e) {
-    if (e instanceof WrongExpectedRevision) return false;
-    throw e;
-  }
-};
-
 /**
  * One read-decide-append for several outcomes of one trigger, in order: each decides on the
  * state the ones before it left. Events before the last one that starts afresh are dropped.
@@ -50,30 +40,34 @@ const appendIfAt = async (store: EventStore, stream: string, events: BreakerEven
  */
 const appendOutcomes = async (store: EventStore, triggerId: string, decides: ReadonlyArray<Decide<Decided>>): Promise<Decided[]> => {
   const stream = breakerStreamOf(triggerId);
-  for (let attempt = 1; ; attempt++) {
-    const loaded = await loadBreaker(store, triggerId);
-    let state = loaded.state;
-    const events: BreakerEvent[] = [];
-    let afresh: number | undefined;
-    const decided = decides.map((decide) => {
-      const d = decide(state);
-      for (const e of d.events) {
-        if (startsAfresh(state, e)) afresh = events.length;
-        events.push(e);
-        state = evolveBreaker(state, e);
-      }
-      return d;
-    });
-    if (events.length === 0) return decided;
-    const appended = await appendIfAt(store, stream, events, loaded.revision);
-    if (appended) {
-      // The appended events end at nextRevision: the one that starts afresh is counted back from there.
-      const from = afresh === undefined ? 0n : appended.nextRevision - BigInt(events.length - 1 - afresh);
-      if (from > 0n) await store.truncateBefore(stream, from);
-      return decided;
-    }
-    await raceBackoff(attempt);
+  const outcome = await runCommand(store, stream, {
+    load: () => loadBreaker(store, triggerId),
+    decide: (loaded) => {
+      let state = loaded.state;
+      const events: BreakerEvent[] = [];
+      let afresh: number | undefined;
+      const decided = decides.map((decide) => {
+        const d = decide(state);
+        for (const e of d.events) {
+          if (startsAfresh(state, e)) afresh = events.length;
+          events.push(e);
+          state = evolveBreaker(state, e);
+        }
+        return d;
+      });
+      return E.right({ events: events.map((e) => ({ type: e.type, data: e.data, metadata: {} })), result: { decided, afresh, count: events.length } });
+    },
+    retry: async (attempt) => { await raceBackoff(attempt); return true; },
+    lost: (): never => { throw new Error('unreachable: a breaker write is retried until it is won'); },
+  });
+  if (E.isLeft(outcome)) return outcome.left; // never: nothing refuses, and every lost race is retried
+  const { result: { decided, afresh, count }, appended } = outcome.right;
+  if (appended && afresh !== undefined) {
+    // The appended events end at nextRevision: the one that starts afresh is counted back from there.
+    const from = appended.nextRevision - BigInt(count - 1 - afresh);
+    if (from > 0n) await store.truncateBefore(stream, from);
   }
+  return decided;
 };
 
 interface Waiting { decide: Decide<Decided>; resolve: (d: Decided) => void; reject: (e: unknown) => void }

@@ -27,3 +27,20 @@ test('an acceptance or redelivery of another shape is an UnreadableEvent naming 
   const badMode = { number: 1, workflow_id: 'w', mode: 'sometimes', delivery_ids: [], plan: record.plan };
   expect(() => storedSignalOf([stored(SIGNAL_ACCEPTED, record), stored('SignalRedeliveryRequested', badMode, 1n)])).toThrow(/signal-s1@1 cannot be read: .*mode/);
 });
+
+test('a refusal is decoded too: the first for the signal\'s own dispatch and the first for each redelivery count', () => {
+  const redelivery = { number: 1, workflow_id: 'signal-s1-redelivery-1', mode: 'current' as const, delivery_ids: ['s1.t.w0'], plan: record.plan };
+  const s = storedSignalOf([
+    stored(SIGNAL_ACCEPTED, record),
+    stored('SignalDispatchRefused', { reason: 'first' }, 1n),
+    stored('SignalRedeliveryRequested', redelivery, 2n),
+    stored('SignalDispatchRefused', { reason: 'redelivery refused', redelivery: 1 }, 3n),
+    stored('SignalDispatchRefused', { reason: 'second' }, 4n),
+  ]);
+  expect([s?.refused, s?.redeliveries[0]?.refused, s?.revision]).toEqual(['first', 'redelivery refused', 4n]);
+  expect(() => storedSignalOf([stored(SIGNAL_ACCEPTED, record), stored('SignalDispatchRefused', { reason: 7 }, 1n)])).toThrow(/signal-s1@1 cannot be read: .*reason/);
+});
+
+test('an event of a type a signal stream never holds is an UnreadableEvent, not skipped', () => {
+  expect(() => storedSignalOf([stored(SIGNAL_ACCEPTED, record), stored('SignalRenamed', {}, 1n)])).toThrow(/signal-s1@1 cannot be read: SignalRenamed is not a signal event/);
+});

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { followSqlite, ReadAfter } from '../../src/event-store/sqlite-subscription';
+import { followSqlite } from '../../src/event-store/sqlite-subscription';
 import { StoredEvent } from '../../src/event-store/port';
 
 const eventAt = (position: number): StoredEvent => ({

@@ -1,4 +1,6 @@
-import { Checkpoint, EventStore, WrongExpectedRevision } from '../../event-store/port';
+import * as E from 'fp-ts/Either';
+import { runCommand } from '../../event-store/command';
+import { Checkpoint, EventStore, NewEvent, WrongExpectedRevision } from '../../event-store/port';
 
 /**
  * Which relay may start dispatches, and from where: the stream `relay-signals`, whose last event
@@ -29,28 +31,34 @@ const current = async (store: EventStore): Promise<LeaseState | undefined> => {
 /** The checkpoint of the relays: signals after it may not have their dispatch started yet. */
 export const relayCheckpoint = async (store: EventStore): Promise<Checkpoint> => (await current(store))?.checkpoint ?? 'start';
 
-const write = async (store: EventStore, expected: bigint | 'no_stream', holder: string, until: number, checkpoint: Checkpoint) => {
-  const { nextRevision } = await store.append(RELAY_STREAM, [{ type: LEASED, data: { holder, until, checkpoint: encode(checkpoint) }, metadata: {} }], expected);
+const leased = (holder: string, until: number, checkpoint: Checkpoint): NewEvent => ({ type: LEASED, data: { holder, until, checkpoint: encode(checkpoint) }, metadata: {} });
+
+/** The lease stream only needs its last event. */
+const truncated = async (store: EventStore, nextRevision: bigint) => {
   if (nextRevision % BigInt(TRUNCATE_EVERY) === 0n) await store.truncateBefore(RELAY_STREAM, nextRevision);
-  return { holder, revision: nextRevision, checkpoint };
 };
 
 /** Takes the lease for `ttlMs` if it is free, expired or already ours; undefined if another relay holds it. */
 export const acquireLease = async (store: EventStore, holder: string, ttlMs: number, now = Date.now()): Promise<Lease | undefined> => {
-  const state = await current(store);
-  if (state && state.holder !== holder && state.until > now) return undefined;
-  try {
-    return await write(store, state?.revision ?? 'no_stream', holder, now + ttlMs, state?.checkpoint ?? 'start');
-  } catch (e) {
-    if (e instanceof WrongExpectedRevision) return undefined;
-    throw e;
-  }
+  const taken = await runCommand(store, RELAY_STREAM, {
+    load: async () => { const state = await current(store); return { state, revision: state?.revision ?? 'no_stream' as const }; },
+    decide: ({ state }) => (state && state.holder !== holder && state.until > now
+      ? E.left(undefined)
+      : E.right({ events: [leased(holder, now + ttlMs, state?.checkpoint ?? 'start')], result: state?.checkpoint ?? 'start' })),
+    retry: async () => false, // another relay took it first
+    lost: () => undefined,
+  });
+  if (E.isLeft(taken) || !taken.right.appended) return undefined;
+  await truncated(store, taken.right.appended.nextRevision);
+  return { holder, revision: taken.right.appended.nextRevision, checkpoint: taken.right.result };
 };
 
 /** Extends the lease and records the checkpoint; undefined when another relay took it meanwhile. */
 export const renewLease = async (store: EventStore, lease: Lease, checkpoint: Checkpoint, ttlMs: number, now = Date.now()): Promise<Lease | undefined> => {
   try {
-    return await write(store, lease.revision, lease.holder, now + ttlMs, checkpoint);
+    const { nextRevision } = await store.append(RELAY_STREAM, [leased(lease.holder, now + ttlMs, checkpoint)], lease.revision);
+    await truncated(store, nextRevision);
+    return { holder: lease.holder, revision: nextRevision, checkpoint };
   } catch (e) {
     if (e instanceof WrongExpectedRevision) return undefined;
     throw e;

@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/PathReporter';
 import type { DispatchPlan, RedeliveryMode, SignalEnvelope } from '../../dispatch/types';
+import type { StreamKind } from '../../event-store/command';
 import { NewEvent, StoredEvent, UnreadableEvent } from '../../event-store/port';
 
 /** Each accepted signal is the stream `signal-<id>`: its first event is the acceptance. */
@@ -110,6 +111,8 @@ const RedeliveryCodec = t.type({
   number: t.number, workflow_id: t.string, mode: t.keyof({ as_dispatched: null, current: null }), delivery_ids: t.array(t.string), plan: Plan,
 });
 
+const RefusalCodec = t.intersection([t.type({ reason: t.string }), t.partial({ redelivery: t.number })]);
+
 const decoded = <A>(codec: t.Decoder<unknown, A>, e: StoredEvent): A => {
   const result = codec.decode(e.data);
   if (result._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, PathReporter.report(result).join('; '));
@@ -121,24 +124,39 @@ export const acceptedRecordOf = (e: StoredEvent): SignalRecord => decoded(Record
 /** A `SignalRedeliveryRequested` event's redelivery. */
 export const redeliveryOf = (e: StoredEvent): Redelivery => decoded(RedeliveryCodec, e);
 
-/** The stored signal from its stream's events, or undefined for none. */
-export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined => {
-  const accepted = events.find((e) => e.type === SIGNAL_ACCEPTED);
-  if (!accepted) return undefined;
-  const refusals = events.filter((e) => e.type === DISPATCH_REFUSED);
-  const refusedOf = (redelivery?: number) => refusals.find((e) => e.data.redelivery === redelivery)?.data.reason;
-  const refused = refusedOf();
-  const redeliveries = events.filter((e) => e.type === REDELIVERY_REQUESTED).map((e): StoredRedelivery => {
-    const r = redeliveryOf(e);
-    const why = refusedOf(r.number);
-    return { ...r, requestedAt: String(e.metadata.requested_at), position: e.position, ...(typeof why === 'string' ? { refused: why } : {}) };
-  });
-  return {
-    record: acceptedRecordOf(accepted),
-    acceptedAt: String(accepted.metadata.accepted_at),
-    position: accepted.position,
-    ...(typeof refused === 'string' ? { refused } : {}),
-    revision: events[events.length - 1]!.revision,
-    redeliveries,
-  };
+/** A signal stream's event, decoded, with what the stored signal keeps of where and when it was written. */
+export type SignalEvent = { revision: bigint } & (
+  | { type: typeof SIGNAL_ACCEPTED; record: SignalRecord; acceptedAt: string; position: bigint }
+  | { type: typeof DISPATCH_REFUSED; reason: string; redelivery?: number }
+  | { type: typeof REDELIVERY_REQUESTED; redelivery: Redelivery; requestedAt: string; position: bigint });
+
+/** Decodes a signal stream's event; one of another type, or not in its shape, is an UnreadableEvent. */
+export const readSignalEvent = (e: StoredEvent): SignalEvent => {
+  switch (e.type) {
+    case SIGNAL_ACCEPTED: return { type: SIGNAL_ACCEPTED, revision: e.revision, record: acceptedRecordOf(e), acceptedAt: String(e.metadata.accepted_at), position: e.position };
+    case DISPATCH_REFUSED: return { type: DISPATCH_REFUSED, revision: e.revision, ...decoded(RefusalCodec, e) };
+    case REDELIVERY_REQUESTED: return { type: REDELIVERY_REQUESTED, revision: e.revision, redelivery: redeliveryOf(e), requestedAt: String(e.metadata.requested_at), position: e.position };
+    default: throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a signal event`);
+  }
 };
+
+/** A refusal names the redelivery it ends (none: the signal's own dispatch); the first one counts. */
+const refuse = (s: StoredSignal, reason: string, number: number | undefined): StoredSignal => {
+  if (number === undefined) return s.refused === undefined ? { ...s, refused: reason } : s;
+  return { ...s, redeliveries: s.redeliveries.map((r) => (r.number === number && r.refused === undefined ? { ...r, refused: reason } : r)) };
+};
+
+/** Folds a signal's events: undefined until its acceptance. */
+export const evolveSignal = (s: StoredSignal | undefined, e: SignalEvent): StoredSignal | undefined => {
+  if (e.type === SIGNAL_ACCEPTED) return { record: e.record, acceptedAt: e.acceptedAt, position: e.position, revision: e.revision, redeliveries: [] };
+  if (!s) return undefined;
+  const moved = { ...s, revision: e.revision };
+  if (e.type === DISPATCH_REFUSED) return refuse(moved, e.reason, e.redelivery);
+  return { ...moved, redeliveries: [...s.redeliveries, { ...e.redelivery, requestedAt: e.requestedAt, position: e.position }] };
+};
+
+export const signalKind: StreamKind<StoredSignal | undefined, SignalEvent> = { initial: undefined, evolve: evolveSignal, read: readSignalEvent };
+
+/** The stored signal from its stream's events, or undefined for none. */
+export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined =>
+  events.reduce((s: StoredSignal | undefined, e) => evolveSignal(s, readSignalEvent(e)), undefined);

@@ -1,8 +1,10 @@
 import { DispatchPlan, redeliveryWorkflowIdOf, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
-import { EventStore, WrongExpectedRevision } from '../../event-store/port';
+import * as E from 'fp-ts/Either';
+import { Decision, foldStream, runCommand } from '../../event-store/command';
+import { EventStore } from '../../event-store/port';
 import { MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
 import { relayCheckpoint } from '../model/relay-lease';
-import { redeliveryEvent, signalStreamOf, StoredSignal, storedSignalOf } from '../model/signal-record';
+import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../model/signal-record';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
 import { requestOrigin } from '../model/origin';
@@ -46,32 +48,31 @@ const deliveredSoFar = async (deps: RedeliveryDeps, s: StoredSignal): Promise<Se
  * at once never both succeed. Temporal errors propagate (the caller answers 503).
  */
 export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, ask: RedeliveryAsk): Promise<Redelivered> => {
-  const stored = storedSignalOf(await deps.store.read(signalStreamOf(signalId)));
-  if (!stored) return { outcome: 'unknown' };
-  if (stored.redeliveries.length >= MAX_REDELIVERIES_PER_SIGNAL) {
-    return { outcome: 'nothing', detail: `a signal is redelivered at most ${MAX_REDELIVERIES_PER_SIGNAL} times; send it as a new signal` };
-  }
-  const delivered = await deliveredSoFar(deps, stored);
-  if ('busy' in delivered) return { outcome: 'busy', detail: delivered.busy };
-  const current = ask.mode === 'current' ? deps.plan(stored.record.signal) : stored.record.plan;
-  const choice = chooseActions(ask, stored.record.plan, current, delivered);
-  if (!choice.ok) return 'errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing };
-  const number = stored.redeliveries.length + 1;
-  const redelivery = {
-    number, workflow_id: redeliveryWorkflowIdOf(signalId, number), mode: ask.mode,
-    delivery_ids: choice.plan.actions.map((a) => a.deliveryId), plan: choice.plan,
-  };
-  try {
-    await deps.store.append(signalStreamOf(signalId), [redeliveryEvent(redelivery, deps.now(), requestOrigin())], stored.revision);
-  } catch (e) {
-    if (e instanceof WrongExpectedRevision) return { outcome: 'busy', detail: 'another redelivery of this signal was asked for at the same time' };
-    throw e;
-  }
-  return {
-    outcome: 'queued',
-    body: {
-      id: signalId, workflow_id: redelivery.workflow_id, redelivery_of: workflowIdOf(signalId), number,
-      mode: ask.mode, delivery_ids: redelivery.delivery_ids, state: 'queued',
+  type Refused = Exclude<Redelivered, { outcome: 'queued' }>;
+  const asked = await runCommand(deps.store, signalStreamOf(signalId), {
+    load: () => foldStream(deps.store, signalStreamOf(signalId), signalKind),
+    decide: async ({ state: stored }): Promise<E.Either<Refused, Decision<Redelivery>>> => {
+      if (!stored) return E.left({ outcome: 'unknown' });
+      if (stored.redeliveries.length >= MAX_REDELIVERIES_PER_SIGNAL) {
+        return E.left({ outcome: 'nothing', detail: `a signal is redelivered at most ${MAX_REDELIVERIES_PER_SIGNAL} times; send it as a new signal` });
+      }
+      const delivered = await deliveredSoFar(deps, stored);
+      if ('busy' in delivered) return E.left({ outcome: 'busy', detail: delivered.busy });
+      const current = ask.mode === 'current' ? deps.plan(stored.record.signal) : stored.record.plan;
+      const choice = chooseActions(ask, stored.record.plan, current, delivered);
+      if (!choice.ok) return E.left('errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing });
+      const number = stored.redeliveries.length + 1;
+      const redelivery: Redelivery = {
+        number, workflow_id: redeliveryWorkflowIdOf(signalId, number), mode: ask.mode,
+        delivery_ids: choice.plan.actions.map((a) => a.deliveryId), plan: choice.plan,
+      };
+      return E.right({ events: [redeliveryEvent(redelivery, deps.now(), requestOrigin())], result: redelivery });
     },
-  };
+    // Two asks at once: the one that lost would choose on a state that has moved on.
+    retry: async () => false,
+    lost: (): Refused => ({ outcome: 'busy', detail: 'another redelivery of this signal was asked for at the same time' }),
+  });
+  if (E.isLeft(asked)) return asked.left;
+  const { number, workflow_id, mode, delivery_ids } = asked.right.result;
+  return { outcome: 'queued', body: { id: signalId, workflow_id, redelivery_of: workflowIdOf(signalId), number, mode, delivery_ids, state: 'queued' } };
 };

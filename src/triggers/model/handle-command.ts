@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/Either';
-import { EventStore, WrongExpectedRevision } from '../../event-store/port';
+import { runCommand } from '../../event-store/command';
+import { EventStore } from '../../event-store/port';
 import { DomainError } from '../../kernel/domain-error';
 import { EventMetadata, occurredAt, TriggerEvent } from './events';
 import { readStoredEvent } from './stored-events';
@@ -29,7 +30,7 @@ export interface CommandOptions {
   readonly newStream?: true;
 }
 
-const NEW_STREAM = { state: initialState, version: 0, createdAt: undefined, updatedAt: undefined, base: undefined, folded: [] };
+const NEW_STREAM = { state: initialState, version: 0, revision: 'no_stream' as const, createdAt: undefined, updatedAt: undefined, base: undefined, folded: [] };
 
 /**
  * A write without If-Match that loses a race re-reads and decides again, after a random pause
@@ -52,43 +53,41 @@ export const loadTrigger = async (store: EventStore, streamId: string, upToVersi
   const state = folded.reduce((s: TriggerState, f) => evolve(s, f.event), base?.state ?? initialState);
   const createdAt: string | undefined = base?.createdAt ?? folded[0]?.occurredAt;
   const updatedAt: string | undefined = folded.at(-1)?.occurredAt ?? base?.updatedAt;
-  return { state, version: from + stored.length, createdAt, updatedAt, base, folded };
+  const version = from + stored.length;
+  return { state, version, revision: version === 0 ? 'no_stream' as const : BigInt(version - 1), createdAt, updatedAt, base, folded };
 };
 
-/** Reads the stream, folds `evolve`, calls `decide`, appends with the expected revision. */
+/**
+ * Reads the stream (from its newest snapshot), folds `evolve`, calls `decide`, appends with the
+ * expected revision (src/event-store/command.ts), then writes a snapshot when one is due.
+ */
 export const handleCommand = async (
   store: EventStore,
   streamId: string,
   decide: (state: TriggerState) => E.Either<DomainError, TriggerEvent[]>,
   options: CommandOptions,
 ): Promise<E.Either<DomainError, CommandResult>> => {
-  for (let attempt = 1; ; attempt++) {
-    const { state, version, createdAt, updatedAt, base, folded } = options.newStream && attempt === 1 ? NEW_STREAM : await loadTrigger(store, streamId);
-    const expected = options.expectedVersion;
-    if (expected !== undefined && expected !== version) {
-      return E.left({ _tag: 'VersionMismatch', expected, actual: version });
-    }
-    const decided = decide(state);
-    if (E.isLeft(decided)) return decided;
-    const events = decided.right;
-    const now = options.metadata.occurred_at;
-    if (events.length === 0) return E.right({ state, version, position: undefined, events, createdAt: createdAt ?? now, updatedAt: updatedAt ?? now });
-    try {
-      const appended = await store.append(
-        streamId,
-        events.map((e) => ({ type: e.type, data: e.data, metadata: { ...options.metadata } })),
-        version === 0 ? 'no_stream' : BigInt(version - 1),
-      );
-      const next = events.reduce(evolve, state);
-      const written = events.map((event) => ({ event, occurredAt: now }));
-      await writeSnapshots(store, streamId, base, [...folded, ...written], createdAt ?? now);
-      return E.right({ state: next, version: Number(appended.nextRevision) + 1, position: appended.position, events,
-        createdAt: createdAt ?? now, updatedAt: now });
-    } catch (e) {
-      if (!(e instanceof WrongExpectedRevision)) throw e;
-      if (expected !== undefined) return E.left({ _tag: 'VersionMismatch', expected, actual: -1 });
-      if (attempt >= MAX_ATTEMPTS) return E.left({ _tag: 'ConcurrentUpdate', id: streamId });
+  const expected = options.expectedVersion;
+  const outcome = await runCommand(store, streamId, {
+    load: (attempt) => (options.newStream && attempt === 1 ? Promise.resolve(NEW_STREAM) : loadTrigger(store, streamId)),
+    decide: (loaded) => {
+      if (expected !== undefined && expected !== loaded.version) return E.left({ _tag: 'VersionMismatch', expected, actual: loaded.version });
+      return E.map((events: TriggerEvent[]) => ({ events: events.map((e) => ({ type: e.type, data: e.data, metadata: { ...options.metadata } })), result: events }))(decide(loaded.state));
+    },
+    // With If-Match, a lost race is the client's to resolve; without, decide again on the new state.
+    retry: async (attempt) => {
+      if (expected !== undefined || attempt >= MAX_ATTEMPTS) return false;
       await raceBackoff(attempt);
-    }
-  }
+      return true;
+    },
+    lost: (): DomainError => (expected !== undefined ? { _tag: 'VersionMismatch', expected, actual: -1 } : { _tag: 'ConcurrentUpdate', id: streamId }),
+  });
+  if (E.isLeft(outcome)) return outcome;
+  const { result: events, loaded: { state, version, createdAt, updatedAt, base, folded }, appended } = outcome.right;
+  const now = options.metadata.occurred_at;
+  if (!appended) return E.right({ state, version, position: undefined, events, createdAt: createdAt ?? now, updatedAt: updatedAt ?? now });
+  const written = events.map((event) => ({ event, occurredAt: now }));
+  await writeSnapshots(store, streamId, base, [...folded, ...written], createdAt ?? now);
+  return E.right({ state: events.reduce(evolve, state), version: Number(appended.nextRevision) + 1, position: appended.position, events,
+    createdAt: createdAt ?? now, updatedAt: now });
 };
