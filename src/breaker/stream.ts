@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
-import { foldStream, runCommand, StreamKind } from '../event-store/command';
+import { foldStream, racePause, runCommand, StreamKind } from '../event-store/command';
 import { EventStore, StoredEvent } from '../event-store/port';
 import { BreakerEvent, BreakerState, evolveBreaker, initialBreaker, startsAfresh } from './state';
 
@@ -25,10 +25,10 @@ export const loadBreaker = (store: EventStore, triggerId: string) => foldStream(
 
 /**
  * A lost race with another process (another worker on the same store) re-reads and decides
- * again after a short random pause. Never given up: each conflict means that writer's outcomes
- * were appended, so the contenders make progress, and giving up would lose an outcome.
+ * again after a short random pause (at most this long). Never given up: each conflict means that
+ * writer's outcomes were appended, so the contenders make progress, and giving up would lose one.
  */
-const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
+const MAX_PAUSE_MS = 100;
 
 type Decided = { events: BreakerEvent[] };
 type Decide<R extends Decided> = (state: BreakerState) => R;
@@ -57,7 +57,7 @@ const appendOutcomes = async (store: EventStore, triggerId: string, decides: Rea
       });
       return E.right({ events: events.map((e) => ({ type: e.type, data: e.data, metadata: {} })), result: { decided, afresh, count: events.length } });
     },
-    retry: async (attempt) => { await raceBackoff(attempt); return true; },
+    retry: async (attempt) => { await racePause(attempt, MAX_PAUSE_MS); return true; },
     lost: (): never => { throw new Error('unreachable: a breaker write is retried until it is won'); },
   });
   if (E.isLeft(outcome)) return outcome.left; // never: nothing refuses, and every lost race is retried

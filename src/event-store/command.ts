@@ -44,6 +44,12 @@ export interface Command<F extends Folded<unknown>, L, R> {
   readonly lost: () => L;
 }
 
+/**
+ * The pause after a lost race: random (racing writers would otherwise collide again in the same
+ * commit), growing with each attempt, at most `capMs`.
+ */
+export const racePause = (attempt: number, capMs = Infinity) => new Promise((r) => setTimeout(r, Math.random() * Math.min(capMs, 2 ** attempt)));
+
 /** The decision's result, the state it was made on, and where its events went (none appended: undefined). */
 export interface Done<F, R> {
   readonly result: R;

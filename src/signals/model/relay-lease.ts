@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either';
 import { runCommand } from '../../event-store/command';
-import { Checkpoint, EventStore, NewEvent, WrongExpectedRevision } from '../../event-store/port';
+import * as t from 'io-ts';
+import { Checkpoint, EventStore, NewEvent, UnreadableEvent, WrongExpectedRevision } from '../../event-store/port';
 
 /**
  * Which relay may start dispatches, and from where: the stream `relay-signals`, whose last event
@@ -20,12 +21,17 @@ export interface Lease { readonly holder: string; readonly revision: bigint; rea
 interface LeaseState { holder: string; until: number; checkpoint: Checkpoint; revision: bigint }
 
 const encode = (c: Checkpoint) => (c === 'start' ? 'start' : c.toString());
-const decode = (s: unknown): Checkpoint => (s === 'start' || typeof s !== 'string' ? 'start' : BigInt(s));
+const decode = (s: string): Checkpoint => (s === 'start' ? 'start' : BigInt(s));
 
+const Leased = t.type({ holder: t.string, until: t.number, checkpoint: t.string });
+
+/** The lease as its last event says; one of another shape is an UnreadableEvent, never guessed at. */
 const current = async (store: EventStore): Promise<LeaseState | undefined> => {
   const [last] = await store.read(RELAY_STREAM, { direction: 'backwards', maxCount: 1 });
   if (!last) return undefined;
-  return { holder: String(last.data.holder), until: Number(last.data.until), checkpoint: decode(last.data.checkpoint), revision: last.revision };
+  const lease = Leased.decode(last.data);
+  if (last.type !== LEASED || lease._tag === 'Left' || !/^(start|\d+)$/.test(lease.right.checkpoint)) throw new UnreadableEvent(last.streamId, last.revision, `not a ${LEASED} event of the known shape`);
+  return { holder: lease.right.holder, until: lease.right.until, checkpoint: decode(lease.right.checkpoint), revision: last.revision };
 };
 
 /** The checkpoint of the relays: signals after it may not have their dispatch started yet. */

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import { runCommand } from '../../event-store/command';
+import { racePause, runCommand } from '../../event-store/command';
 import { EventStore } from '../../event-store/port';
 import { DomainError } from '../../kernel/domain-error';
 import { EventMetadata, occurredAt, TriggerEvent } from './events';
@@ -32,12 +32,8 @@ export interface CommandOptions {
 
 const NEW_STREAM = { state: initialState, version: 0, revision: 'no_stream' as const, createdAt: undefined, updatedAt: undefined, base: undefined, folded: [] };
 
-/**
- * A write without If-Match that loses a race re-reads and decides again, after a random pause
- * that grows with each attempt (racing writers would otherwise collide again in the same commit).
- */
+/** A write without If-Match that loses a race re-reads and decides again, up to this many times. */
 const MAX_ATTEMPTS = 10;
-const raceBackoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
 
 /**
  * A trigger's state from its newest snapshot at or before `upToVersion` (default: the newest
@@ -77,7 +73,7 @@ export const handleCommand = async (
     // With If-Match, a lost race is the client's to resolve; without, decide again on the new state.
     retry: async (attempt) => {
       if (expected !== undefined || attempt >= MAX_ATTEMPTS) return false;
-      await raceBackoff(attempt);
+      await racePause(attempt);
       return true;
     },
     lost: (): DomainError => (expected !== undefined ? { _tag: 'VersionMismatch', expected, actual: -1 } : { _tag: 'ConcurrentUpdate', id: streamId }),
