@@ -1,9 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startReceiver } from '../test/support/receiver';
 import { jsonPoster } from './post';
-import { startBenchTemporal, startService } from './server';
+import { startBenchStack } from './server';
 import { slowestStages } from './slowest';
 import { cpuSeconds } from './temporal-costs';
 import { threadCpu, threadRows } from './thread-cpu';
@@ -27,12 +23,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `perf record -p <pid>` (see bench/README.md § Profiling the service).
  */
 export const benchPaced = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'at-bench-paced-'));
-  const temporal = await startBenchTemporal();
-  const rx = await startReceiver();
-  const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
-  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
+  const stack = await startBenchStack('paced');
+  const { temporal, rx, service } = stack;
   const pid = service.child.pid!;
   const poster = jsonPoster(service.url);
   const api = poster.post;
@@ -82,9 +74,6 @@ export const benchPaced = async () => {
     if (SLOWEST > 0) console.log(`\nThe ${SLOWEST} slowest deliveries of run ${REPEAT}, ms\n\n${(await slowestStages(temporal.address, last.delivered, SLOWEST)).join('\n')}`);
   } finally {
     await poster.close();
-    await service.stop();
-    await rx.close();
-    await temporal.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.stop();
   }
 };

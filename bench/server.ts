@@ -1,10 +1,13 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compiledMain } from '../src/kernel/compiled-main';
 import { silentLogger } from '../src/kernel/logger';
 import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';
+import { startReceiver } from '../test/support/receiver';
 
 export interface Running { url: string; child: ChildProcess; output(): string; stop(): Promise<void> }
 
@@ -82,4 +85,26 @@ export const startBenchTemporal = async (o: { metrics?: boolean } = {}): Promise
   const dynamicConfig = process.env.BENCH_TEMPORAL_CONFIG ? JSON.parse(process.env.BENCH_TEMPORAL_CONFIG) as Record<string, unknown> : undefined;
   const server = await startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger, metricsPort, dynamicConfig });
   return { ...server, ...(metricsPort === undefined ? {} : { metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` }) };
+};
+
+/**
+ * What most suites run on: a temp data dir, a Temporal dev server, a loopback receiver, and the
+ * service (allowed to send to loopback) with `role`; `stop` ends them all and removes the dir.
+ */
+export const startBenchStack = async (name: string, role: 'all' | 'api' = 'all') => {
+  const dir = mkdtempSync(join(tmpdir(), `at-bench-${name}-`));
+  const temporal = await startBenchTemporal();
+  const rx = await startReceiver();
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
+  const service = await startService({ DATA_DIR: join(dir, 'data'), TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile }, role);
+  return {
+    dir, temporal, rx, service,
+    stop: async () => {
+      await service.stop();
+      await rx.close();
+      await temporal.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 };

@@ -6,9 +6,11 @@ import collections
 import os
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.conf import settings
@@ -19,6 +21,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from action_triggers_client.django.models import Emitter, OutboxSignal, signal_id
+from action_triggers_client.django.relay import flush_sender
 from conftest import envelope_for, free_port, manage, relay_env
 from shop.models import Customer, Order
 
@@ -50,6 +53,7 @@ def test_relay_once_delivers_rows_left_unsent(triggers, receiver, capsys) -> Non
 def test_rows_written_while_the_service_is_unreachable_are_sent_by_the_relay(triggers, receiver) -> None:
     with _with(BASE_URL=f"http://127.0.0.1:{free_port()}"):
         customer = _customer()
+        assert flush_sender()  # the sender after commit tried, in its thread, and failed
         rows = list(OutboxSignal.objects.all())
         assert len(rows) == 2 and all(r.state == "pending" and r.attempts == 1 and "refused" in r.last_error.lower() for r in rows)
         with pytest.raises(CommandError, match="unavailable"):
@@ -58,6 +62,43 @@ def test_rows_written_while_the_service_is_unreachable_are_sent_by_the_relay(tri
     call_command("action_triggers_relay", "--once")
     assert not OutboxSignal.objects.exists()
     assert receiver.wait_for(envelope_for(receiver, "customer", "post_save", "name", customer.name))
+
+
+def test_a_save_returns_while_the_sender_after_commit_still_waits_for_the_service() -> None:
+    """The rows are durable at commit; sending them is the sender thread's work, not the request's."""
+    arrived, release, answered = threading.Event(), threading.Event(), threading.Event()
+
+    class HeldService(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            arrived.set()
+            release.wait(30)
+            self.send_response(503)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            answered.set()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), HeldService)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    before = OutboxSignal.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    try:
+        with _with(BASE_URL=f"http://127.0.0.1:{server.server_address[1]}"):
+            customer = _customer()
+            # save() has returned, and the service has not answered yet: it holds the request.
+            assert not answered.is_set()
+            assert arrived.wait(10)
+            rows = OutboxSignal.objects.filter(instance_pk=str(customer.pk))
+            assert [r.state for r in rows] == ["pending"]
+            release.set()
+            assert flush_sender(60)
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+        OutboxSignal.objects.filter(id__gt=before).delete()  # left pending: the relay tests count what they send
 
 
 def test_refused_rows_are_kept_as_failed_and_do_not_block_the_rest(triggers, receiver, capsys) -> None:

@@ -15,6 +15,7 @@ const SMOKE: Record<string, Record<string, string>> = {
   intake: { BENCH_OUTAGE_S: '3', BENCH_RATE: '20' },
   paced: { BENCH_PACED_S: '3', BENCH_WARM_S: '1', BENCH_RATE: '20' },
   observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2' },
+  django: { ROUNDS: '1', SAVES: '20' },
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
 };
 

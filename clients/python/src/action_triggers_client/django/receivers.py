@@ -50,11 +50,6 @@ def listed(model: type[models.Model]) -> bool:
     return cts is None or opts.label_lower in cts
 
 
-def _in_transaction(using: str) -> bool:
-    conn = connections[using]
-    return conn.in_atomic_block or not conn.get_autocommit()
-
-
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
 
@@ -79,8 +74,11 @@ def _write(using: str, rows: list[OutboxSignal]) -> None:
     # marks that transaction for rollback, so the change is never committed without its row);
     # in autocommit it is the transaction of these rows.
     with transaction.atomic(using=using, savepoint=False):
-        for row in rows:
-            row.save(using=using, force_insert=True)
+        if conn.features.can_return_rows_from_bulk_insert:
+            OutboxSignal.objects.using(using).bulk_create(rows)  # one INSERT; the ids come back (RETURNING)
+        else:  # SQLite before 3.35: one INSERT per row, each giving its id
+            for row in rows:
+                row.save(using=using, force_insert=True)
         if conf.settings().send_on_commit and not manual:
             pending = getattr(conn, PENDING_ATTR, None)
             if pending is None or not conn.run_on_commit:
@@ -98,22 +96,18 @@ def _after_commit(using: str) -> None:
     if not ids:
         return
     setattr(conn, PENDING_ATTR, [])
-    from .relay import send_after_commit
+    from .relay import send_soon
 
-    send_after_commit(using, ids)
+    send_soon(using, ids)
 
 
 def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default", **_: Any) -> None:
     instance.__dict__.pop(PRE_SAVE_STASH, None)
     if not listed(sender):
         return
-    row = _row(sender, "pre_save", instance, _snapshot(sender, instance, using), _now())
-    if _in_transaction(using):
-        _write(using, [row])
-    else:
-        # Autocommit: Django saves without a transaction, so the row waits for post_save and
-        # is written with that one; a save that fails emits nothing.
-        instance.__dict__[PRE_SAVE_STASH] = row
+    # Snapshot now, written with post_save's row in one INSERT (in the change's transaction, or
+    # in autocommit right after the change): a save that fails emits nothing.
+    instance.__dict__[PRE_SAVE_STASH] = _row(sender, "pre_save", instance, _snapshot(sender, instance, using), _now())
 
 
 def _on_post_save(sender: type[models.Model], instance: models.Model, created: bool = False, raw: bool = False,
@@ -129,16 +123,15 @@ def _on_post_save(sender: type[models.Model], instance: models.Model, created: b
 def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
     if not listed(sender):
         return
-    # Taken now, while the instance and its relations are still there; post_delete reuses it.
+    # Taken now, while the instance and its relations are still there; post_delete reuses it
+    # and writes both rows in one INSERT, in the delete's transaction.
     data = _snapshot(sender, instance, using)
-    instance.__dict__[PRE_DELETE_STASH] = data
-    _write(using, [_row(sender, "pre_delete", instance, data, _now())])
+    instance.__dict__[PRE_DELETE_STASH] = (data, _row(sender, "pre_delete", instance, data, _now()))
 
 
 def _on_post_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
-    data = instance.__dict__.pop(PRE_DELETE_STASH, None)
+    stashed = instance.__dict__.pop(PRE_DELETE_STASH, None)
     if not listed(sender):
         return
-    if data is None:
-        data = _snapshot(sender, instance, using, skip_deferred=True)
-    _write(using, [_row(sender, "post_delete", instance, data, _now())])
+    data, early = stashed if stashed is not None else (_snapshot(sender, instance, using, skip_deferred=True), None)
+    _write(using, [*([early] if early is not None else []), _row(sender, "post_delete", instance, data, _now())])

@@ -16,9 +16,11 @@ commit and the relay at once) is one dispatch: the service answers the second wi
 """
 from __future__ import annotations
 
+import atexit
 import datetime
 import json
 import logging
+import queue
 import random
 import re
 import threading
@@ -242,6 +244,49 @@ def _item_errors(e: ProblemError, count: int) -> dict[int, str]:
             found.setdefault(int(m.group(1)), []).append(f"{err.path[m.end():].lstrip('.') or '(signal)'}: {err.message}")
     head = f"{e.status} {e.title or ''}".strip()
     return {i: f"{head}: " + "; ".join(msgs) for i, msgs in found.items()}
+
+
+# The sender after commit: one thread per process, so the request that committed the rows never
+# waits for the service (a round trip and the service's durable append: ~15 ms here, more than
+# the save itself). One thread keeps the transactions' order; what it has not sent when the
+# process ends, the relay sends.
+_to_send: "queue.SimpleQueue[tuple[str, list[int]] | None]" = queue.SimpleQueue()
+_sender: threading.Thread | None = None
+_sender_lock = threading.Condition()
+_unsent = 0  # transactions handed over and not yet through send_after_commit
+AT_EXIT_WAIT_S = 5.0
+
+
+def _send_loop() -> None:
+    global _unsent
+    while (item := _to_send.get()) is not None:
+        try:
+            send_after_commit(*item)
+        finally:
+            close_old_connections()
+            with _sender_lock:
+                _unsent -= 1
+                _sender_lock.notify_all()
+
+
+def flush_sender(timeout: float = AT_EXIT_WAIT_S) -> bool:
+    """Waits until the sender after commit has tried every transaction handed to it so far
+    (a script about to exit, a test); False if it had not within ``timeout`` seconds."""
+    with _sender_lock:
+        return _sender_lock.wait_for(lambda: _unsent == 0, timeout)
+
+
+def send_soon(using: str, ids: list[int]) -> None:
+    """Hands a committed transaction's rows to the sender thread (started on first use)."""
+    global _sender, _unsent
+    with _sender_lock:
+        if _sender is None or not _sender.is_alive():
+            if _sender is None:
+                atexit.register(flush_sender)  # a short script saves and exits: a moment to send
+            _sender = threading.Thread(target=_send_loop, name="action-triggers-client-sender", daemon=True)
+            _sender.start()
+        _unsent += 1
+    _to_send.put((using, ids))
 
 
 def send_after_commit(using: str, ids: list[int]) -> None:
