@@ -5,7 +5,7 @@
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
 #   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below), and
-#   the Python client's test venv (.tools/python-client).
+#   the Python client's test venvs (.tools/python-client: Django 4.2; .tools/python-client-django52).
 #   Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
@@ -126,17 +126,21 @@ install_pubsub() {
   printf '%s' "$stamp" > "$dir/stamp"
 }
 
-# The Python client's tests (npm run test:python): a venv with the pinned test packages and the
-# client itself installed editable from clients/python.
-install_python_client() {
-  local dir=.tools/python-client
-  cmp -s clients/python/requirements-test.txt "$dir/requirements-test.txt" && "$dir/bin/python" -c 'import action_triggers_client' 2>/dev/null && return
+# The Python client's tests (npm run test:python): a venv per supported Django LTS with its
+# pinned test packages and the client itself installed editable from clients/python.
+install_python_venv() {
+  local dir=$1 requirements=$2
+  cmp -s "$requirements" "$dir/requirements.txt" && "$dir/bin/python" -c 'import action_triggers_client' 2>/dev/null && return
   echo "installing the Python client's test venv into $dir"
   rm -rf "$dir"
   python3 -m venv "$dir"
-  "$dir/bin/pip" install --quiet --disable-pip-version-check -r clients/python/requirements-test.txt
+  "$dir/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
   "$dir/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation -e ./clients/python
-  cp clients/python/requirements-test.txt "$dir/requirements-test.txt"
+  cp "$requirements" "$dir/requirements.txt"
+}
+install_python_client() {
+  install_python_venv .tools/python-client clients/python/requirements-test.txt
+  install_python_venv .tools/python-client-django52 clients/python/requirements-test-django52.txt
 }
 
 if [ "${1:-}" != "--temporal-only" ]; then
