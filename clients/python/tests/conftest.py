@@ -42,6 +42,16 @@ SRC = str(TESTS.parent / "src")
 os.environ["PYTHONPATH"] = os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])])
 sys.path[:0] = [SRC, str(TESTS)]
 
+import pg_cluster  # noqa: E402
+
+# The session's Django database: the SQLite file above, or with ATC_TEST_DATABASE=postgresql a
+# cluster of its own (stopped in pytest_sessionfinish).
+SESSION_CLUSTER = None
+if os.environ.get("ATC_TEST_DATABASE") == "postgresql":
+    SESSION_CLUSTER = pg_cluster.start()  # no skip: a pass that asked for PostgreSQL fails without it
+    SESSION_CLUSTER.createdb("atc")
+    os.environ["ATC_TEST_PG_PORT"] = str(SESSION_CLUSTER.port)
+
 import django  # noqa: E402
 
 django.setup()
@@ -240,5 +250,7 @@ def manage(*args: str) -> list[str]:
 def pytest_sessionfinish(session, exitstatus) -> None:
     import shutil
 
+    if SESSION_CLUSTER is not None:
+        SESSION_CLUSTER.stop()
     if exitstatus == 0:  # kept after a failure: the service's log and the database are in it
         shutil.rmtree(TMP, ignore_errors=True)

@@ -1,95 +1,60 @@
 """Two relays at once on a real PostgreSQL: every outbox row is sent once, by one of them, and
 the rows of each instance reach the service in the order they were saved.
 
-The test starts its own cluster (initdb, trust auth, loopback, a free port) and runs the test
-project against it in subprocesses (ATC_TEST_PG_PORT, read by testproject/settings.py); the
-test session itself stays on SQLite. Skipped where PostgreSQL's binaries are not installed."""
+The test runs the test project in subprocesses against a database of its own (ATC_TEST_PG_PORT
+and ATC_TEST_PG_NAME, read by testproject/settings.py), in the session's cluster when the session
+runs on PostgreSQL, else in a cluster it starts (pg_cluster.py). Skipped where PostgreSQL's binaries are not installed."""
 from __future__ import annotations
 
 import collections
 import json
-import os
-import pwd
 import re
-import shutil
 import subprocess
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from conftest import free_port, manage, relay_env
+import pg_cluster
+from conftest import SESSION_CLUSTER, manage, relay_env
 
 CUSTOMERS = 25
 UPDATES_EACH = 40  # each update writes a pre_save and a post_save row: 25 * 40 * 2 = 2,000 rows
 ROWS = CUSTOMERS * UPDATES_EACH * 2
-CLUSTER_OWNER = "postgres"  # initdb and postgres refuse to run as root
 
 
-@dataclass
-class Postgres:
-    port: int
-    data: Path
-    bin_dir: Path
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[pg_cluster.Cluster]:
+    """The session's cluster where the session runs on PostgreSQL (a database of its own in it),
+    else one started for this module."""
+    if SESSION_CLUSTER is not None:
+        SESSION_CLUSTER.createdb("atc_relays")
+        yield SESSION_CLUSTER
+        return
+    try:
+        cluster = pg_cluster.start()
+    except pg_cluster.Unavailable as why:
+        pytest.skip(str(why))
+    try:
+        cluster.createdb("atc_relays")
+        yield cluster
+    finally:
+        cluster.stop()
 
 
-def _postgres_bin_dir() -> Path | None:
-    found = shutil.which("initdb")
-    if found and shutil.which("pg_ctl"):
-        return Path(found).resolve().parent
-    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
-        if (candidate / "initdb").exists() and (candidate / "pg_ctl").exists():
-            return candidate
-    return None
-
-
-def _as_owner(cmd: list[str]) -> list[str]:
-    return ["runuser", "-u", CLUSTER_OWNER, "--", *cmd] if os.geteuid() == 0 else cmd
+def _project_env(pg: pg_cluster.Cluster) -> dict[str, str]:
+    # Inline sending off: every row is left to the relays. Batches of 10: many passes, so the
+    # two relays interleave.
+    return relay_env(ATC_TEST_PG_PORT=str(pg.port), ATC_TEST_PG_NAME="atc_relays", ATC_SEND_ON_COMMIT="0", ATC_BATCH_SIZE="10")
 
 
 def _run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
     assert done.returncode == 0, f"{cmd}: {done.stdout}{done.stderr}"
     return done
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    bin_dir = _postgres_bin_dir()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL's initdb/pg_ctl are not installed (scripts/install-tools.sh installs Debian's postgresql)")
-    if os.geteuid() == 0:
-        try:
-            owner = pwd.getpwnam(CLUSTER_OWNER)
-        except KeyError:
-            pytest.skip(f"running as root and there is no '{CLUSTER_OWNER}' user to own the test cluster")
-    # Under /tmp itself: pytest's tmp_path is private to root, which the cluster owner cannot enter.
-    root = Path(tempfile.mkdtemp(prefix="atc-pg-"))
-    if os.geteuid() == 0:
-        os.chown(root, owner.pw_uid, owner.pw_gid)
-    pg = Postgres(port=free_port(), data=root / "data", bin_dir=bin_dir)
-    _run(_as_owner([str(bin_dir / "initdb"), "-D", str(pg.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]))
-    options = f"-c listen_addresses=127.0.0.1 -p {pg.port} -k {root} -c fsync=off -c max_connections=50"
-    _run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(pg.data), "-l", str(root / "postgres.log"), "-o", options, "-w", "start"]))
-    try:
-        _run([str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", "atc"])
-        yield pg
-    finally:
-        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(pg.data), "-m", "immediate", "-w", "stop"]),
-                       capture_output=True, timeout=60)
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _project_env(pg: Postgres) -> dict[str, str]:
-    # Inline sending off: every row is left to the relays. Batches of 10: many passes, so the
-    # two relays interleave.
-    return relay_env(ATC_TEST_PG_PORT=str(pg.port), ATC_SEND_ON_COMMIT="0", ATC_BATCH_SIZE="10")
 
 
 def _shell(env: dict[str, str], code: str) -> str:

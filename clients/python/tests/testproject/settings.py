@@ -43,7 +43,8 @@ DATABASES = {
     }
 }
 if os.environ.get("ATC_TEST_PG_PORT"):
-    # A PostgreSQL cluster of test_relay_postgres.py (its subprocesses set these); trust auth on loopback.
+    # A test cluster (tests/pg_cluster.py): the session's (ATC_TEST_DATABASE=postgresql) or the
+    # two-relay test's subprocesses'; trust auth on loopback.
     DATABASES["default"] = {
         "ENGINE": "django.db.backends.postgresql",
         "HOST": os.environ.get("ATC_TEST_PG_HOST", "127.0.0.1"),
