@@ -1,9 +1,11 @@
 # One image for both roles (docker-compose.yml runs `--role=api` and `--role=worker`): compiled
 # JavaScript, production dependencies and the admin's files only, run as a non-root user.
-# Not built on the development machines (no container engine there): see docs/decisions.md.
+# `npm run test:image` builds and starts it with podman on a base made from Debian's mirror
+# (scripts/image-base.sh: no registry is reachable there), passed as NODE_IMAGE.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Build: every dependency, the TypeScript compiled and the workflow code bundled (npm run build).
-FROM node:24-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would build, and the sources are not here yet. No toolchain needed:
@@ -18,7 +20,7 @@ COPY scripts/bundle-workflows.js scripts/bundle-workflows.js
 RUN npm run build
 
 # Run: nothing is fetched or compiled at start.
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
 COPY package.json package-lock.json ./

@@ -1,7 +1,9 @@
 /**
- * Two tiers. `unit`: pure tests, no server, no child process (`npm run test:unit`).
+ * Three tiers. `unit`: pure tests, no server, no child process (`npm run test:unit`).
  * `integration`: real servers (Temporal, brokers, Chromium) started once by the global setup
  * (test/support), which Jest runs only when a test of that project runs. `npm test` runs both.
+ * `image`: the container image built and started with podman (`npm run test:image`, run by CI
+ * after `npm test`: building it takes minutes).
  */
 const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'] } };
 
@@ -13,9 +15,11 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts'],
+      // The compose file's check is quick once its Go checker is built: it runs with every `npm test`.
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts', '<rootDir>/test/deploy/compose.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    { ...common, displayName: 'image', testMatch: ['<rootDir>/test/deploy/image.test.ts'] },
   ],
 };

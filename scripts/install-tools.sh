@@ -5,7 +5,9 @@
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
 #   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below), and
-#   the Python client's test venvs (.tools/python-client: Django 4.2; .tools/python-client-django52).
+#   the Python client's test venvs (.tools/python-client: Django 4.2; .tools/python-client-django52),
+#   Go for the compose file's check where the machine's is missing or older than 1.24, and podman,
+#   runc and debootstrap for the image test.
 #   Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
@@ -97,6 +99,33 @@ install_redis() {
   apt_install redis-server
 }
 
+# Go, for the compose file's check (scripts/compose-check): the machine's go where it is 1.24 or
+# newer, else the official toolchain from the Go module proxy (golang.org/toolchain) in .tools/go.
+GO_TOOLCHAIN=1.24.13
+install_go() {
+  local have arch tmp
+  have="$(go env GOVERSION 2>/dev/null || true)"
+  case "$have" in go1.2[4-9]*|go1.[3-9]*) return ;; esac
+  [ -x .tools/go/bin/go ] && return
+  case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64) arch=arm64 ;; *) echo "no Go toolchain for $(uname -m)" >&2; exit 1 ;; esac
+  echo "installing Go $GO_TOOLCHAIN into .tools/go"
+  tmp="$(mktemp -d)"
+  curl -fsSL -o "$tmp/go.zip" "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go$GO_TOOLCHAIN.linux-$arch.zip"
+  (cd "$tmp" && python3 -m zipfile -e go.zip x)
+  rm -rf .tools/go && mkdir -p .tools && mv "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN.linux-$arch" .tools/go
+  chmod +x .tools/go/bin/* .tools/go/pkg/tool/*/* 2>/dev/null || true
+  rm -rf "$tmp"
+  .tools/go/bin/go version
+}
+
+# The image test (npm run test:image): podman builds and runs the image; runc, because crun
+# refuses these machines' mixed cgroups; debootstrap makes the Node 24 base from Debian's mirror.
+install_podman() {
+  command -v podman >/dev/null 2>&1 && command -v runc >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1 && return
+  echo "installing podman, runc and debootstrap"
+  apt_install podman runc debootstrap
+}
+
 # SQS and SNS: moto's server mode, in a venv with every package pinned.
 install_moto() {
   local dir=.tools/moto
@@ -150,6 +179,8 @@ if [ "${1:-}" != "--temporal-only" ]; then
   install_moto
   install_pubsub
   install_python_client
+  install_go
+  install_podman
 fi
 
 SCHEMATHESIS_REQUIREMENTS=scripts/schemathesis-requirements.txt

@@ -20,6 +20,7 @@ export const Env = closed('Env', {}, {
     (s) => (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= 65535 ? undefined : 'must be a port number (1-65535)')),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const, 'LogLevel'),
   ACTION_TRIGGERS_CONFIG: NonEmptyString,
+  API_KEYS_FILE: NonEmptyString,
   API_PROCESSES: checked(described(t.string, 'must be a string'), 'Count',
     (s) => (/^\d+$/.test(s) && Number(s) >= 1 && Number(s) <= 64 ? undefined : 'must be a whole number from 1 to 64')),
   METRICS_PORT: checked(described(t.string, 'must be a string'), 'Port',
@@ -30,4 +31,4 @@ export const Env = closed('Env', {}, {
 
 export const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
-  'ACTION_TRIGGERS_CONFIG', 'API_PROCESSES', 'METRICS_PORT', 'TEMPORAL_METRICS_ADDRESS'];
+  'ACTION_TRIGGERS_CONFIG', 'API_KEYS_FILE', 'API_PROCESSES', 'METRICS_PORT', 'TEMPORAL_METRICS_ADDRESS'];

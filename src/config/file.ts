@@ -37,7 +37,7 @@ const BrokerType = new t.Type<string, string, unknown>('BrokerType',
 const Broker = closed('Broker', { broker_type: BrokerType },
   { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides });
 
-const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
+export const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
   { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',
     (s) => (/^[0-9a-fA-F]{64}$/.test(s) ? undefined : 'must be 64 hex characters')) }), 'ApiKey',
   (k) => (k.key === undefined && k.key_sha256 === undefined ? 'needs key_sha256 (or key, for local use)' : undefined));
@@ -80,3 +80,4 @@ export const ConfigFile = closed('Config', {}, {
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
 export type Broker = t.TypeOf<typeof Broker>;
+export type ApiKey = t.TypeOf<typeof ApiKey>;

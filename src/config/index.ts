@@ -8,7 +8,8 @@ import type { BreakerSettings } from '../breaker/state';
 import { brokerSettingsProblems, splitSettingsPath } from '../triggers/model/broker-settings';
 import { maySet } from '../triggers/model/broker-overrides';
 import { addressKeys } from '../../activities/publishers/addresses';
-import { Broker, ConfigFile } from './file';
+import { ApiKey, Broker, ConfigFile } from './file';
+import { arrayOf } from '../kernel/closed';
 import { Env, ENV_KEYS } from './env';
 
 export { SCOPES, ConfigFile } from './file';
@@ -47,9 +48,9 @@ export class ConfigError extends Error {
   }
 }
 
-const readJsonFile = (path: string): unknown => {
+const readJsonFile = (path: string, name = path): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
-    throw new ConfigError([{ path, message: `cannot be read as JSON: ${(e as Error).message}` }]);
+    throw new ConfigError([{ path: name, message: `cannot be read as JSON: ${(e as Error).message}` }]);
   }
 };
 
@@ -62,7 +63,29 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const raw = existsSync(filePath) ? readJsonFile(filePath) : {};
   const decoded = ConfigFile.decode(raw);
   if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
-  return buildConfig(decoded.right, e.right, cwd);
+  const file = e.right.API_KEYS_FILE === undefined ? decoded.right
+    : { ...decoded.right, api_keys: withKeysFile(decoded.right.api_keys ?? [], resolve(cwd, e.right.API_KEYS_FILE)) };
+  return buildConfig(file, e.right, cwd);
+};
+
+/**
+ * API_KEYS_FILE: more keys, in a file of their own (a container secret), as a JSON array shaped
+ * like `api_keys`; added to the config file's. Errors are named `API_KEYS_FILE[i].<field>`; a key
+ * id may not appear twice (the audit feed names a change's key by its id).
+ */
+const withKeysFile = (inConfig: readonly ApiKey[], path: string): ApiKey[] => {
+  const decoded = arrayOf(ApiKey).decode(readJsonFile(path, 'API_KEYS_FILE'));
+  if (decoded._tag === 'Left') {
+    throw new ConfigError(toFieldErrors(decoded.left).map((x) => ({ ...x, path: `API_KEYS_FILE${x.path === '(body)' ? '' : x.path}` })));
+  }
+  const seen = new Set(inConfig.map((k) => k.id));
+  const errors = decoded.right.flatMap((k, i) => {
+    const repeated = seen.has(k.id);
+    seen.add(k.id);
+    return repeated ? [{ path: `API_KEYS_FILE[${i}].id`, message: `'${k.id}' is already the id of another key` }] : [];
+  });
+  if (errors.length > 0) throw new ConfigError(errors);
+  return [...inConfig, ...decoded.right];
 };
 
 const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): Config => {

@@ -21,10 +21,14 @@ export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: 
   }).all(methodGuard(['GET']));
 };
 
-/** The page alone, for a process with no API (`--role=worker` on METRICS_PORT), guarded as the API is. */
+/**
+ * The page and a liveness answer, for a process with no API (`--role=worker` on METRICS_PORT),
+ * guarded as the API is; `/healthz` is open, as the API's is.
+ */
 export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }) => {
   const app = express();
   app.disable('x-powered-by');
+  app.route('/healthz').get((_req, res) => { res.json({ status: 'ok' }); }).all(methodGuard(['GET']));
   app.use(auth.openModeGuard);
   mountMetricsRoute(app, metrics, auth.requireScope);
   app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));

@@ -7,11 +7,12 @@ import { Metrics } from '../observability/metrics';
 import { buildMetricsApp } from './metrics-route';
 
 /**
- * `--role=worker` has no API port: with METRICS_PORT set it serves `/metrics` alone there, on
- * the same host and with the same keys (`metrics:read`) as the API would.
+ * `--role=worker` has no API port: with METRICS_PORT set it serves `/healthz` (for a container's
+ * health check) and, with metrics on, `/metrics` there, on the same host and with the same keys
+ * (`metrics:read`) as the API would.
  */
 export const serveWorkerMetrics = async (metrics: Metrics, host: string, config: Config, apiKeys: readonly ApiKeyEntry[], log: Logger) => {
-  if (!metrics.enabled || config.metrics.workerPort === undefined) return undefined;
+  if (config.metrics.workerPort === undefined) return undefined;
   const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys))), host, config.metrics.workerPort);
   const address = server.address();
   log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}/metrics` });

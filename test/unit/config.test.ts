@@ -88,3 +88,22 @@ test('temporal_ui_url: an http(s) URL for the admin\'s workflow links; anything 
     expect(errorsOf(() => configFrom({ temporal_ui_url: bad })).map((e) => e.path)).toEqual(['temporal_ui_url']);
   }
 });
+
+test('API_KEYS_FILE adds the keys of a file of their own (a container secret) to the config file\'s; its errors are named by index', () => {
+  const dir = tempConfigDir();
+  const sha = 'a'.repeat(64);
+  writeFileSync(join(dir, 'action-triggers.config.json'), JSON.stringify({ api_keys: [{ id: 'ops', key_sha256: sha, scopes: ['triggers:read'] }] }));
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify([{ id: 'ci', key_sha256: 'b'.repeat(64), scopes: ['signals:write'] }]));
+  expect(loadConfig({ API_KEYS_FILE: 'keys.json' }, dir).file.api_keys?.map((k) => k.id)).toEqual(['ops', 'ci']);
+
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify([{ id: 'x', key_sha256: 'zz', scopes: ['triggers:read', 'triggers:admin'] }, { id: 'ops', key: 'k', scopes: [] }]));
+  expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'keys.json' }, dir))).toEqual(expect.arrayContaining([
+    { path: 'API_KEYS_FILE[0].scopes[1]', message: expect.stringMatching(/^must be one of/) },
+    { path: 'API_KEYS_FILE[0].key_sha256', message: 'must be 64 hex characters' },
+  ]));
+  writeFileSync(join(dir, 'keys.json'), JSON.stringify([{ id: 'ops', key: 'k', scopes: [] }]));
+  expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'keys.json' }, dir))).toEqual([{ path: 'API_KEYS_FILE[0].id', message: '\'ops\' is already the id of another key' }]);
+  writeFileSync(join(dir, 'keys.json'), '{"id": "ops"}');
+  expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'keys.json' }, dir))).toEqual([{ path: 'API_KEYS_FILE', message: 'must be an array' }]);
+  expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'missing.json' }, dir))).toEqual([{ path: 'API_KEYS_FILE', message: expect.stringMatching(/^cannot be read as JSON/) }]);
+});

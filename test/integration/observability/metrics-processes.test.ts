@@ -44,7 +44,7 @@ test('API_PROCESSES=2: the page any process serves adds up every process', async
   }
 }, 90_000);
 
-test('--role=worker serves /metrics on METRICS_PORT, and the Temporal SDK its own page on TEMPORAL_METRICS_ADDRESS', async () => {
+test('--role=worker serves /metrics and /healthz on METRICS_PORT, and the Temporal SDK its own page on TEMPORAL_METRICS_ADDRESS', async () => {
   const { h, workerEnv } = await startHarnessForWorkerProcess();
   const [metricsPort, temporalPort] = await freePorts(2);
   const worker = await startWorkerProcess({ ...workerEnv, METRICS_PORT: String(metricsPort), TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalPort}` });
@@ -55,6 +55,9 @@ test('--role=worker serves /metrics on METRICS_PORT, and the Temporal SDK its ow
     expect(valueOf(samples, 'action_triggers_projection_lag_events')).toBe(0);
     expect(samples.some((s) => s.name === 'process_resident_memory_bytes')).toBe(true);
     expect((await fresh(`http://127.0.0.1:${metricsPort}/api/action-triggers`)).status).toBe(404);
+    // A container's health check (docker-compose.yml) asks the worker here.
+    const health = await fresh(`http://127.0.0.1:${metricsPort}/healthz`);
+    expect([health.status, JSON.parse(health.body)]).toEqual([200, { status: 'ok' }]);
     // The SDK's page fills as its worker polls.
     let sdk = '';
     for (let i = 0; i < 50 && !/^temporal_\w+/m.test(sdk); i++) {
