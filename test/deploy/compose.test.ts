@@ -82,6 +82,8 @@ test('the committed config and example keys are ones the service accepts, and th
     const secret = s.secrets?.find((x) => x.source === 'api_keys');
     expect(secret?.target).toBe(s.environment!.API_KEYS_FILE);
     const mount = s.volumes!.find((v) => v.target === s.environment!.ACTION_TRIGGERS_CONFIG)!;
+    // Committed (the service would start on every default without it: no file is no error).
+    expect(existsSync(join(ROOT, mount.source))).toBe(true);
     // The service's own loader, on the files as the container sees them.
     const config = loadConfig({ ACTION_TRIGGERS_CONFIG: mount.source, API_KEYS_FILE: project.secrets!.api_keys!.file }, ROOT);
     expect(config.file.api_keys!.map((k) => k.id)).toEqual(['ops', 'shop-app']);
