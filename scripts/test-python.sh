@@ -7,6 +7,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../clients/python"
 logs="$(mktemp -d)"
+# Interrupted, the two passes go too: SIGINT, on which pytest tears down (its service, its cluster).
+trap 'kill -INT $(jobs -p) 2>/dev/null' INT TERM
 
 ../../.tools/python-client/bin/python -m pytest -q --ignore=tests/test_relay_postgres.py "$@" >"$logs/sqlite" 2>&1 &
 sqlite=$!

@@ -48,9 +48,19 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Why a file is not JSON, without its text: V8's message quotes the source around a bad token,
+ * and these files hold API keys and secrets (the message reaches the log).
+ */
+const whyNotJson = (e: unknown) => {
+  if (!(e instanceof SyntaxError)) return (e as Error).message;
+  const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec(e.message)?.[0];
+  return where ? `not valid JSON ${where}` : 'not valid JSON';
+};
+
 const readJsonFile = (path: string, name = path): unknown => {
   try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
-    throw new ConfigError([{ path: name, message: `cannot be read as JSON: ${(e as Error).message}` }]);
+    throw new ConfigError([{ path: name, message: `cannot be read as JSON: ${whyNotJson(e)}` }]);
   }
 };
 

@@ -107,3 +107,17 @@ test('API_KEYS_FILE adds the keys of a file of their own (a container secret) to
   expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'keys.json' }, dir))).toEqual([{ path: 'API_KEYS_FILE', message: 'must be an array' }]);
   expect(errorsOf(() => loadConfig({ API_KEYS_FILE: 'missing.json' }, dir))).toEqual([{ path: 'API_KEYS_FILE', message: expect.stringMatching(/^cannot be read as JSON/) }]);
 });
+
+test('a file that is not JSON is named with where it breaks, never with its text (it holds keys)', () => {
+  const dir = tempConfigDir();
+  for (const text of ['[{"id": "ops", "key": the-secret-key}]', '{"api_keys": [{"id": "ops", "key": "the-secret-key" "scopes": []}]}']) {
+    writeFileSync(join(dir, 'keys.json'), text);
+    writeFileSync(join(dir, 'action-triggers.config.json'), text);
+    for (const env of [{ API_KEYS_FILE: 'keys.json' }, {}]) {
+      const errors = errorsOf(() => loadConfig(env, dir));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.message).toMatch(/^cannot be read as JSON: not valid JSON/);
+      expect(JSON.stringify(errors)).not.toContain('the-secret-key');
+    }
+  }
+});

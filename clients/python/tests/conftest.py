@@ -2,6 +2,7 @@
 webhook receiver, and the Django test project on a SQLite file. Nothing is mocked."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -49,6 +50,8 @@ import pg_cluster  # noqa: E402
 SESSION_CLUSTER = None
 if os.environ.get("ATC_TEST_DATABASE") == "postgresql":
     SESSION_CLUSTER = pg_cluster.start()  # no skip: a pass that asked for PostgreSQL fails without it
+    # Also when the session ends before pytest_sessionfinish (this module failing to load).
+    atexit.register(SESSION_CLUSTER.stop)
     SESSION_CLUSTER.createdb("atc")
     os.environ["ATC_TEST_PG_PORT"] = str(SESSION_CLUSTER.port)
 

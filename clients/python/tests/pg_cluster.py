@@ -30,6 +30,9 @@ class Cluster:
         _run([str(self.bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name])
 
     def stop(self) -> None:
+        """Idempotent: the session stops it at its end and again at exit."""
+        if not self.root.exists():
+            return
         subprocess.run(_as_owner([str(self.bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-m", "immediate", "-w", "stop"]),
                        capture_output=True, timeout=60)
         shutil.rmtree(self.root, ignore_errors=True)
