@@ -15,6 +15,7 @@ export const serveWorkerMetrics = async (metrics: Metrics, host: string, config:
   if (config.metrics.workerPort === undefined) return undefined;
   const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys))), host, config.metrics.workerPort);
   const address = server.address();
-  log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}/metrics` });
+  log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}`,
+    paths: metrics.enabled ? ['/healthz', '/metrics'] : ['/healthz'] });
   return { close: () => new Promise<void>((r) => server.close(() => r())) };
 };

@@ -1,11 +1,10 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../../src/kernel/logger';
-import { findTemporalCli } from '../../src/temporal/cli';
-import { DevServer, startDevServer } from '../../src/temporal/dev-server';
-import { freePorts } from '../support/free-port';
+import { DevServer } from '../../src/temporal/dev-server';
+import { freePort } from '../support/free-port';
 import { Receiver, startReceiver } from '../support/receiver';
+import { startTestTemporal } from '../support/temporal-dev-server';
 import { buildImage, eventually, IMAGE, podman } from './podman';
 
 /**
@@ -61,10 +60,8 @@ describe('the API and worker roles, each in a container of the image', () => {
   let apiUrl: string;
 
   beforeAll(async () => {
-    const [temporalPort, apiPort] = await freePorts(2);
-    const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
-    if (!cliPath) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
-    temporal = await startDevServer({ cliPath, dbFile: undefined, port: temporalPort!, uiPort: undefined, namespace: 'default', log: silentLogger });
+    temporal = await startTestTemporal();
+    const apiPort = await freePort();
     rx = await startReceiver();
     // One data folder for both (the embedded store is one SQLite file), writable by the image's user.
     dir = mkdtempSync(join(tmpdir(), 'at-image-'));

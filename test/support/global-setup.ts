@@ -2,14 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { findTemporalCli } from '../../src/temporal/cli';
-import { startDevServer } from '../../src/temporal/dev-server';
-import { silentLogger } from '../../src/kernel/logger';
 import { startBrokers } from './brokers';
 import { amqpUrlOf, startRabbit } from './rabbitmq';
 import { freePort } from './free-port';
 import { writeServers } from './servers';
 import { buildService } from './build';
+import { startTestTemporal } from './temporal-dev-server';
 
 /**
  * Starts the real servers every integration test shares: a Temporal dev server (in memory),
@@ -18,13 +16,11 @@ import { buildService } from './build';
  */
 export default async function globalSetup() {
   const dir = mkdtempSync(join(tmpdir(), 'at-servers-'));
-  const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
-  if (!cliPath) throw new Error('no Temporal CLI: run bash scripts/install-tools.sh (or set TEMPORAL_CLI_PATH)');
   const rabbitNode = { dir: join(dir, 'rabbitmq'), port: await freePort(), distPort: await freePort(), name: `at-test-${process.pid}@localhost` };
   // Google's clients must never probe the GCE metadata server: the tests talk to loopback only.
   process.env.METADATA_SERVER_DETECTION = 'none';
   const [temporal, pgid, brokers, bundle] = await Promise.all([
-    startDevServer({ cliPath, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', log: silentLogger }),
+    startTestTemporal(),
     startRabbit(rabbitNode),
     startBrokers(join(dir, 'brokers')),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
