@@ -1,4 +1,4 @@
-import { Category, EventStore, Subscription } from '../src/event-store/port';
+import { Category, EventStore, StoreUnavailable, Subscription } from '../src/event-store/port';
 import { Logger } from '../src/kernel/logger';
 import { ReadModel, ReadModelUnavailable } from './read-model';
 
@@ -69,8 +69,16 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
   };
   let stuck: () => void = () => undefined;
   const stuckOnce = new Promise<void>((resolve) => { stuck = resolve; });
+  // A store server that is away is not a stuck projection: it goes on once reads succeed again.
+  let storeAway: string | undefined;
   const fail = (e: unknown) => {
     const reason = e instanceof Error ? e.message : String(e);
+    if (e instanceof StoreUnavailable) {
+      if (storeAway === undefined) log.warn('projection waits for the event store', { category, error: reason });
+      storeAway = reason;
+      stuck();
+      return;
+    }
     if (reason !== failure) log.error('projection stopped; retrying', { error: reason });
     failure = reason;
     stuck();
@@ -97,6 +105,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     try {
       checkpoint = model.apply(events);
       failure = undefined;
+      storeAway = undefined;
       caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
       if (model.recovering()) void endRecovery().catch(() => undefined);
     } catch (e) {
@@ -162,6 +171,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
 
   const isCaughtUp = async () => {
     const now = await store.headPosition(category);
+    storeAway = undefined;
     const up = now === 'start' || reached(checkpoint, now);
     if (up) caughtUpAt = Date.now();
     return up;
@@ -174,7 +184,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
       const events = await store.countAfter(category, checkpoint, LAG_COUNT_CAP);
       return { events, seconds: events === 0 ? 0 : (Date.now() - caughtUpAt) / 1000 };
     },
-    failure: () => failure ?? model.fault(),
+    failure: () => failure ?? storeAway ?? model.fault(),
     caughtUp: async () => {
       if (failure ?? model.fault()) return false;
       return isCaughtUp();

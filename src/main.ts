@@ -7,6 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
+import { patientReads } from './event-store/patient-reads';
 import { createHttpServer, listen } from './http/server';
 import { createLogger, Logger } from './kernel/logger';
 import { findTemporalCli } from './temporal/cli';
@@ -49,7 +50,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     host = '127.0.0.1';
   }
   mkdirSync(config.dataDir, { recursive: true });
-  const store = withAppendTiming(openEventStore(config), metrics);
+  const store = withAppendTiming(await openEventStore(config), metrics);
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
@@ -68,7 +69,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const tracing = startTracing();
   const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
-  const worker = native ? await startWorker({ config, connection: native, store, readModel, log, env: process.env, tracing, metrics }) : undefined;
+  const worker = native ? await startWorker({ config, connection: native, store: patientReads(store), readModel, log, env: process.env, tracing, metrics }) : undefined;
   let searchAttributesReady = native !== undefined;
   const api = role === 'worker' ? undefined : await startApiRole({
     config, store, readModel, projection, log, dispatch, metrics,

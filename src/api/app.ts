@@ -14,7 +14,7 @@ import { TriggerPolicy } from '../triggers/model/policy';
 import { DOCS_PAGE } from '../http/docs-page';
 import { refuseUnsafeJson } from '../http/json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
-import { UnreadableEvent } from '../event-store/port';
+import { StoreUnavailable, UnreadableEvent } from '../event-store/port';
 import { ReadModelUnavailable } from '../../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';
@@ -69,10 +69,12 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, { _tag: 'UnsupportedMediaType', detail: e.message ?? 'unsupported request body encoding' });
   if (e.type === 'entity.parse.failed') return sendError(res, { _tag: 'BodyNotJson' });
   if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, { _tag: 'BadRequest', status, detail: e.message ?? 'bad request' });
-  if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent) {
+  if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent || err instanceof StoreUnavailable) {
     log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
-    // A damaged read model is rebuilt within seconds; an unreadable event needs an operator.
+    // A damaged read model is rebuilt within seconds, a store server is back as soon as it
+    // restarts; an unreadable event needs an operator.
     if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
+    if (err instanceof StoreUnavailable) res.set('Retry-After', '2');
     return sendError(res, { _tag: 'Unavailable', reason: err.message });
   }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });

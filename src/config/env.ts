@@ -8,7 +8,8 @@ export const Env = closed('Env', {}, {
   PORT: checked(described(t.string, 'must be a string'), 'Port',
     (s) => (/^\d+$/.test(s) && Number(s) <= 65535 ? undefined : 'must be a port number (0-65535)')),
   DATA_DIR: NonEmptyString,
-  EVENT_STORE: oneOf(['sqlite', 'kurrentdb'] as const, 'EventStore'),
+  EVENT_STORE: oneOf(['sqlite', 'postgres', 'kurrentdb'] as const, 'EventStore'),
+  POSTGRES_URL: checked(NonEmptyString, 'PostgresUrl', (s) => (/^postgres(ql)?:\/\//.test(s) ? undefined : 'must be a postgres:// connection string')),
   KURRENTDB_CONNECTION_STRING: NonEmptyString,
   TEMPORAL_ADDRESS: NonEmptyString,
   TEMPORAL_NAMESPACE: NonEmptyString,
@@ -29,6 +30,6 @@ export const Env = closed('Env', {}, {
     (s) => (/^[\w.:[\]-]+:\d{1,5}$/.test(s) ? undefined : 'must be host:port, e.g. 127.0.0.1:9464')),
 });
 
-export const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
+export const ENV_KEYS = ['HOST', 'PORT', 'DATA_DIR', 'EVENT_STORE', 'POSTGRES_URL', 'KURRENTDB_CONNECTION_STRING', 'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_DEV_SERVER_PORT', 'TEMPORAL_UI_PORT', 'LOG_LEVEL',
   'ACTION_TRIGGERS_CONFIG', 'API_KEYS_FILE', 'API_PROCESSES', 'METRICS_PORT', 'TEMPORAL_METRICS_ADDRESS'];

@@ -3,6 +3,7 @@ import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '
 import type { ContentType } from '../triggers/model/codecs';
 // Broker types this build can publish to; the others are a config error, not a silent no-op.
 import { SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
+import { SCHEMA_NAME } from '../event-store/postgres-schema';
 
 /** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
@@ -10,6 +11,7 @@ export type Scope = (typeof SCOPES)[number];
 
 export const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
   (n) => (Number.isFinite(n) && n > 0 ? undefined : 'must be greater than 0'));
+const wholeCount = checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number'));
 export const oneOf = <T extends string>(values: readonly T[], name: string) => new t.Type<T, T, unknown>(name,
   (u): u is T => values.includes(u as T),
   (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
@@ -73,9 +75,12 @@ export const ConfigFile = closed('Config', {}, {
   signing_secret: NonEmptyString,
   signals: closed('Signals', {}, { retention_days: positive('Days') }),
   breaker: closed('Breaker', {}, {
-    consecutive_failures: checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number')),
+    consecutive_failures: wholeCount,
     failing_for_hours: positive('Hours') }),
   metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
+  postgres: closed('Postgres', {}, {
+    schema: checked(NonEmptyString, 'SchemaName', (s) => (SCHEMA_NAME.test(s) ? undefined : 'must be a lower-case SQL name: letters, digits and _ (at most 63)')),
+    pool_max: wholeCount, connect_timeout_ms: positive('Ms'), statement_timeout_ms: positive('Ms') }),
   temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;

@@ -11,6 +11,7 @@ import { addressKeys } from '../../activities/publishers/addresses';
 import { ApiKey, Broker, ConfigFile } from './file';
 import { arrayOf } from '../kernel/closed';
 import { Env, ENV_KEYS } from './env';
+import type { PostgresOptions } from '../event-store/postgres';
 
 export { SCOPES, ConfigFile } from './file';
 export type { Scope, Broker } from './file';
@@ -20,8 +21,10 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
-  readonly eventStore: 'sqlite' | 'kurrentdb';
+  readonly eventStore: 'sqlite' | 'postgres' | 'kurrentdb';
   readonly kurrentConnectionString: string | undefined;
+  /** With EVENT_STORE=postgres: POSTGRES_URL and the config file's `postgres` settings (defaults filled in). */
+  readonly postgres: PostgresOptions | undefined;
   readonly temporal: {
     address: string | undefined; namespace: string; taskQueue: string; cliPath: string | undefined;
     /** Ports of the dev server started when there is no address. */
@@ -112,6 +115,9 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }
+  if (env.EVENT_STORE === 'postgres' && !env.POSTGRES_URL) {
+    errors.push({ path: 'env.POSTGRES_URL', message: 'is required when EVENT_STORE=postgres' });
+  }
   if (errors.length > 0) throw new ConfigError(errors);
   return {
     file,
@@ -120,6 +126,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
     eventStore: env.EVENT_STORE ?? 'sqlite',
     kurrentConnectionString: env.KURRENTDB_CONNECTION_STRING,
+    postgres: env.EVENT_STORE === 'postgres' && env.POSTGRES_URL ? postgresOptionsOf(env.POSTGRES_URL, file.postgres ?? {}) : undefined,
     temporal: { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default',
       taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH,
       devServerPort: Number(env.TEMPORAL_DEV_SERVER_PORT ?? '7233'), uiPort: Number(env.TEMPORAL_UI_PORT ?? '8233') },
@@ -132,6 +139,12 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
       temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS },
   };
 };
+
+/** The PostgreSQL store's settings: pool and time-outs for a service that must answer 503 within seconds while the server is away. */
+const postgresOptionsOf = (url: string, p: NonNullable<ConfigFile['postgres']>): PostgresOptions => ({
+  url, schema: p.schema ?? 'action_triggers', poolMax: p.pool_max ?? 10,
+  connectTimeoutMs: p.connect_timeout_ms ?? 5000, statementTimeoutMs: p.statement_timeout_ms ?? 15_000,
+});
 
 /**
  * Each broker's settings as far as triggers cannot complete them: a missing key a trigger may

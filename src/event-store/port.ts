@@ -1,5 +1,5 @@
 /**
- * The event store port. Every adapter (embedded SQLite, KurrentDB) passes the same
+ * The event store port. Every adapter (embedded SQLite, PostgreSQL, KurrentDB) passes the same
  * contract suite in test/support/event-store-contract.ts.
  */
 
@@ -132,5 +132,16 @@ export class UnreadableEvent extends Error {
   constructor(readonly streamId: string, readonly revision: bigint, readonly reason: string) {
     super(`stored event ${streamId}@${revision} cannot be read: ${reason}`);
     this.name = 'UnreadableEvent';
+  }
+}
+
+/**
+ * The store cannot be reached (a server-backed store while its server is down, restarting or
+ * out of connections): the caller answers 503 and may try again; nothing was half-written.
+ */
+export class StoreUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`the event store is unavailable: ${reason}`);
+    this.name = 'StoreUnavailable';
   }
 }

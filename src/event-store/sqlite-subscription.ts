@@ -5,15 +5,16 @@ import { BatchHandler, Checkpoint, StoredEvent, SubscribeOptions, Subscription }
  * Reads up to `limit` events of the subscription's category after `position`; `cut` when a
  * byte bound (SubscribeOptions.maxBatchBytes) ended the batch early: more follow at once.
  */
-export type ReadAfter = (position: bigint, limit: number) => { events: StoredEvent[]; cut: boolean };
+export type ReadAfter = (position: bigint, limit: number) => ReadResult | Promise<ReadResult>;
+interface ReadResult { events: StoredEvent[]; cut: boolean }
 
 const BATCH_SIZE = 1000;
 
 /**
- * Follows one category of a SQLite store: reads what is there, hands it over batch by batch,
- * then sleeps until this process appends to its category (`appended` fires with the categories
- * appended, or none: any may have been) or `pollMs` passes, which is how appends by other
- * processes on the same file are seen.
+ * Follows one category of a store read by position (SQLite, PostgreSQL): reads what is there,
+ * hands it over batch by batch, then sleeps until an append to its category is known
+ * (`appended` fires with the categories appended, or none: any may have been) or `pollMs`
+ * passes, which is how appends the store was not told of are seen.
  */
 export const followSqlite = (
   readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
@@ -45,7 +46,7 @@ export const followSqlite = (
       try {
         const ahead = resumeAfter?.();
         if (ahead !== undefined && ahead !== 'start' && ahead > checkpoint) checkpoint = ahead;
-        const { events: batch, cut } = readAfter(checkpoint, BATCH_SIZE);
+        const { events: batch, cut } = await readAfter(checkpoint, BATCH_SIZE);
         if (batch.length > 0) {
           await handler(batch);
           checkpoint = batch[batch.length - 1]!.position;

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { AppendResult, EventStore, ExpectedRevision, NewEvent, StoredEvent, WrongExpectedRevision } from './port';
+import { EventStore, StoredEvent } from './port';
+import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
 import { followSqlite } from './sqlite-subscription';
 import { boundedPage } from '../kernel/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
@@ -18,18 +19,6 @@ const SUBSCRIPTION_BATCH_BYTES = 16 * 1024 * 1024;
 /** Rows read at a time while a batch fills: a byte bound then reads at most this many more than it keeps. */
 const READ_CHUNK = 128;
 
-/** One commit takes queued appends up to this much JSON (at least one append): the writer thread holds a copy. */
-export const GROUP_MAX_CHARS = 16 * 1024 * 1024;
-
-/** How many of the queued appends (their JSON sizes, oldest first) the next commit takes. */
-export const groupSize = (sizes: readonly number[], max = GROUP_MAX_CHARS) => {
-  let total = 0;
-  let n = 0;
-  while (n < sizes.length && (n === 0 || total + sizes[n]! <= max)) total += sizes[n++]!;
-  return n;
-};
-
-
 const toStored = (r: EventRow): StoredEvent => ({
   position: BigInt(r.position),
   streamId: r.stream_id,
@@ -40,15 +29,6 @@ const toStored = (r: EventRow): StoredEvent => ({
 });
 
 const COLUMNS = 'position, stream_id, revision, type, data, metadata';
-
-/** An append as the writer thread takes it: data and metadata already JSON (a string clones cheaply). */
-interface SerializedAppend { streamId: string; events: { type: string; data: string; metadata: string }[]; expected: ExpectedRevision }
-type AppendOutcome = { ok: true; nextRevision: bigint; position: bigint }
-  | { ok: false; streamId: string; expected: ExpectedRevision; actual: bigint | 'no_stream' };
-
-const serialized = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
-  streamId, expected, events: events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
-});
 
 /** The rows a group's successful appends wrote: an append's events take consecutive positions and revisions up to those returned. */
 const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[]) => outcomes.flatMap((o, i) => {
@@ -133,52 +113,22 @@ export const openSqliteStore = (file: string): EventStore => {
   // Every write runs on the writer thread; this connection only reads (and migrated the file above).
   const writer = startSqliteWriter(file);
 
-  /**
-   * Group commit: the appends made while the writer commits the last group go together in the
-   * next one (one transaction, one fsync). Each runs in its own savepoint, so a stale expected
-   * revision fails only its own append.
-   */
-  interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
-  const queue: Pending[] = [];
-  let committing: Promise<void> | undefined;
-  const takeGroup = () => queue.splice(0, groupSize(queue.map((p) => p.chars)));
-  // One group at a time, oldest first: a process's appends commit in the order they were made.
-  const commitQueued = async () => {
-    try {
-      while (queue.length > 0) await commitGroup();
-    } finally {
-      committing = undefined;
-    }
-  };
-  const commitGroup = async () => {
-    const group = takeGroup();
-    // Only the subscriptions of the categories appended wake: the relay and the signal index
-    // reading the file after every trigger created cost each create ~30 µs.
-    let categories: ReadonlySet<string> | undefined;
-    try {
-      const outcomes = await writer.call<AppendOutcome[]>('append', { group: group.map((p) => p.append) });
-      recent.add(committedRows(group.map((p) => p.append), outcomes));
-      categories = new Set(group.map((p) => categoryOf(p.append.streamId)));
-      outcomes.forEach((o, i) => (o.ok
-        ? group[i]!.resolve({ nextRevision: o.nextRevision, position: o.position })
-        : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual))));
-    } catch (e) {
-      group.forEach((p) => p.reject(e));
-    }
-    appended.emit('append', categories);
-  };
+  // Only the subscriptions of the categories appended wake: the relay and the signal index
+  // reading the file after every trigger created cost each create ~30 µs.
+  const groups = groupCommitter((group) => writer.call<AppendOutcome[]>('append', { group }), (group, outcomes) => {
+    if (!outcomes) return appended.emit('append', undefined);
+    recent.add(committedRows(group, outcomes));
+    appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
+  });
   let closed = false;
   // Every write after close() is refused (a removal would otherwise start a new writer thread).
   const refuseWhenClosed = () => { if (closed) throw new Error('the event store is closed'); };
 
   return {
-    append: (streamId, events, expected) => new Promise<AppendResult>((resolve, reject) => {
+    append: async (streamId, events, expected) => {
       refuseWhenClosed();
-      const append = serialized(streamId, events, expected);
-      queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
-      // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
-      committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
-    }),
+      return groups.append(streamId, events, expected);
+    },
     read: async (streamId, range) => {
       if (!range) return readStream.all(streamId).map(toStored);
       const max = range.maxCount ?? -1;
@@ -206,7 +156,7 @@ export const openSqliteStore = (file: string): EventStore => {
     },
     close: async () => {
       closed = true;
-      await committing;
+      await groups.drained();
       await writer.close();
       db.close();
     },

@@ -18,9 +18,29 @@ export interface ReadinessDeps {
  */
 export const DISPATCH_INFO = { freshMs: 1000, waitMs: 500, timeoutMs: 5000 };
 
+/**
+ * How long `/readyz` waits for the projections' look at the store's head: a store server that
+ * hangs (not refusing, just silent) must not hold the probe past its 1 s time-out.
+ */
+export const STORE_CHECK_MS = 700;
+
+/** `check`, or false with the reason once `STORE_CHECK_MS` passed (the check is then left to finish on its own). */
+const withinStoreCheck = async (check: Promise<boolean>): Promise<{ ok: boolean; late?: string }> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ ok: boolean; late: string }>((r) => {
+    timer = setTimeout(() => r({ ok: false, late: `the event store did not answer within ${STORE_CHECK_MS} ms` }), STORE_CHECK_MS);
+  });
+  try {
+    return await Promise.race([check.then((ok) => ({ ok }), () => ({ ok: false })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 const signalIndexInfo = async (runner: Pick<ProjectionRunner, 'caughtUp' | 'failure'>) => {
-  const failure = runner.failure();
-  return { caught_up: await runner.caughtUp().catch(() => false), ...(failure ? { failure } : {}) };
+  const { ok, late } = await withinStoreCheck(runner.caughtUp());
+  const failure = runner.failure() ?? late;
+  return { caught_up: ok, ...(failure ? { failure } : {}) };
 };
 
 /** `GET /readyz`: ready once the read model caught up; dispatch and the signal index are informational. */
@@ -28,13 +48,13 @@ export const readinessHandler = (deps: ReadinessDeps): RequestHandler => {
   const dispatchInfo = deps.dispatchInfo && lastKnown(deps.dispatchInfo, { ...DISPATCH_INFO, failed: (error) => ({ error }) });
   return async (_req, res) => {
     const checks: Record<string, boolean> = {};
-    const [caughtUp, known, signalIndex] = await Promise.all([
-      deps.projection.caughtUp().catch(() => false),
+    const [projection, known, signalIndex] = await Promise.all([
+      withinStoreCheck(deps.projection.caughtUp()),
       dispatchInfo?.(),
       deps.signalIndex && signalIndexInfo(deps.signalIndex),
     ]);
-    checks.projection = caughtUp;
-    const failure = deps.projection.failure();
+    checks.projection = projection.ok;
+    const failure = deps.projection.failure() ?? projection.late;
     const dispatch = dispatchInfo && (known ? { ...known.value, age_ms: known.ageMs } : { temporal: 'unknown' });
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({

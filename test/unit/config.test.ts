@@ -37,10 +37,24 @@ test('a bad file names every bad key', () => {
 });
 
 test('bad environment values are named', () => {
-  const errors = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'postgres', LOG_LEVEL: 'loud', API_PROCESSES: '65' }, tmpdir()));
+  const errors = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'mysql', LOG_LEVEL: 'loud', API_PROCESSES: '65' }, tmpdir()));
   expect(errors.map((e) => e.path).sort()).toEqual(['env.API_PROCESSES', 'env.EVENT_STORE', 'env.LOG_LEVEL', 'env.PORT']);
   expect(loadConfig({ API_PROCESSES: '2' }, tmpdir()).apiProcesses).toBe(2);
   expect(errorsOf(() => loadConfig({ EVENT_STORE: 'kurrentdb' }, tmpdir())).map((e) => e.path)).toEqual(['env.KURRENTDB_CONNECTION_STRING']);
+});
+
+test('EVENT_STORE=postgres needs POSTGRES_URL; the file\'s postgres settings are checked and default', () => {
+  expect(errorsOf(() => loadConfig({ EVENT_STORE: 'postgres' }, tmpdir())).map((e) => e.path)).toEqual(['env.POSTGRES_URL']);
+  expect(errorsOf(() => loadConfig({ EVENT_STORE: 'postgres', POSTGRES_URL: 'mysql://x' }, tmpdir())).map((e) => e.path)).toEqual(['env.POSTGRES_URL']);
+  const url = 'postgres://app:secret@db:5432/events';
+  expect(loadConfig({ EVENT_STORE: 'postgres', POSTGRES_URL: url }, tempConfigDir()).postgres)
+    .toEqual({ url, schema: 'action_triggers', poolMax: 10, connectTimeoutMs: 5000, statementTimeoutMs: 15_000 });
+  const dir = tempConfigDir();
+  writeFileSync(join(dir, 'c.json'), JSON.stringify({ postgres: { schema: 'Events; DROP TABLE x', pool_max: 2.5, connect_timeout_ms: 0, statement_timeout_ms: 500 } }));
+  expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.json', EVENT_STORE: 'postgres', POSTGRES_URL: url }, dir)).map((e) => e.path).sort())
+    .toEqual(['postgres.connect_timeout_ms', 'postgres.pool_max', 'postgres.schema']);
+  // Not the store in use: no connection settings at all.
+  expect(loadConfig({ POSTGRES_URL: url }, tempConfigDir()).postgres).toBeUndefined();
 });
 
 test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error naming the file', () => {

@@ -2,7 +2,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { ReadModel } from '../../../projections/read-model';
 import type { DispatchPlan, SignalEnvelope } from '../../dispatch/types';
-import { EventStore } from '../../event-store/port';
+import { EventStore, StoreUnavailable } from '../../event-store/port';
 import type { Logger } from '../../kernel/logger';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
@@ -114,7 +114,7 @@ const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => 
   try {
     page = await listSignals(deps.readModel, deps.dispatch, await relayCheckpoint(deps.store), query);
   } catch (e) {
-    if (e instanceof ReadModelUnavailable) throw e;
+    if (e instanceof ReadModelUnavailable || e instanceof StoreUnavailable) throw e;
     deps.log.error('could not list signals', { error: String(e) });
     return sendError(res, { _tag: 'DispatchUnavailable' });
   }

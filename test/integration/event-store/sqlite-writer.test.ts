@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { GROUP_MAX_CHARS, groupSize, openSqliteStore } from '../../../src/event-store/sqlite';
+import { GROUP_MAX_CHARS, groupSize } from '../../../src/event-store/group-commit';
+import { openSqliteStore } from '../../../src/event-store/sqlite';
 import { tempDir } from '../../support/test-app';
 
 // The embedded store commits on a writer thread (src/event-store/sqlite-writer.ts): a commit that
