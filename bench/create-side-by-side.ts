@@ -8,10 +8,11 @@
  *
  * A checkout with a build (dist/src/main.js) runs it; one without runs src/main.ts through ts-node.
  * PROF=<dir>: each service writes V8 CPU profiles there; windows.txt says when each run was timed.
+ * THREADS=1: also prints each thread's CPU per create (main, writer and checkpoint threads, V8's helpers).
  */
 import autocannon from 'autocannon';
 import { execSync, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { benchDefinition } from './seed';
@@ -29,6 +30,24 @@ const processTree = (pid: number): number[] => {
 const cpuSeconds = (pids: number[]) => pids.reduce((sum, pid) => {
   try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return sum + Number(f[11]) + Number(f[12]); } catch { return sum; }
 }, 0) / 100;
+
+/** CPU seconds per thread, keyed by process role and thread name (THREADS=1 prints them per create). */
+const threadCpu = (pids: number[]) => {
+  const out = new Map<string, number>();
+  pids.forEach((pid, i) => {
+    let tids: string[] = [];
+    try { tids = readdirSync(`/proc/${pid}/task`); } catch { return; }
+    for (const tid of tids) {
+      try {
+        const [comm, rest] = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split('(')[1]!.split(') ');
+        const f = rest!.split(' ');
+        const key = `${i === 0 ? 'primary' : 'api'}/${tid === String(pid) ? 'main' : comm}`;
+        out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+      } catch { /* gone */ }
+    }
+  });
+  return out;
+};
 
 const startApi = (dir: string, env: Record<string, string>) => new Promise<{ url: string; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
   const built = join(dir, 'dist/src/main.js');
@@ -67,10 +86,15 @@ const main = async () => {
         await post(url, 2);
         const pids = processTree(api.pid);
         const cpu0 = cpuSeconds(pids);
+        const threads0 = threadCpu(pids);
         const t0 = process.hrtime.bigint() / 1000n;
         const r = await post(url, seconds);
         if (process.env.PROF) appendFileSync(join(process.env.PROF, 'windows.txt'), `${basename(dir)} ${t0} ${process.hrtime.bigint() / 1000n} ${r.requests.total}\n`);
         const cpuUs = ((cpuSeconds(pids) - cpu0) / r.requests.total) * 1e6;
+        if (process.env.THREADS) {
+          const perCreate = [...threadCpu(pids)].map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const).filter(([, v]) => v >= 1);
+          console.log(`    ${basename(dir)} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+        }
         console.log(`| ${round + 1} | ${dir} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
         await api.stop();
         rmSync(data, { recursive: true, force: true });
