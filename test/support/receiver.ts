@@ -14,7 +14,7 @@ export interface Reply { status?: number; delayMs?: number; headers?: Record<str
  * A real HTTP receiver on a loopback port. It records every request and answers from a
  * per-path script of replies (then 200), so a test can make it fail, hang or recover.
  */
-export const startReceiver = async (defaults: Reply = {}) => {
+export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') => {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const scripts = new Map<string, Reply[]>();
@@ -37,11 +37,11 @@ export const startReceiver = async (defaults: Reply = {}) => {
   };
   const server: Server = createServer(handle);
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(0, host, () => r()));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    url: (path: string) => `http://${host}:${port}${path}`,
     received,
     on: (path: string) => received.filter((r) => r.path === path),
     /** How many requests a path got, without scanning them (benchmarks check it per request). */

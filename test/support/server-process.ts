@@ -6,17 +6,22 @@ export interface ServerProcess { url: string; child: ChildProcess; output: () =>
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Starts the compiled service (dist/src/main.js, as `npm start` does) as its own process on a free loopback port; resolves when it listens. */
-export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, args: string[] = []): Promise<ServerProcess> =>
+/**
+ * Starts the compiled service (dist/src/main.js, as `npm start` does) as its own process on a
+ * free port (loopback unless HOST says otherwise); resolves when it listens. `prefix` runs it
+ * through another command, e.g. `ip netns exec <host>` (which execs it: the child is the service).
+ */
+export const startServerProcess = (env: Record<string, string>, timeoutMs = 30000, args: string[] = [], prefix: string[] = []): Promise<ServerProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [compiledMain(), ...args], {
+    const [command, ...before] = [...prefix, process.execPath];
+    const child = spawn(command!, [...before, compiledMain(), ...args], {
       cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`server did not start:\n${out}`)); }, timeoutMs);
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      const m = /"url":"(http:\/\/[\d.]+:\d+)"/.exec(out);
       if (m) { clearTimeout(timer); resolve({ url: m[1]!, child, output: () => out }); }
     };
     child.stdout.on('data', onData);
@@ -26,7 +31,7 @@ export const startServerProcess = (env: Record<string, string>, timeoutMs = 3000
 
 export const stopServerProcess = (p: ServerProcess, signal: NodeJS.Signals = 'SIGTERM') =>
   new Promise<number | null>((resolve) => {
-    if (p.child.exitCode !== null) return resolve(p.child.exitCode);
+    if (p.child.exitCode !== null || p.child.signalCode !== null) return resolve(p.child.exitCode);
     p.child.removeAllListeners('exit');
     p.child.once('exit', (code) => resolve(code));
     p.child.kill(signal);

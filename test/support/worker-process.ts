@@ -4,10 +4,11 @@ import { compiledMain } from '../../src/kernel/compiled-main';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Runs the compiled service with `--role=worker` as its own process (as `npm run worker` does); resolves when it polls. */
-export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ChildProcess> =>
+/** Runs the compiled service with `--role=worker` as its own process (as `npm run worker` does; `prefix` as for startServerProcess); resolves when it polls. */
+export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000, prefix: string[] = []): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [compiledMain(), '--role=worker'], {
+    const [command, ...before] = [...prefix, process.execPath];
+    const child = spawn(command!, [...before, compiledMain(), '--role=worker'], {
       cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
-import { acquireLease, Lease, renewLease } from '../model/relay-lease';
+import { acquireLease, Lease, leaseEnds, renewLease } from '../model/relay-lease';
 import { acceptedRecordOf, originOf, Redelivery, redeliveryOf, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
 import { context } from '@opentelemetry/api';
 import { withLogFields } from '../../kernel/log-context';
@@ -193,6 +193,16 @@ export const startRelay = (o: RelayOptions): Relay => {
     await renew();
   };
 
+  /**
+   * How long a relay without the lease waits before trying again: until the holder's lease ends
+   * (a holder that died is replaced within its lease time, not up to half a lease later), at
+   * most half a lease (a holder that stopped cleanly gives it up at once).
+   */
+  const untilLeaseEnds = async () => {
+    const ends = await leaseEnds(o.store).catch(() => undefined);
+    return ends === undefined ? leaseMs / 2 : Math.min(leaseMs / 2, Math.max(20, ends - Date.now() + 20));
+  };
+
   const running = (async () => {
     while (!stopped) {
       try {
@@ -201,7 +211,7 @@ export const startRelay = (o: RelayOptions): Relay => {
         o.log.warn('could not read the relay lease', { error: String(e) });
       }
       if (lease) await relayWhileHolding();
-      else await pause(leaseMs / 2);
+      else await pause(await untilLeaseEnds());
     }
   })();
 

@@ -59,6 +59,9 @@ export const acquireLease = async (store: EventStore, holder: string, ttlMs: num
   return { holder, revision: taken.right.appended.nextRevision, checkpoint: taken.right.result };
 };
 
+/** When the lease ends unless its holder renews it (ms since the epoch), or undefined when none was taken. */
+export const leaseEnds = async (store: EventStore): Promise<number | undefined> => (await current(store))?.until;
+
 /** Extends the lease and records the checkpoint; undefined when another relay took it meanwhile. */
 export const renewLease = async (store: EventStore, lease: Lease, checkpoint: Checkpoint, ttlMs: number, now = Date.now()): Promise<Lease | undefined> => {
   try {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -7,7 +7,11 @@ import { freePort } from '../free-port';
 import { killGroup, spawnServer, waitUntil } from './process-group';
 
 /** A private PostgreSQL server (Debian's binaries) on loopback, trust authentication. */
-export interface PostgresServer { host: string; port: number; url: string; pgid: number; root: string; durable: boolean }
+export interface PostgresServer {
+  host: string; port: number; url: string; pgid: number; root: string; durable: boolean;
+  /** Addresses it listens on besides loopback (a bridge's, for hosts in network namespaces). */
+  also: string[];
+}
 
 /** initdb and postgres refuse to run as root: as root they run as this user. */
 const OWNER = 'postgres';
@@ -38,7 +42,7 @@ const answers = async (url: string) => {
 const run = async (server: Omit<PostgresServer, 'pgid'>): Promise<PostgresServer> => {
   const [command, args] = asOwner(join(binDir(), 'postgres'), [
     '-D', join(server.root, 'data'), '-p', String(server.port), '-k', server.root,
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200',
+    '-c', `listen_addresses=${['127.0.0.1', ...server.also].join(',')}`, '-c', 'max_connections=200',
     // A test server need not survive the machine; a benchmark's must (as production's).
     ...(server.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
   ]);
@@ -49,9 +53,10 @@ const run = async (server: Omit<PostgresServer, 'pgid'>): Promise<PostgresServer
 
 /**
  * A fresh cluster in its own folder under /tmp (the owner must be able to enter it), started on
- * a free port. `durable` keeps fsync on, for benchmarks.
+ * a free port. `durable` keeps fsync on, for benchmarks; `also` and `trustNetwork` let test hosts
+ * in network namespaces connect.
  */
-export const startPostgres = async (options: { durable?: boolean } = {}): Promise<PostgresServer> => {
+export const startPostgres = async (options: { durable?: boolean; also?: string[]; trustNetwork?: string } = {}): Promise<PostgresServer> => {
   const root = mkdtempSync('/tmp/atc-pg-');
   if (userInfo().uid === 0) {
     const uid = Number(execFileSync('id', ['-u', OWNER]).toString());
@@ -60,8 +65,10 @@ export const startPostgres = async (options: { durable?: boolean } = {}): Promis
   }
   const [command, args] = asOwner(join(binDir(), 'initdb'), ['-D', join(root, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   execFileSync(command, args, { stdio: 'pipe' });
+  // initdb trusts loopback only; test hosts in namespaces connect from their bridge's network.
+  if (options.trustNetwork) appendFileSync(join(root, 'data', 'pg_hba.conf'), `host all all ${options.trustNetwork} trust\n`);
   const port = await freePort();
-  return run({ host: '127.0.0.1', port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, root, durable: options.durable ?? false });
+  return run({ host: '127.0.0.1', port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, root, durable: options.durable ?? false, also: options.also ?? [] });
 };
 
 /** Kills the server (SIGKILL, as a crash) and starts it again on the same data and port. */
