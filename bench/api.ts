@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchDefinition, seedTriggers } from './seed';
 import { startBaseline, startBenchTemporal, startService, waitForListening } from './server';
+import { benchStores, startBenchPostgres } from './postgres';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -41,7 +42,9 @@ const scenarios = async (url: string, ids: string[], label: string, stored: numb
 /**
  * `npm run bench -- api`: the API role (`npm run api`), 10,000 stored triggers, 50 connections,
  * against bare node and bare express; once as one process, once with API_PROCESSES=2 (one per core);
- * then one process again with `metrics.enabled: false`, for the cost of metrics in the same run.
+ * then one process again with `metrics.enabled: false`, for the cost of metrics in the same run;
+ * then (BENCH_STORES, default both) one and two processes on a PostgreSQL store, with their
+ * ratios to SQLite's.
  */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
@@ -67,6 +70,8 @@ export const benchApi = async () => {
     writeFileSync(off, JSON.stringify({ metrics: { enabled: false } }));
     service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: off }, 'api');
     results.push(...await scenarios(service.url, ids, '(1 process, metrics off)', stored));
+    await service.stop();
+    if (benchStores().includes('postgres')) results.push(...await onPostgres(temporal.address));
   } finally {
     await service.stop();
     await baseline.stop();
@@ -74,6 +79,36 @@ export const benchApi = async () => {
     await temporal.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  printTables(results);
+};
+
+/** The same scenarios with the store on PostgreSQL (seeded alike; each API role's read model built from it at start). */
+const onPostgres = async (temporalAddress: string): Promise<Figures[]> => {
+  const pg = await startBenchPostgres();
+  const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-pg-'));
+  const results: Figures[] = [];
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  try {
+    const store = await pg.openStore();
+    const ids = await seedTriggers(store, TRIGGERS);
+    await store.close();
+    let stored = ids.length;
+    service = await startService({ ...pg.env, DATA_DIR: join(dir, '1'), TEMPORAL_ADDRESS: temporalAddress }, 'api');
+    results.push(...await scenarios(service.url, ids, '(1 process, PostgreSQL)', stored));
+    stored += results.at(-1)!.ok;
+    await service.stop();
+    service = await startService({ ...pg.env, DATA_DIR: join(dir, '2'), TEMPORAL_ADDRESS: temporalAddress, API_PROCESSES: '2' }, 'api');
+    await waitForListening(service, 2);
+    results.push(...await scenarios(service.url, ids, '(API_PROCESSES=2, PostgreSQL)', stored));
+  } finally {
+    await service?.stop();
+    pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+};
+
+const printTables = (results: Figures[]) => {
   const base = results[0]!.rps;
   const framework = results[1]!.rps;
   console.log(`\nAPI benchmark: ${CONNECTIONS} connections, ${DURATION_S}s each, ${TRIGGERS.toLocaleString('en')} stored triggers, loopback\n`);
@@ -87,5 +122,15 @@ export const benchApi = async () => {
   for (const on of results.filter((f) => f.name.endsWith('(1 process)'))) {
     const off = results.find((f) => f.name === on.name.replace('(1 process)', '(1 process, metrics off)'));
     if (off) console.log(`| ${on.name.replace(' (1 process)', '')} | ${(on.rps / off.rps).toFixed(3)} |`);
+  }
+  const onPg = results.filter((f) => f.name.endsWith(', PostgreSQL)'));
+  if (onPg.length === 0) return;
+  console.log('\n| scenario | req/s PostgreSQL ÷ SQLite |');
+  console.log('|---|---:|');
+  for (const pg of onPg) {
+    // The scan's name counts the triggers stored by then, which the two runs' creates made differ.
+    const key = (name: string) => name.replace(/scans all [\d,]+/, 'scans all');
+    const sqlite = results.find((f) => key(f.name) === key(pg.name.replace(', PostgreSQL)', ')')));
+    if (sqlite) console.log(`| ${sqlite.name} | ${(pg.rps / sqlite.rps).toFixed(2)} |`);
   }
 };

@@ -8,14 +8,15 @@ import { freePort } from '../test/support/free-port';
 import { startReceiver } from '../test/support/receiver';
 import { killProcess, startWorkerProcess } from '../test/support/worker-process';
 import { startService } from './server';
+import { benchIntakeRate } from './intake-rate';
 
 const OUTAGE_S = Number(process.env.BENCH_OUTAGE_S ?? 30);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 
 /**
- * `npm run bench -- intake`: a `--role=api` process and a worker on a Temporal dev server with
- * its state on disk. RATE signals/s for OUTAGE_S with Temporal up (the baseline), then the
+ * `npm run bench -- intake`: first how fast intake accepts on each store (intake-rate.ts); then a
+ * `--role=api` process and a worker on a Temporal dev server with its state on disk. RATE signals/s for OUTAGE_S with Temporal up (the baseline), then the
  * same with Temporal stopped: how fast each signal is accepted (202) in both; then Temporal
  * restarted: how long the backlog takes to drain, and whether every webhook arrived.
  */
@@ -26,6 +27,7 @@ export const benchIntake = async () => {
   if (!cliPath) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
   const startTemporal = () => startDevServer({ cliPath, dbFile: join(dir, 'temporal.sqlite'), port, uiPort: undefined, namespace: 'default', log: silentLogger });
   let temporal: DevServer = await startTemporal();
+  await benchIntakeRate(temporal.address).catch(async (e: unknown) => { await temporal.stop(); throw e; });
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));

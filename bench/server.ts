@@ -43,7 +43,7 @@ export const waitForListening = async (service: Running, count: number) => {
 };
 
 const stopChild = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null) return resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return resolve();
   child.removeAllListeners('exit');
   child.once('exit', () => resolve());
   child.kill('SIGTERM');

@@ -30,7 +30,7 @@ const writeErrors = {
   409: problemResponse('The trigger changed concurrently too often; try again'),
   413: problemResponse('Body over the size limit'),
   415: problemResponse('Body is not JSON'),
-  503: problemResponse('An infrastructure fault: a stored event of this trigger cannot be read (needs an operator), or the read model is being rebuilt (with Retry-After)'),
+  503: problemResponse('An infrastructure fault: a stored event of this trigger cannot be read (needs an operator), the read model is being rebuilt, or the event store\'s server is away (the last two with Retry-After)'),
 };
 const conditional = { 404: problemResponse('Unknown or deleted trigger'), 412: problemResponse('If-Match names another version') };
 const ids = (maxItems: number) => ({ type: 'array', minItems: 1, maxItems, items: TRIGGER_ID_SCHEMA });
@@ -122,8 +122,9 @@ const signalPaths = {
 const publicPaths = {
   '/healthz': { get: { summary: 'Liveness', operationId: 'healthz', security: [], responses: { 200: { description: 'Alive',
     content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
-  '/readyz': { get: { summary: 'Readiness: the read model caught up. Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog. '
-      + 'Answers within a second whatever Temporal does: `dispatch` is the last value learned in the background, `age_ms` old',
+  '/readyz': { get: { summary: 'Readiness: the read model caught up with a reachable event store (a store server that is away or silent makes it not ready, `reasons` says why). '
+      + 'Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog. '
+      + 'Answers within a second whatever Temporal or the store does: `dispatch` is the last value learned in the background, `age_ms` old',
     operationId: 'readyz', security: [],
     responses: Object.fromEntries([[200, 'Ready'], [503, 'Not ready']].map(([status, description]) => [status, { description,
       content: json({ type: 'object', required: ['status', 'checks'], properties: { status: { enum: ['ready', 'not ready'] },

@@ -5,7 +5,7 @@ import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit'
 import { EventStore, StoredEvent } from './port';
 import { appendLockSql, migrate } from './postgres-schema';
 import { guarded, listenForAppends } from './postgres-connection';
-import { followSqlite } from './sqlite-subscription';
+import { followPositions } from './follow-positions';
 import { categoryOf } from './recent-appends';
 
 export interface PostgresOptions {
@@ -114,7 +114,7 @@ export const openPostgresStore = async (options: PostgresOptions): Promise<Event
       const { rows } = await query((p) => p.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${schema}.events WHERE category = $1`, [category]));
       return rows[0]?.p == null ? 'start' : BigInt(rows[0].p);
     },
-    subscribe: (from, handler, onError, subscribeOptions = {}) => followSqlite(
+    subscribe: (from, handler, onError, subscribeOptions = {}) => followPositions(
       (position, limit) => readAfterWithin(subscribeOptions.category ?? 'action_trigger', position, limit, subscribeOptions.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
       appended, subscribeOptions.pollMs ?? options.pollMs ?? 100, from, handler, onError, { category: 'action_trigger', ...subscribeOptions }),
     readCategory: async (category, after, limit) => (await rowsAfter(category, after, limit)).map(toStored),

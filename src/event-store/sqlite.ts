@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { EventStore, StoredEvent } from './port';
 import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
-import { followSqlite } from './sqlite-subscription';
+import { followPositions } from './follow-positions';
 import { boundedPage } from '../kernel/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
 import { categoryOf, EventRow, recentAppends } from './recent-appends';
@@ -150,7 +150,7 @@ export const openSqliteStore = (file: string): EventStore => {
       const p = head.get(category)?.p;
       return p == null ? 'start' : BigInt(p);
     },
-    subscribe: (from, handler, onError, options = {}) => followSqlite(
+    subscribe: (from, handler, onError, options = {}) => followPositions(
       (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError, { category: 'action_trigger', ...options }),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),

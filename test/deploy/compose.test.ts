@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config';
 import { ROOT } from './podman';
+import { openPostgresStore } from '../../src/event-store/postgres';
+import { startPostgres, stopPostgres } from '../support/brokers/postgres';
 
 /**
  * docker-compose.yml through compose-spec's own loader (scripts/compose-check, the library docker
@@ -32,7 +34,7 @@ const load = async (file: string, env: Record<string, string>, profiles: string[
   return JSON.parse(stdout) as Project;
 };
 const refusal = (file: string, env: Record<string, string>) => load(file, env).then(() => 'loaded', (e: { stderr?: string }) => e.stderr ?? String(e));
-const ENV = { TEMPORAL_DB_PASSWORD: 'only-for-the-test' };
+const ENV = { TEMPORAL_DB_PASSWORD: 'only-for-the-test', EVENT_STORE_DB_PASSWORD: 'store-only-for-the-test' };
 
 /** The machine's go, or the toolchain scripts/install-tools.sh put in .tools/go where it had none (or an older one). */
 const GO = existsSync(join(ROOT, '.tools', 'go', 'bin', 'go')) ? join(ROOT, '.tools', 'go', 'bin', 'go') : 'go';
@@ -43,7 +45,7 @@ beforeAll(async () => {
 
 test('the compose file loads; Temporal runs on PostgreSQL (not the dev server) with its UI', async () => {
   const { services } = await load('docker-compose.yml', ENV);
-  expect(Object.keys(services).sort()).toEqual(['api', 'kurrentdb', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
+  expect(Object.keys(services).sort()).toEqual(['api', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
   const temporal = services.temporal!;
   expect(temporal.image).toMatch(/^temporalio\/auto-setup:\d+\.\d+\.\d+$/);
   expect(JSON.stringify(temporal.command ?? [])).not.toContain('start-dev');
@@ -57,13 +59,35 @@ test('every container restarts, starts after what it needs is healthy, and what 
   const waits = (name: string) => Object.fromEntries(Object.entries(services[name]!.depends_on ?? {}).map(([k, v]) => [k, v.condition]));
   expect(waits('temporal')).toEqual({ postgresql: 'service_healthy' });
   expect(waits('temporal-ui')).toEqual({ temporal: 'service_healthy' });
-  for (const role of ['api', 'worker']) expect(waits(role)).toEqual({ temporal: 'service_healthy', kurrentdb: 'service_healthy' });
+  for (const role of ['api', 'worker']) expect(waits(role)).toEqual({ temporal: 'service_healthy', postgresql: 'service_healthy' });
   const awaited = new Set(Object.values(services).flatMap((s) => Object.entries(s.depends_on ?? {})
     .filter(([, d]) => d.condition === 'service_healthy').map(([k]) => k)));
   for (const name of awaited) expect([name, services[name]!.healthcheck?.test?.length ?? 0]).not.toEqual([name, 0]);
   // The API's check is the image's own HEALTHCHECK (GET /healthz); the worker's asks its METRICS_PORT.
   expect(services.worker!.healthcheck?.test?.join(' ')).toContain(`127.0.0.1:${services.worker!.environment!.METRICS_PORT}/healthz`);
   expect(services.api!.healthcheck?.disable ?? false).toBe(false);
+});
+
+test('the roles share a PostgreSQL event store in a database of its own, made by the init script the postgres image runs', async () => {
+  const { services } = await load('docker-compose.yml', ENV);
+  for (const role of ['api', 'worker']) {
+    expect(services[role]!.environment).toMatchObject({
+      EVENT_STORE: 'postgres', POSTGRES_URL: 'postgres://action_triggers:store-only-for-the-test@postgresql:5432/action_triggers' });
+  }
+  const init = services.postgresql!.volumes!.find((v) => v.target.startsWith('/docker-entrypoint-initdb.d/'))!;
+  // The script on a real server, as the image runs it (psql as POSTGRES_USER, the password in env).
+  const pg = await startPostgres();
+  try {
+    await run('sh', [join(ROOT, init.source)], { env: { PATH: process.env.PATH ?? '', PGHOST: '127.0.0.1', PGPORT: String(pg.port),
+      POSTGRES_USER: 'postgres', EVENT_STORE_DB_PASSWORD: services.postgresql!.environment!.EVENT_STORE_DB_PASSWORD! } });
+    const url = `postgres://action_triggers@127.0.0.1:${pg.port}/action_triggers`;
+    const store = await openPostgresStore({ url, schema: 'action_triggers', poolMax: 2, connectTimeoutMs: 5000, statementTimeoutMs: 5000 });
+    await store.append('action_trigger-compose', [{ type: 'TriggerCreated', data: {}, metadata: {} }], 'no_stream');
+    expect(await store.headPosition()).toBe(1n);
+    await store.close();
+  } finally {
+    stopPostgres(pg);
+  }
 });
 
 test('the brokers are an optional profile; the service is published on loopback only', async () => {
@@ -94,6 +118,7 @@ test('the committed config and example keys are ones the service accepts, and th
 
 test('the loader refuses what compose would: no database password, an unknown key, a dependency on no service', async () => {
   expect(await refusal('docker-compose.yml', {})).toContain('required variable TEMPORAL_DB_PASSWORD is missing a value');
+  expect(await refusal('docker-compose.yml', { TEMPORAL_DB_PASSWORD: 'x' })).toContain('required variable EVENT_STORE_DB_PASSWORD is missing a value');
   const original = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8');
   const variant = (name: string, text: string) => { writeFileSync(join(dir, name), text); return join(dir, name); };
   expect(await refusal(variant('typo.yml', original.replace('    restart: unless-stopped\n', '    restarts: unless-stopped\n')), ENV))

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { followSqlite } from '../../src/event-store/sqlite-subscription';
+import { followPositions } from '../../src/event-store/follow-positions';
 import { StoredEvent } from '../../src/event-store/port';
 
 const eventAt = (position: number): StoredEvent => ({
@@ -21,7 +21,7 @@ test('a subscriber that is further on elsewhere is not handed the events before 
   const { asked, readAfter } = storeOfTen();
   const handed: bigint[] = [];
   const done = new Promise<void>((resolve) => {
-    const sub = followSqlite(readAfter, new EventEmitter(), 10_000, 'start', async (batch) => {
+    const sub = followPositions(readAfter, new EventEmitter(), 10_000, 'start', async (batch) => {
       handed.push(...batch.map((e) => e.position));
       if (handed.at(-1) === 10n) { void sub.close(); resolve(); }
     }, (e) => { throw e; }, { resumeAfter: () => 7n });
@@ -38,7 +38,7 @@ test('a subscriber\'s own position never moves back for a resume point behind it
   let resume: bigint | 'start' = 'start';
   let first: () => void = () => undefined;
   const handedFirst = new Promise<void>((resolve) => { first = resolve; });
-  const sub = followSqlite(readAfter, emitter, 10_000, 4n, async (batch) => {
+  const sub = followPositions(readAfter, emitter, 10_000, 4n, async (batch) => {
     handed.push(...batch.map((e) => e.position));
     first();
   }, (e) => { throw e; }, { resumeAfter: () => resume });
@@ -56,7 +56,7 @@ test('a subscription wakes for appends to its own category, not for those to oth
   const asked: bigint[] = [];
   const readAfter = (position: bigint) => { asked.push(position); return { events: [], cut: false }; };
   const emitter = new EventEmitter();
-  const sub = followSqlite(readAfter, emitter, 60_000, 'start', async () => undefined, (e) => { throw e; }, { category: 'signal' });
+  const sub = followPositions(readAfter, emitter, 60_000, 'start', async () => undefined, (e) => { throw e; }, { category: 'signal' });
   const settled = () => new Promise((r) => setTimeout(r, 20));
   await settled();
   expect(asked).toHaveLength(1); // the first read, then asleep for a minute

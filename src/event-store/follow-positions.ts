@@ -16,7 +16,7 @@ const BATCH_SIZE = 1000;
  * (`appended` fires with the categories appended, or none: any may have been) or `pollMs`
  * passes, which is how appends the store was not told of are seen.
  */
-export const followSqlite = (
+export const followPositions = (
   readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
   from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void,
   { resumeAfter, category }: Pick<SubscribeOptions, 'resumeAfter' | 'category'> = {},
