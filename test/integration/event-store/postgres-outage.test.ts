@@ -18,6 +18,7 @@ let pg: PostgresServer;
 let rx: Receiver;
 let api: ServerProcess;
 let worker: ChildProcess;
+let workerOutput = '';
 
 beforeAll(async () => {
   pg = await startPostgres();
@@ -31,6 +32,8 @@ beforeAll(async () => {
   };
   api = await startServerProcess(env, 60_000, ['--role=api']);
   worker = await startWorkerProcess(env);
+  worker.stdout!.on('data', (b: Buffer) => { workerOutput = (workerOutput + b.toString()).slice(-20_000); });
+  worker.stderr!.on('data', (b: Buffer) => { workerOutput = (workerOutput + b.toString()).slice(-20_000); });
   const created = await fetch(`${api.url}/api/action-triggers`, {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -90,7 +93,14 @@ test('PostgreSQL killed and restarted while signals arrive: writes answer 503 wi
   // Some before the kill, some after the restart.
   expect(accepted.length).toBeGreaterThan(20);
   expect(answers[answers.length - 1]!.status).toBe(202);
-  await rx.waitFor(() => new Set(rx.on('/orders').map((r) => JSON.parse(r.body).id)).size >= accepted.length, 90_000);
+  await rx.waitFor(() => new Set(rx.on('/orders').map((r) => JSON.parse(r.body).id)).size >= accepted.length, 90_000)
+    .catch((e: Error) => {
+      const got = new Set(rx.on('/orders').map((r) => JSON.parse(r.body).id as string));
+      const missing = accepted.filter((id) => !got.has(id));
+      // What the processes said of the missing signals, and their warnings other than the outage's own.
+      const about = (out: string) => out.split('\n').filter((l) => missing.some((id) => l.includes(`"${id}"`)) || (l.includes('"warn"') || l.includes('"error"')) && !l.includes('ECONNREFUSED')).join('\n').slice(-8000);
+      throw new Error(`${e.message}; missing ${missing.join(',')}\n--- api ---\n${about(api.output())}\n--- worker ---\n${about(workerOutput)}`);
+    });
   const delivered = new Set(rx.on('/orders').map((r) => JSON.parse(r.body).id as string));
   expect(accepted.filter((id) => !delivered.has(id))).toEqual([]);
   expect(api.child.exitCode).toBeNull();
