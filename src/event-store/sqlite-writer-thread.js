@@ -18,8 +18,13 @@ const oldest = db.prepare('SELECT position, recorded_at FROM events WHERE catego
 const removeThrough = db.prepare('DELETE FROM events WHERE category = ? AND position <= ?');
 const truncate = db.prepare('DELETE FROM events WHERE stream_id = ? AND revision < ?');
 
-/** One append; a stale expected revision is an answer (`actual`), not an error. Data arrive serialized. */
-const appendOne = db.transaction(({ streamId, events, expected }) => {
+/**
+ * One append; a stale expected revision is an answer (`actual`), not an error. Data arrive serialized.
+ * A plain function inside the group's transaction, not a savepoint of its own: a refused append
+ * has written nothing, and a throw rolls back the whole group anyway (a SAVEPOINT and a RELEASE
+ * per append were two statements of each append for nothing).
+ */
+const appendOne = ({ streamId, events, expected }) => {
   const row = lastRevision.get(streamId);
   const actual = row?.r == null ? 'no_stream' : BigInt(row.r);
   if (expected !== 'any' && expected !== actual) return { ok: false, streamId, expected, actual };
@@ -31,7 +36,7 @@ const appendOne = db.transaction(({ streamId, events, expected }) => {
     position = BigInt(insert.run(streamId, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
   }
   return { ok: true, nextRevision: revision, position };
-});
+};
 
 /** Group commit: the appends queued while the last commit ran share one transaction, one fsync. */
 const appendGroup = db.transaction((group) => group.map(appendOne));
