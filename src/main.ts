@@ -50,6 +50,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     host = '127.0.0.1';
   }
   mkdirSync(config.dataDir, { recursive: true });
+  // Several hosts each on a SQLite store of their own would each accept signals the others never see.
+  if (process.env.POSTGRES_URL && config.eventStore !== 'postgres') {
+    log.warn(`POSTGRES_URL is set but EVENT_STORE is ${config.eventStore}: the event store is ${config.eventStore === 'sqlite' ? 'the SQLite file in DATA_DIR' : config.eventStore}`);
+  }
   const store = withAppendTiming(await openEventStore(config), metrics);
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
   const projection = await startProjection(store, readModel, log);

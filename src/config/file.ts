@@ -12,6 +12,8 @@ export type Scope = (typeof SCOPES)[number];
 export const positive = (name: string) => checked(described(t.number, 'must be a number'), name,
   (n) => (Number.isFinite(n) && n > 0 ? undefined : 'must be greater than 0'));
 const wholeCount = checked(positive('Count'), 'Count', (n) => (Number.isInteger(n) ? undefined : 'must be a whole number'));
+/** Milliseconds a timer can hold (Node fires one over 2^31-1 ms at once), capped at an hour. */
+const upToAnHour = checked(positive('Ms'), 'Ms', (n) => (n <= 3_600_000 ? undefined : 'must be at most 3600000 (an hour)'));
 export const oneOf = <T extends string>(values: readonly T[], name: string) => new t.Type<T, T, unknown>(name,
   (u): u is T => values.includes(u as T),
   (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
@@ -80,7 +82,8 @@ export const ConfigFile = closed('Config', {}, {
   metrics: closed('Metrics', {}, { enabled: described(t.boolean, 'must be true or false') }),
   postgres: closed('Postgres', {}, {
     schema: checked(NonEmptyString, 'SchemaName', (s) => (SCHEMA_NAME.test(s) ? undefined : 'must be a lower-case SQL name: letters, digits and _ (at most 63)')),
-    pool_max: wholeCount, connect_timeout_ms: positive('Ms'), statement_timeout_ms: positive('Ms') }),
+    pool_max: checked(wholeCount, 'PoolMax', (n) => (n <= 1000 ? undefined : 'must be at most 1000')),
+    connect_timeout_ms: upToAnHour, statement_timeout_ms: upToAnHour }),
   temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;

@@ -137,7 +137,8 @@ export class UnreadableEvent extends Error {
 
 /**
  * The store cannot be reached (a server-backed store while its server is down, restarting or
- * out of connections): the caller answers 503 and may try again; nothing was half-written.
+ * out of connections): the caller answers 503 and may try again. Nothing is half-written, but a
+ * write whose connection dropped during its commit may have committed whole.
  */
 export class StoreUnavailable extends Error {
   constructor(readonly reason: string) {

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 
 /** A schema name this store may create and use (it is written into SQL, so never free text). */
-export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+export const SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 
 /** Advisory locks are keyed by two int4s: this one ('atc') and the hash of the schema name. */
 const LOCK_CLASS = 0x617463;
@@ -55,6 +55,28 @@ BEGIN
 END
 $fn$`;
 
+/**
+ * Retention's removal as one statement (one function call): a transaction over several round
+ * trips held the append lock on a checked-out connection, which a lost connection could leave
+ * open (every host's appends waiting) or turn into an unhandled error.
+ */
+const removeFunction = (schema: string) => `
+CREATE FUNCTION ${schema}.remove_recorded_before(p_category text, p_before bigint, p_through bigint, p_max int)
+RETURNS bigint
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  removed bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${schema}'));
+  WITH oldest AS (SELECT position, recorded_at FROM ${schema}.events WHERE category = p_category ORDER BY position LIMIT p_max),
+       stop AS (SELECT min(position) AS p FROM oldest WHERE recorded_at >= p_before OR position > p_through)
+  DELETE FROM ${schema}.events WHERE category = p_category
+    AND position <= (SELECT max(position) FROM oldest WHERE position < coalesce((SELECT p FROM stop), 9223372036854775807));
+  GET DIAGNOSTICS removed = ROW_COUNT;
+  RETURN removed;
+END
+$fn$`;
+
 /** Each version's statements, in order; a deployed version is never edited, a new one is added. */
 const MIGRATIONS: ReadonlyArray<(schema: string) => string[]> = [
   (schema) => [
@@ -71,37 +93,56 @@ const MIGRATIONS: ReadonlyArray<(schema: string) => string[]> = [
     `CREATE INDEX events_by_category ON ${schema}.events (category, position)`,
     appendFunction(schema),
   ],
+  (schema) => [removeFunction(schema)],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/** The lock key every append group and removal of events holds: `pg_advisory_xact_lock(...)`. */
-export const appendLockSql = (schema: string) => `SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${schema}'))`;
 
 /**
  * Creates or brings the schema up to this build's version, in one transaction under an advisory
  * lock of its own: processes that start at once migrate one after the other, and the later ones
  * find nothing to do. A database newer than this build is refused (its events may not be readable).
  */
+const newerThanBuild = (schema: string, version: number) =>
+  new Error(`postgres schema ${schema} is at version ${version}, newer than this build's ${SCHEMA_VERSION}`);
+
 export const migrate = async (pool: Pool, schema: string) => {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`postgres schema name ${JSON.stringify(schema)} must match ${SCHEMA_NAME}`);
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`postgres.schema ${JSON.stringify(schema)} must match ${SCHEMA_NAME}`);
   const client = await pool.connect();
+  // Checked out, a connection's errors are the holder's: unhandled, a lost one would end the
+  // process. The query under way fails with it, and the catch below releases the connection.
+  const lost = () => undefined;
+  client.on('error', lost);
   try {
+    // A reserved word (`user`, `order`) would need quoting everywhere: refused by name instead.
+    const { rows: [quoted] } = await client.query<{ q: string }>('SELECT quote_ident($1) AS q', [schema]);
+    if (quoted?.q !== schema) throw new Error(`postgres.schema ${JSON.stringify(schema)} is a reserved word in PostgreSQL; choose another name`);
+    // Up to date already (every start after the first): no lock, and no CREATE privilege needed.
+    const { rows: [known] } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.schema_version`]);
+    const existing = known?.t ? (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`)).rows[0]?.version : undefined;
+    if (existing !== undefined && existing > SCHEMA_VERSION) throw newerThanBuild(schema, existing);
+    if (existing === SCHEMA_VERSION) {
+      client.off('error', lost);
+      client.release();
+      return;
+    }
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${schema}.migrate'))`);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.schema_version (version int NOT NULL)`);
     const found = await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`);
     const current = found.rows[0]?.version ?? 0;
-    if (current > SCHEMA_VERSION) throw new Error(`postgres schema ${schema} is at version ${current}, newer than this build's ${SCHEMA_VERSION}`);
+    if (current > SCHEMA_VERSION) throw newerThanBuild(schema, current);
     for (const statements of MIGRATIONS.slice(current)) for (const sql of statements(schema)) await client.query(sql);
     if (found.rows.length === 0) await client.query(`INSERT INTO ${schema}.schema_version VALUES ($1)`, [SCHEMA_VERSION]);
     else await client.query(`UPDATE ${schema}.schema_version SET version = $1`, [SCHEMA_VERSION]);
     await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
-  } finally {
+    client.off('error', lost);
     client.release();
+  } catch (e) {
+    client.off('error', lost);
+    // Released with the error: the pool closes the connection, and the server rolls back.
+    client.release(e as Error);
+    throw e;
   }
 };

@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { boundedPage } from '../kernel/bounded-page';
 import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
 import { EventStore, StoredEvent } from './port';
-import { appendLockSql, migrate } from './postgres-schema';
+import { migrate } from './postgres-schema';
 import { guarded, listenForAppends } from './postgres-connection';
 import { followPositions } from './follow-positions';
 import { categoryOf } from './recent-appends';
@@ -127,27 +127,9 @@ export const openPostgresStore = async (options: PostgresOptions): Promise<Event
     // Oldest first, stopping at the first event recorded since `before`: work in proportion to what goes.
     removeRecordedBefore: async (category, before, through, max) => {
       if (closed) throw new Error('the event store is closed');
-      return query(async (p) => {
-        const client = await p.connect();
-        try {
-          await client.query('BEGIN');
-          // Appends check a stream's revision under this lock: none sees a stream half removed.
-          await client.query(appendLockSql(schema));
-          const removed = await client.query(
-            `WITH oldest AS (SELECT position, recorded_at FROM ${schema}.events WHERE category = $1 ORDER BY position LIMIT $4),
-                  stop AS (SELECT min(position) AS p FROM oldest WHERE recorded_at >= $2 OR position > $3)
-             DELETE FROM ${schema}.events WHERE category = $1
-               AND position <= (SELECT max(position) FROM oldest WHERE position < coalesce((SELECT p FROM stop), 9223372036854775807))`,
-            [category, before.getTime(), through.toString(), max]);
-          await client.query('COMMIT');
-          return removed.rowCount ?? 0;
-        } catch (e) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw e;
-        } finally {
-          client.release();
-        }
-      });
+      const { rows } = await query((p) => p.query<{ removed: string }>(`SELECT ${schema}.remove_recorded_before($1, $2, $3, $4) AS removed`,
+        [category, before.getTime(), through.toString(), max]));
+      return Number(rows[0]!.removed);
     },
     truncateBefore: async (streamId, revision) => {
       if (closed) throw new Error('the event store is closed');

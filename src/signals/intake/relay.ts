@@ -205,13 +205,16 @@ export const startRelay = (o: RelayOptions): Relay => {
 
   const running = (async () => {
     while (!stopped) {
+      let failed = false;
       try {
         lease = await acquireLease(o.store, holder, leaseMs);
       } catch (e) {
+        failed = true;
         o.log.warn('could not read the relay lease', { error: String(e) });
       }
       if (lease) await relayWhileHolding();
-      else await pause(await untilLeaseEnds());
+      // A store that fails (appends refused, reads working) is not asked again at once.
+      else await pause(failed ? leaseMs / 2 : await untilLeaseEnds());
     }
   })();
 

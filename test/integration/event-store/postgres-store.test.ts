@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { EventStore, StoredEvent } from '../../../src/event-store/port';
 import { openPostgresStore, PostgresOptions } from '../../../src/event-store/postgres';
+import { SCHEMA_VERSION } from '../../../src/event-store/postgres-schema';
 import { describeEventStoreContract } from '../../support/event-store-contract';
 import { PostgresServer, startPostgres, stopPostgres } from '../../support/brokers/postgres';
 
@@ -100,7 +101,7 @@ test('two processes starting at once on an empty database: the schema is created
   await client.connect();
   const { rows } = await client.query('SELECT version FROM racing.schema_version');
   await client.end();
-  expect(rows).toEqual([{ version: 1 }]);
+  expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
   await Promise.all([a.close(), b.close()]);
 });
 
@@ -109,5 +110,25 @@ test('a schema newer than this build is refused at start, with both versions nam
   await client.connect();
   await client.query('CREATE SCHEMA future; CREATE TABLE future.schema_version (version int NOT NULL); INSERT INTO future.schema_version VALUES (99)');
   await client.end();
-  await expect(openPostgresStore(optionsOf('future'))).rejects.toThrow('postgres schema future is at version 99, newer than this build\'s 1');
+  await expect(openPostgresStore(optionsOf('future'))).rejects.toThrow(`postgres schema future is at version 99, newer than this build's ${SCHEMA_VERSION}`);
+});
+
+test('a database at an older schema version is brought up to this build\'s at start, its events kept', async () => {
+  const first = await openPostgresStore(optionsOf('upgrade'));
+  await first.append('signal-old', [event(0, 0)], 'no_stream');
+  await first.close();
+  // As a database made by the first version was: no removal function, version 1.
+  const client = new Client({ connectionString: server.url });
+  await client.connect();
+  await client.query('DROP FUNCTION upgrade.remove_recorded_before; UPDATE upgrade.schema_version SET version = 1');
+  const again = await openPostgresStore(optionsOf('upgrade'));
+  expect((await client.query('SELECT version FROM upgrade.schema_version')).rows).toEqual([{ version: SCHEMA_VERSION }]);
+  await client.end();
+  expect(await again.countAfter('signal', 'start', 10)).toBe(1);
+  expect(await again.removeRecordedBefore('signal', new Date(Date.now() + 60_000), 1_000_000n, 10)).toBe(1);
+  await again.close();
+});
+
+test('a schema name PostgreSQL reserves is refused at start, by its config path', async () => {
+  await expect(openPostgresStore(optionsOf('user'))).rejects.toThrow('postgres.schema "user" is a reserved word in PostgreSQL');
 });
