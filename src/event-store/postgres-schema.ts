@@ -113,6 +113,7 @@ export const migrate = async (pool: Pool, schema: string) => {
   // process. The query under way fails with it, and the catch below releases the connection.
   const lost = () => undefined;
   client.on('error', lost);
+  let failure: Error | undefined;
   try {
     // A reserved word (`user`, `order`) would need quoting everywhere: refused by name instead.
     const { rows: [quoted] } = await client.query<{ q: string }>('SELECT quote_ident($1) AS q', [schema]);
@@ -121,11 +122,7 @@ export const migrate = async (pool: Pool, schema: string) => {
     const { rows: [known] } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.schema_version`]);
     const existing = known?.t ? (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`)).rows[0]?.version : undefined;
     if (existing !== undefined && existing > SCHEMA_VERSION) throw newerThanBuild(schema, existing);
-    if (existing === SCHEMA_VERSION) {
-      client.off('error', lost);
-      client.release();
-      return;
-    }
+    if (existing === SCHEMA_VERSION) return;
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext('${schema}.migrate'))`);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -137,12 +134,12 @@ export const migrate = async (pool: Pool, schema: string) => {
     if (found.rows.length === 0) await client.query(`INSERT INTO ${schema}.schema_version VALUES ($1)`, [SCHEMA_VERSION]);
     else await client.query(`UPDATE ${schema}.schema_version SET version = $1`, [SCHEMA_VERSION]);
     await client.query('COMMIT');
-    client.off('error', lost);
-    client.release();
   } catch (e) {
-    client.off('error', lost);
-    // Released with the error: the pool closes the connection, and the server rolls back.
-    client.release(e as Error);
+    failure = e as Error;
     throw e;
+  } finally {
+    client.off('error', lost);
+    // Released with an error, the pool closes the connection, and the server rolls back.
+    client.release(failure);
   }
 };
