@@ -12,6 +12,9 @@ import { createDeliveredLedger } from './delivery/delivered-ledger';
 import { createBreaker } from '../src/breaker/record-outcome';
 import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
+import { Channels, firstAttempts } from './delivery/first-attempts';
+import { createSlots } from '../src/kernel/slots';
+import { FIRST_ATTEMPT_CONCURRENCY } from '../src/kernel/limits';
 import { Connections } from './publishers/connections';
 import { brokerChannel } from './delivery/broker-channel';
 import { WebhookTransport } from './webhook/transport';
@@ -51,13 +54,19 @@ export const createActivities = (deps: ActivityDeps) => {
       metrics: deps.metrics, brokerTypes: new Map(Object.entries(deps.config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
     },
   };
-  return {
-    planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
-    deliverWebhook: activityOf(pipeline, webhookChannel({
+  const channels: Channels = {
+    webhook: webhookChannel({
       dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
       urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
-    })),
-    publishToBroker: activityOf(pipeline, brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false })),
+    }) as Channel<unknown>,
+    broker: brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false }) as Channel<unknown>,
+  };
+  return {
+    planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
+    deliverWebhook: activityOf(pipeline, channels.webhook),
+    publishToBroker: activityOf(pipeline, channels.broker),
+    // One worker's first attempts in flight at once, over all its batches.
+    deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
   };
 };
 

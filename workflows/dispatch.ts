@@ -4,8 +4,9 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type {
-  ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, RetrySettings,
+  ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, DispatchStatus, FailureDetails, FirstAttempt, RetrySettings,
 } from '../src/dispatch/types';
+import { FIRST_ATTEMPT_BATCH } from '../src/dispatch/bounds';
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
 import { FailedAttempt, recordDelivered, recordFailed } from '../src/dispatch/attempts';
 import { millis, retryPolicyOf } from '../src/dispatch/retry-schedule';
@@ -64,39 +65,92 @@ const failedOf = (err: unknown): FailedAttempt => {
 };
 
 
-const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
-  const attempt: Attempt = (activities, attemptsBefore) => {
-    // Only dispatches that say `local-first` use the ledger: older histories replay their arguments unchanged.
-    const args = {
-      plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(input.attemptsAs === 'local-first' ? { ledger: true } : {}),
-      ...(input.requestId ? { requestId: input.requestId } : {}),
-    };
-    return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
+/** One attempt of an action through `activities`, with the arguments its dispatch's attempts take. */
+const attemptOf = (input: DispatchInput, plan: ActionPlan, ledger: boolean): Attempt => (activities, attemptsBefore) => {
+  // Only dispatches that use the ledger say so: older histories replay their arguments unchanged.
+  const args = {
+    plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(ledger ? { ledger: true } : {}),
+    ...(input.requestId ? { requestId: input.requestId } : {}),
   };
-  let attemptsBefore = 0;
-  if (localFirst) {
-    try {
-      recordDelivered(outcome, await attempt(firstAttempt(plan), 0));
-      return;
-    } catch (err) {
-      // Attempt 1 even when the failure carries no details (a time-out seen by Temporal itself).
-      const f = failedOf(err);
-      f.details = { ...f.details, attempt: 1 };
-      if (!f.retryable || input.retry.maxAttempts <= 1) return void recordFailed(outcome, f, 'failed');
-      recordFailed(outcome, f, 'retrying');
-      attemptsBefore = 1;
-      // The wait before attempt 2: the activity's own choice (Retry-After or backoff).
-      await sleep(f.details?.retryDelayMs ?? input.retry.initialIntervalSecs * 1000);
-    }
+  return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
+};
+
+/**
+ * A first attempt that failed: recorded as failed for good, or as retrying, and then the wait
+ * it asked for (Retry-After or backoff) before attempt 2. True when the action goes on.
+ */
+const afterFailedFirst = async (input: DispatchInput, outcome: ActionOutcome, f: FailedAttempt): Promise<boolean> => {
+  // Attempt 1 even when the failure carries no details (a time-out seen by Temporal itself).
+  f.details = { ...f.details, attempt: 1 };
+  if (!f.retryable || input.retry.maxAttempts <= 1) {
+    recordFailed(outcome, f, 'failed');
+    return false;
   }
+  recordFailed(outcome, f, 'retrying');
+  await sleep(f.details.retryDelayMs ?? input.retry.initialIntervalSecs * 1000);
+  return true;
+};
+
+/** The attempts after `attemptsBefore`, as regular activities under the retry policy, until one delivers or they run out. */
+const retryAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, attemptsBefore: number, ledger: boolean) => {
   try {
-    recordDelivered(outcome, await attempt(actionActivities(plan, input.retry, attemptsBefore), attemptsBefore));
+    recordDelivered(outcome, await attemptOf(input, plan, ledger)(actionActivities(plan, input.retry, attemptsBefore), attemptsBefore));
   } catch (err) {
     const f = failedOf(err);
     // A last attempt that timed out carries no details; Temporal says the attempts ran out.
     if (!f.details && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED') f.details = { attempt: input.retry.maxAttempts };
     recordFailed(outcome, f, 'failed');
   }
+};
+
+const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
+  const ledger = input.attemptsAs === 'local-first';
+  if (!localFirst) return retryAction(input, plan, outcome, 0, ledger);
+  try {
+    recordDelivered(outcome, await attemptOf(input, plan, ledger)(firstAttempt(plan), 0));
+  } catch (err) {
+    if (await afterFailedFirst(input, outcome, failedOf(err))) await retryAction(input, plan, outcome, 1, ledger);
+  }
+};
+
+/**
+ * A batch of first attempts: one activity for up to FIRST_ATTEMPT_BATCH actions. Its worker
+ * heartbeats, so a dead one is noticed within the heartbeat time-out; it may wait for the
+ * worker's send slots, so its time-out allows every action its own in turn.
+ */
+const batchActivities = (plans: readonly ActionPlan[], k: number) => proxyActivities<Activities>({
+  activityId: `first-attempts-${k}`,
+  startToCloseTimeout: millis(plans.reduce((n, p) => n + p.timeoutSecs, 0) + REPORT_GRACE_SECS),
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
+/**
+ * `batched`: the first attempts in batches (see deliverFirstAttempts), then each action that
+ * failed its first attempt on its own retries, as every action does. A batch that gave up (its
+ * attempts ran out) leaves each of its actions to its own activities from attempt 1; the ledger
+ * keeps them from sending again what the batch delivered.
+ */
+const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], outcomes: readonly ActionOutcome[]) => {
+  const batches = Array.from({ length: Math.ceil(plans.length / FIRST_ATTEMPT_BATCH) }, (_, k) => k * FIRST_ATTEMPT_BATCH);
+  await Promise.all(batches.map(async (from, k) => {
+    const batch = plans.slice(from, from + FIRST_ATTEMPT_BATCH);
+    let firsts: FirstAttempt[] | undefined;
+    try {
+      firsts = await batchActivities(batch, k).deliverFirstAttempts({
+        plans: [...batch], signal: input.signal, retry: input.retry, ...(input.requestId ? { requestId: input.requestId } : {}),
+      });
+    } catch {
+      firsts = undefined;
+    }
+    await Promise.all(batch.map(async (plan, j) => {
+      const outcome = outcomes[from + j]!;
+      const first = firsts?.[j];
+      if (!first) return retryAction(input, plan, outcome, 0, true);
+      if ('receipt' in first) return recordDelivered(outcome, first.receipt);
+      if (await afterFailedFirst(input, outcome, first.failed)) await retryAction(input, plan, outcome, 1, true);
+    }));
+  }));
 };
 
 /**
@@ -110,8 +164,9 @@ const firstAttemptsLocal = (input: DispatchInput) => (input.attemptsAs !== undef
 
 /**
  * One workflow per accepted signal (id `signal-<signal id>`): the matching triggers (planned by
- * the API at acceptance and recorded in the input), then every action concurrently, each its
- * own activity with its own time-out and retries. A failing action never stops the others;
+ * the API at acceptance and recorded in the input), then every action concurrently: first
+ * attempts locally (small dispatches), in batches (larger ones) or as activities (older ones),
+ * the later attempts of each action its own activity with its own time-out and retries. A failing action never stops the others;
  * the result lists every outcome.
  */
 export async function dispatchSignal(input: DispatchInput): Promise<DispatchStatus> {
@@ -122,9 +177,12 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
   if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers) }]);
-  const localFirst = firstAttemptsLocal(input);
   status.state = 'running';
-  await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
+  if (input.attemptsAs === 'batched') await runBatched(input, plan.actions, status.actions);
+  else {
+    const localFirst = firstAttemptsLocal(input);
+    await Promise.all(plan.actions.map((action, i) => runAction(input, action, status.actions[i]!, localFirst)));
+  }
   const failed = status.actions.filter((a) => a.state === 'failed');
   if (input.marksFailed && failed.length > 0) upsertSearchAttributes([{ key: FailedTriggerIds, value: searchableTriggerIds(failed) }]);
   status.state = 'completed';

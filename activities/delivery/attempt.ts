@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ActionKind, ActionPlan, Attempt, DeliveryReceipt, RetrySettings, SignalEnvelope, workflowIdOf } from '../../src/dispatch/types';
+import { ActionKind, ActionPlan, Attempt, DeliveryReceipt, FailureDetails, RetrySettings, SignalEnvelope, workflowIdOf } from '../../src/dispatch/types';
 import { boundText, boundWarnings } from '../../src/dispatch/bounds';
 import { delayAfter } from '../../src/dispatch/retry-schedule';
 import type { TriggerDefinition } from '../../src/triggers/model/codecs';
@@ -117,23 +117,18 @@ const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionA
 const masked = (result: Attempt, mask: Mask): Attempt =>
   (result.outcome === 'delivered' ? result : { ...result, errorType: mask(result.errorType), reason: mask(result.reason) });
 
+/** What Temporal is told of an attempt that did not deliver. */
+export interface AttemptFailure { message: string; type: string; details: FailureDetails; nonRetryable: boolean }
+
+/** An attempt's end as data: a receipt, or the failure Temporal is to read. */
+export type Settled = { receipt: DeliveryReceipt } | { failure: AttemptFailure };
+
 /**
  * One attempt of one action, the same for webhooks and every publisher: prepare, send, then
- * settle. A delivery is a receipt; anything else is the ApplicationFailure the workflow's
- * retry policy reads, with the next delay decided by the retry schedule.
+ * settle, with the next delay decided by the retry schedule. `args.ledger`: a delivery is
+ * recorded in the dispatch's ledger before it is reported.
  */
-export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs): Promise<DeliveryReceipt> => {
-  const { attempt: thisAttempt, workflowExecution } = Context.current().info;
-  const attempt = thisAttempt + (args.attemptsBefore ?? 0);
-  // The ledger is per dispatch: a redelivery sends again what the original delivered.
-  const dispatchId = workflowExecution?.workflowId ?? workflowIdOf(args.signal.id);
-  if (args.ledger) {
-    const known = await deps.ledger.find(dispatchId, args.plan.deliveryId);
-    if (known) {
-      deps.log.info('already delivered; not sent again', { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt: known.attempt });
-      return known;
-    }
-  }
+export const attemptOnce = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number, dispatchId: string): Promise<Settled> => {
   let result: Attempt;
   let warnings: string[] = [];
   let definition: TriggerDefinition | undefined;
@@ -159,16 +154,38 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
     const receipt = { attempt, warnings: boundWarnings(warnings), ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
-    // The ledger first: it is what keeps a lost workflow task from sending again.
+    // The ledger first: it is what keeps a lost workflow task or a retried batch from sending again.
     if (args.ledger) await deps.ledger.record(dispatchId, args.plan.deliveryId, receipt);
     await deps.breaker?.(args.plan, result, true);
-    return receipt;
+    return { receipt };
   }
   await deps.breaker?.(args.plan, result, result.outcome === 'fail' || attempt >= args.retry.maxAttempts);
   deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });
   const message = boundText(result.reason);
   const details = { attempt, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
-  if (result.outcome === 'fail') throw ApplicationFailure.create({ message, type: result.errorType, details: [details], nonRetryable: true });
-  const delayMs = delayAfter(attempt, args.retry, result.retryAfterMs);
-  throw ApplicationFailure.create({ message, type: result.errorType, details: [{ ...details, retryDelayMs: delayMs }], nextRetryDelay: delayMs });
+  if (result.outcome === 'fail') return { failure: { message, type: result.errorType, details, nonRetryable: true } };
+  return { failure: { message, type: result.errorType, details: { ...details, retryDelayMs: delayAfter(attempt, args.retry, result.retryAfterMs) }, nonRetryable: false } };
+};
+
+/** The dispatch an activity belongs to: the ledger is per dispatch (a redelivery sends again what the original delivered). */
+export const dispatchIdOf = (signal: SignalEnvelope) => Context.current().info.workflowExecution?.workflowId ?? workflowIdOf(signal.id);
+
+/**
+ * One attempt as one activity: a delivery is a receipt; anything else is the ApplicationFailure
+ * the workflow's retry policy reads.
+ */
+export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs): Promise<DeliveryReceipt> => {
+  const attempt = Context.current().info.attempt + (args.attemptsBefore ?? 0);
+  const dispatchId = dispatchIdOf(args.signal);
+  if (args.ledger) {
+    const known = await deps.ledger.find(dispatchId, args.plan.deliveryId);
+    if (known) {
+      deps.log.info('already delivered; not sent again', { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt: known.attempt });
+      return known;
+    }
+  }
+  const settled = await attemptOnce(deps, channel, args, attempt, dispatchId);
+  if ('receipt' in settled) return settled.receipt;
+  const { message, type, details, nonRetryable } = settled.failure;
+  throw ApplicationFailure.create({ message, type, details: [details], nonRetryable, ...(nonRetryable ? {} : { nextRetryDelay: details.retryDelayMs }) });
 };

@@ -12,6 +12,8 @@ import type { Logger } from '../../src/kernel/logger';
  */
 export interface DeliveredLedger {
   find(workflowId: string, deliveryId: string): Promise<DeliveryReceipt | undefined>;
+  /** Every delivery recorded for the dispatch, by delivery id. */
+  all(workflowId: string): Promise<Map<string, DeliveryReceipt>>;
   /** Best effort: a delivery is never failed because its record could not be written. */
   record(workflowId: string, deliveryId: string, receipt: DeliveryReceipt): Promise<void>;
 }
@@ -32,16 +34,21 @@ const readDelivered = (e: StoredEvent) => {
   return decoded.right;
 };
 
-export const createDeliveredLedger = (store: EventStore, log: Logger): DeliveredLedger => ({
-  find: async (workflowId, deliveryId) => {
-    const records = (await store.read(streamOf(workflowId))).map(readDelivered);
-    return records.find((r) => r.deliveryId === deliveryId)?.receipt;
-  },
-  record: async (workflowId, deliveryId, receipt) => {
-    try {
-      await store.append(streamOf(workflowId), [{ type: DELIVERED, data: { deliveryId, receipt: { ...receipt } }, metadata: {} }], 'any');
-    } catch (e) {
-      log.warn('could not record a delivery in the ledger; a lost workflow task would send it again', { delivery_id: deliveryId, error: String(e) });
-    }
-  },
-});
+/** Every delivery recorded for the dispatch, by delivery id. */
+export const deliveredIn = async (store: Pick<EventStore, 'read'>, workflowId: string) =>
+  new Map((await store.read(streamOf(workflowId))).map(readDelivered).map((r) => [r.deliveryId, r.receipt]));
+
+export const createDeliveredLedger = (store: EventStore, log: Logger): DeliveredLedger => {
+  const all = (workflowId: string) => deliveredIn(store, workflowId);
+  return {
+    all,
+    find: async (workflowId, deliveryId) => (await all(workflowId)).get(deliveryId),
+    record: async (workflowId, deliveryId, receipt) => {
+      try {
+        await store.append(streamOf(workflowId), [{ type: DELIVERED, data: { deliveryId, receipt: { ...receipt } }, metadata: {} }], 'any');
+      } catch (e) {
+        log.warn('could not record a delivery in the ledger; a lost workflow task or a retried batch would send it again', { delivery_id: deliveryId, error: String(e) });
+      }
+    },
+  };
+};

@@ -1,5 +1,8 @@
 import { MAX_OUTCOME_TEXT, MAX_WARNINGS_PER_ACTION } from '../kernel/limits';
 
+/** For the workflow, which may import only src/dispatch: the size of a batch of first attempts. */
+export { FIRST_ATTEMPT_BATCH } from '../kernel/limits';
+
 /**
  * Texts that enter an activity's result or the workflow's state are bounded, so no trigger can
  * push a dispatch past Temporal's 2 MB payload limit (a result over it fails the workflow task

@@ -34,7 +34,9 @@ export interface DispatchInput {
    * `patched()`, which recorded a marker and a search-attribute upsert in every history):
    * `activities`, every attempt a regular activity; `local-first`, each first attempt a local
    * activity and the rest regular ones, every attempt checking the delivered ledger before it
-   * sends. Absent in dispatches started before; they decide by the markers they recorded.
+   * sends; `batched`, the first attempts of the actions together in a few activities (each
+   * sending its actions at once and recording each delivery in the ledger), the rest regular
+   * activities. Absent in dispatches started before; they decide by the markers they recorded.
    */
   attemptsAs?: AttemptsAs;
   /** For a redelivery: the workflow it redelivers (the signal's own) and how it was planned. */
@@ -51,7 +53,7 @@ export interface DispatchInput {
 /** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */
 export type RedeliveryMode = 'as_dispatched' | 'current';
 
-export type AttemptsAs = 'activities' | 'local-first';
+export type AttemptsAs = 'activities' | 'local-first' | 'batched';
 
 export interface DispatchPlan { triggers: MatchedTrigger[]; actions: ActionPlan[] }
 
@@ -76,6 +78,13 @@ export interface DeliveryReceipt {
   /** Render warnings, e.g. missing instance attributes; never resolved values. */
   warnings: string[];
 }
+
+/** What one batch of first attempts receives: the actions, the signal, the retry schedule. */
+export interface FirstAttemptsArgs { plans: ActionPlan[]; signal: SignalEnvelope; retry: RetrySettings; requestId?: string }
+
+/** What the first attempt of one action of a batch came to. */
+export type FirstAttempt = { deliveryId: string; receipt: DeliveryReceipt }
+  | { deliveryId: string; failed: { message: string; details: FailureDetails; retryable: boolean } };
 
 /** `retrying`: the first attempt failed and the next waits for its time. */
 export type ActionState = 'pending' | 'retrying' | 'delivered' | 'failed';

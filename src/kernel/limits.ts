@@ -29,6 +29,13 @@ export const MAX_ACTIONS_PER_DISPATCH = 500;
  * keep one workflow task open for many sends; those use regular activities from the start.
  */
 export const MAX_LOCAL_FIRST_ATTEMPTS = 10;
+/**
+ * Larger dispatches send their first attempts in batches of at most this many actions, each batch
+ * one activity (a 50-webhook signal: one activity instead of 50).
+ */
+export const FIRST_ATTEMPT_BATCH = 50;
+/** First attempts one worker sends at once over all its batches; the rest wait for a slot. */
+export const FIRST_ATTEMPT_CONCURRENCY = 200;
 /** Redeliveries one signal may have: each is an event on its stream and a line of its status. */
 export const MAX_REDELIVERIES_PER_SIGNAL = 100;
 /** Dispatches one `redeliver-failed` request redelivers at most; the answer says when more matched. */

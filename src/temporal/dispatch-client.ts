@@ -78,8 +78,11 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
   }),
 });
 
-/** Small dispatches send their first attempts inside the first workflow task (see MAX_LOCAL_FIRST_ATTEMPTS). */
-const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'activities');
+/**
+ * Small dispatches send their first attempts inside the first workflow task (see
+ * MAX_LOCAL_FIRST_ATTEMPTS); larger ones in batches, a few activities instead of one per action.
+ */
+const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'batched');
 
 export interface DispatchClientOptions {
   eagerStart?: boolean;

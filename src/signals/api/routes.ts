@@ -10,6 +10,7 @@ import { recordSignals } from '../intake/record';
 import { relayCheckpoint } from '../model/relay-lease';
 import { signalStreamOf, storedSignalOf } from '../model/signal-record';
 import { dispatchedView, storedView } from '../status/signal-view';
+import { withDeliveredSoFar } from '../status/delivered-so-far';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import { toFieldErrors } from '../../kernel/field-errors';
 import { SIGNAL_ID, SignalBatch } from '../model/codecs';
@@ -94,7 +95,8 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   if (known) return res.status(200).json(known);
   try {
     // Dispatched (or accepted before signals were stored): the workflow knows.
-    const view = await deps.dispatch.status(id);
+    const asked = await deps.dispatch.status(id);
+    const view = asked && await withDeliveredSoFar(asked, deps.store);
     if (stored) return res.status(200).json(dispatchedView(stored, view));
     if (!view) return sendError(res, { _tag: 'SignalNotFound', id });
     res.status(200).json(view);

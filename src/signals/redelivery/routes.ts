@@ -12,6 +12,7 @@ import { toFieldErrors } from '../../kernel/field-errors';
 import { redeliverFailed } from './bulk';
 import { RedeliverBody, RedeliverFailedBody } from './codecs';
 import { Redelivered, RedeliveryDeps, requestRedelivery } from './redeliver';
+import { withDeliveredSoFar } from '../status/delivered-so-far';
 
 export interface RedeliveryRouteDeps {
   readonly store: EventStore;
@@ -59,7 +60,10 @@ const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const dispatch = deps.dispatch;
   try {
-    res.status(200).json(await redeliveryView(stored, r, await relayCheckpoint(deps.store), () => dispatch.status(id, r.workflow_id)));
+    res.status(200).json(await redeliveryView(stored, r, await relayCheckpoint(deps.store), async () => {
+      const view = await dispatch.status(id, r.workflow_id);
+      return view && withDeliveredSoFar(view, deps.store);
+    }));
   } catch (e) { unavailable(deps, res, e); }
 };
 

@@ -189,3 +189,23 @@ test('the same signal id emitted three times starts one dispatch', async () => {
   await new Promise((r) => setTimeout(r, 500));
   expect(rx.on('/once')).toHaveLength(1);
 });
+
+test('a signal with more actions than run locally sends its first attempts in one batch activity: a 500 retried to 200, a 404 failed, a queue message, the rest once', async () => {
+  const paths = Array.from({ length: 12 }, (_, i) => `/bulk${i}`);
+  rx.script('/bulk0', [{ status: 500 }]);
+  rx.script('/bulk1', [{ status: 404 }]);
+  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'bulk' }], webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
+    msg_broker_queues: [{ name: 'orders' }], payload: { id: '{{ instance.id }}' } });
+  const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'bulk', instance: { id: 5 } });
+  const status = await statusOf(s.id);
+  expect(status.actions).toHaveLength(13);
+  expect(status.actions[0]).toMatchObject({ state: 'delivered', attempts: 2, status_code: 200 });
+  expect(status.actions[1]).toMatchObject({ state: 'failed', attempts: 1, status_code: 404 });
+  for (const a of status.actions.slice(2)) expect(a).toMatchObject({ state: 'delivered', attempts: 1 });
+  expect(paths.map((p) => rx.on(p).length)).toEqual([2, 1, ...paths.slice(2).map(() => 1)]);
+  expect(JSON.parse((await consumeOne(queue)).content.toString())).toEqual({ id: 5 });
+  // One activity for the twelve first attempts and the queue's, one for bulk0's second attempt.
+  const history = await h.client.workflow.getHandle(s.workflow_id).fetchHistory();
+  const scheduled = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  expect(scheduled).toEqual(['deliverFirstAttempts', 'deliverWebhook']);
+});
