@@ -1,21 +1,95 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { Agent, request } from 'undici';
 import { silentLogger } from '../src/kernel/logger';
+import { FIRST_ATTEMPT_CONCURRENCY } from '../src/kernel/limits';
+import type { DispatchInput } from '../src/dispatch/types';
 import { installSdkLogging } from '../src/worker';
-import { startReceiver } from '../test/support/receiver';
+import { Receiver, startReceiver } from '../test/support/receiver';
 import { rssMb, startBenchTemporal, startService } from './server';
+import { actionsOfWorkflows } from './temporal-costs';
 
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 1000);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 50);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 30);
+/** Histories sampled for the actions per delivery, and dispatches re-run the old way (one activity per action) for "before". */
+const HISTORIES = Number(process.env.BENCH_HISTORIES ?? 20);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+interface Service { url: string; child: { pid?: number } }
+type Post = (path: string, body: unknown) => Promise<Response>;
+
+/** The baseline: as many requests as one scenario delivers, straight from undici to the receiver, as concurrent as a worker sends. */
+const rawUndici = async (rx: Receiver, total: number) => {
+  const agent = new Agent({ keepAliveTimeout: 10_000 });
+  let next = 0;
+  const started = Date.now();
+  await Promise.all(Array.from({ length: FIRST_ATTEMPT_CONCURRENCY }, async () => {
+    while (next < total) {
+      next += 1;
+      const res = await request(rx.url('/raw'), { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'application/json' }, dispatcher: agent });
+      await res.body.dump();
+    }
+  }));
+  const perS = total / ((Date.now() - started) / 1000);
+  await agent.close();
+  return perS;
+};
+
+/** Sends SIGNALS signals of `model` in batches of 100 and waits until every expected delivery arrived; deliveries/s over the whole run. */
+const runScenario = async (post: Post, rx: Receiver, service: Service, model: string, prefix: string, expected: number, peak: { mb: number }) => {
+  const ofScenario = () => rx.received.filter((r) => r.path.startsWith(prefix));
+  const distinct = () => new Set(ofScenario().map((r) => r.headers['webhook-id'])).size;
+  const workflowIds: string[] = [];
+  const started = Date.now();
+  for (let i = 0; i < SIGNALS; i += 100) {
+    const batch = Array.from({ length: Math.min(100, SIGNALS - i) }, (_, j) => ({ signal: 'post_save', app_label: 'bench', model_name: model, instance: { n: i + j } }));
+    const res = await post('/api/signals', batch);
+    if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
+    workflowIds.push(...(await res.json() as Array<{ workflow_id: string }>).map((a) => a.workflow_id));
+  }
+  while (distinct() < expected && Date.now() - started < 30 * 60_000) {
+    peak.mb = Math.max(peak.mb, rssMb(service.child.pid!));
+    await sleep(500);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  return { received: ofScenario().length, distinct: distinct(), perS: distinct() / seconds, seconds, workflowIds };
+};
+
 /**
- * `npm run bench -- fan-out` (send-once under a large fan-out): SIGNALS signals × one trigger with WEBHOOKS
- * webhooks, with no fault anywhere. Every delivery must be sent once: requests received equal
- * distinct webhook ids. Reports the service's RSS before, at the end, and after IDLE_S idle.
- * Baseline: the deliveries/s of the same run's raw count over its own duration.
+ * "Before": dispatches re-run with the input of recorded ones but `attemptsAs: activities` (one
+ * activity per action, as every dispatch of more than 10 actions ran before batches); their
+ * histories counted the same way.
+ */
+const actionsBefore = async (address: string, workflowIds: string[]) => {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const ids = await Promise.all(workflowIds.map(async (id, k) => {
+      const started = (await client.workflow.getHandle(id).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+      const payload = started?.input?.payloads?.[0];
+      const input = JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as DispatchInput;
+      const handle = await client.workflow.start('dispatchSignal', {
+        taskQueue: started!.taskQueue!.name!, workflowId: `bench-before-${k}-${Date.now()}`, args: [{ ...input, attemptsAs: 'activities' }],
+      });
+      await handle.result();
+      return handle.workflowId;
+    }));
+    return await actionsOfWorkflows(address, ids);
+  } finally {
+    await connection.close();
+  }
+};
+
+/**
+ * `npm run bench -- fan-out`: SIGNALS signals × WEBHOOKS webhooks, no fault anywhere, in two
+ * shapes: one trigger with WEBHOOKS webhooks, and WEBHOOKS triggers with one webhook each (many
+ * customers watching one model). Baseline: raw undici to the same receiver in the same run.
+ * Every delivery must be sent once (requests received = distinct webhook ids). Reports the
+ * Temporal actions per delivery from sampled histories, against the same dispatches re-run with
+ * one activity per action, and the service's RSS before, at its peak and after IDLE_S idle.
  */
 export const benchFanOut = async () => {
   installSdkLogging(silentLogger, 'error');
@@ -25,35 +99,40 @@ export const benchFanOut = async () => {
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
   const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile });
-  const post = (path: string, body: unknown) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post: Post = (path, body) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const trigger = (model: string, paths: string[]) => post('/api/action-triggers', {
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
+    webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })), payload: { n: '{{ instance.n }}' },
+  });
   try {
-    await post('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'order' }], active: true,
-      webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({ url: rx.url(`/w${i}`), http_method: 'POST' })) });
-    const before = rssMb(service.child.pid!);
-    const started = Date.now();
-    for (let i = 0; i < SIGNALS; i += 100) {
-      const batch = Array.from({ length: Math.min(100, SIGNALS - i) }, (_, j) => ({ signal: 'post_save', app_label: 'bench', model_name: 'order', instance: { n: i + j } }));
-      const res = await post('/api/signals', batch);
-      if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
-    }
     const expected = SIGNALS * WEBHOOKS;
-    const distinct = () => new Set(rx.received.map((r) => r.headers['webhook-id'])).size;
-    let peak = before;
-    while (distinct() < expected && Date.now() - started < 30 * 60_000) {
-      peak = Math.max(peak, rssMb(service.child.pid!));
-      await sleep(500);
-    }
-    const seconds = (Date.now() - started) / 1000;
+    const raw = await rawUndici(rx, expected);
+    await trigger('order', Array.from({ length: WEBHOOKS }, (_, i) => `/one/w${i}`));
+    for (let i = 0; i < WEBHOOKS; i += 1) await trigger('invoice', [`/many/t${i}`]);
+    const before = rssMb(service.child.pid!);
+    const peak = { mb: before };
+    const one = await runScenario(post, rx, service, 'order', '/one/', expected, peak);
+    const many = await runScenario(post, rx, service, 'invoice', '/many/', expected, peak);
     await sleep(IDLE_S * 1000);
     const idle = rssMb(service.child.pid!);
-    console.log(`\nFan-out benchmark (${SIGNALS} signals × ${WEBHOOKS} webhooks, no faults; service = API + worker in one process)\n`);
-    console.log('| measure | value |\n|---|---:|');
-    console.log(`| deliveries expected | ${expected} |`);
-    console.log(`| requests received | ${rx.received.length} |`);
-    console.log(`| distinct webhook ids | ${distinct()} |`);
-    console.log(`| duplicates | ${rx.received.length - distinct()} |`);
-    console.log(`| deliveries/s | ${Math.round(distinct() / seconds)} |`);
-    console.log(`| RSS MB before / peak / after ${IDLE_S} s idle | ${before.toFixed(0)} / ${peak.toFixed(0)} / ${idle.toFixed(0)} |`);
+    const sample = (ids: string[]) => ids.filter((_, i) => i % Math.max(1, Math.floor(ids.length / HISTORIES)) === 0).slice(0, HISTORIES);
+    const after = await actionsOfWorkflows(temporal.address, sample(one.workflowIds));
+    const afterMany = await actionsOfWorkflows(temporal.address, sample(many.workflowIds));
+    const old = await actionsBefore(temporal.address, sample(one.workflowIds).slice(0, Math.max(1, Math.floor(HISTORIES / 4))));
+    const per = (n: number) => (n / WEBHOOKS).toFixed(2);
+
+    console.log(`\nFan-out benchmark (${SIGNALS} signals × ${WEBHOOKS} deliveries each, no faults; service = API + worker in one process; loopback receiver)\n`);
+    console.log(`| measure | one trigger × ${WEBHOOKS} webhooks | ${WEBHOOKS} one-webhook triggers |\n|---|---:|---:|`);
+    console.log(`| deliveries expected | ${expected} | ${expected} |`);
+    console.log(`| requests received | ${one.received} | ${many.received} |`);
+    console.log(`| duplicates (received − distinct webhook ids) | ${one.received - one.distinct} | ${many.received - many.distinct} |`);
+    console.log(`| deliveries/s | ${one.perS.toFixed(0)} | ${many.perS.toFixed(0)} |`);
+    console.log(`| ratio to raw undici (${raw.toFixed(0)} requests/s, ${FIRST_ATTEMPT_CONCURRENCY} at once, same receiver) | ${(one.perS / raw).toFixed(2)} | ${(many.perS / raw).toFixed(2)} |`);
+    console.log(`| Temporal actions per delivery (mean of ${after.histories} / ${afterMany.histories} histories) | ${per(after.mean.total)} | ${per(afterMany.mean.total)} |`);
+    console.log(`| of which activity attempts per delivery | ${per(after.mean.activities)} | ${per(afterMany.mean.activities)} |`);
+    console.log(`| before (one activity per action; ${old.histories} dispatches re-run): actions / activity attempts per delivery | ${per(old.mean.total)} / ${per(old.mean.activities)} | |`);
+    console.log(`\n| service RSS MB | before | peak | after ${IDLE_S} s idle | after / before |\n|---|---:|---:|---:|---:|`);
+    console.log(`| API + worker | ${before.toFixed(0)} | ${peak.mb.toFixed(0)} | ${idle.toFixed(0)} | ${(idle / before).toFixed(2)} |`);
   } finally {
     await service.stop();
     await rx.close();
