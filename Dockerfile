@@ -22,7 +22,9 @@ RUN npm run build
 # Run: nothing is fetched or compiled at start.
 FROM ${NODE_IMAGE}
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
+# Two malloc arenas: the Temporal core's threads otherwise each keep an arena of freed memory
+# (a worker after a 1,000 × 50 fan-out: 758 MB resident with the default, 436 MB with 2).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data MALLOC_ARENA_MAX=2
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist dist

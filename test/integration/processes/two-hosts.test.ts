@@ -124,15 +124,17 @@ test('2,000 signals round-robin to two hosts, the relay holder killed with SIGKI
     }, 5);
   });
   // A client with a fallback: a signal its host did not accept goes to the other, with the same id.
+  // Signal ids of this run only: workflow ids (`signal-<id>`) are unique in the namespace every test file shares.
+  const run = `hosts-${process.pid}-${Date.now()}`;
   const send = async (n: number) => {
-    const body = { id: `order-${n}`, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: `order-${n}` } };
+    const body = { id: `${run}-${n}`, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: `order-${n}` } };
     for (let attempt = 0; ; attempt++) {
       const target = hosts[(n + attempt) % 2]!;
       try {
         const res = await fetch(`${target.api!.url}/api/signals`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
         if (res.status === 202) return;
       } catch { /* that host is gone: the other one */ }
-      if (attempt > 20) throw new Error(`order-${n} was accepted by neither host`);
+      if (attempt > 20) throw new Error(`signal ${run}-${n} was accepted by neither host`);
     }
   };
   await Promise.all(Array.from({ length: 16 }, async () => {
