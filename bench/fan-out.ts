@@ -98,8 +98,9 @@ export const benchFanOut = async () => {
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
-  // MALLOC_ARENA_MAX as `npm start` and the image set it.
-  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile, MALLOC_ARENA_MAX: '2' });
+  // As `npm start` runs it (its heap cap and malloc arenas): the memory figures are production's.
+  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile, MALLOC_ARENA_MAX: '2' },
+    'all', ['--max-old-space-size=1024']);
   const post: Post = (path, body) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const trigger = (model: string, paths: string[]) => post('/api/action-triggers', {
     config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,

@@ -12,11 +12,12 @@ import { startReceiver } from '../test/support/receiver';
 export interface Running { url: string; child: ChildProcess; output(): string; stop(): Promise<void> }
 
 /** Starts the compiled service as its own process (as `npm start` does) and waits until it listens. */
-export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all'): Promise<Running> => new Promise((resolve, reject) => {
+export const startService = (env: Record<string, string>, role: 'all' | 'api' = 'all', nodeFlags: string[] = []): Promise<Running> => new Promise((resolve, reject) => {
   // BENCH_CPU_PROF_DIR=<dir>: the service writes V8 CPU profiles there (one per thread) when it stops.
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   // BENCH_NODE_FLAGS: more node/V8 flags for the service only (e.g. `--perf-prof --interpreted-frames-native-stack`).
   profile.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+  profile.push(...nodeFlags);
   const child = spawn(process.execPath, [...profile, compiledMain(), `--role=${role}`], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
