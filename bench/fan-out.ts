@@ -19,6 +19,13 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 60);
 const HISTORIES = Number(process.env.BENCH_HISTORIES ?? 20);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** V8's heap in use and the memory outside it (buffers, native), from the service's /metrics: tells a JS leak from the allocator's keeping. */
+const heapMb = async (url: string) => {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const mb = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return `heap used ${mb('nodejs_heap_size_used_bytes').toFixed(0)} of ${mb('nodejs_heap_size_total_bytes').toFixed(0)}, external ${mb('nodejs_external_memory_bytes').toFixed(0)}`;
+};
+
 interface Service { url: string; child: { pid?: number } }
 type Post = (path: string, body: unknown) => Promise<Response>;
 
@@ -114,6 +121,7 @@ export const benchFanOut = async () => {
     await trigger('order', Array.from({ length: WEBHOOKS }, (_, i) => `/one/w${i}`));
     for (let i = 0; i < WEBHOOKS; i += 1) await trigger('invoice', [`/many/t${i}`]);
     const before = rssMb(service.child.pid!);
+    const heapBefore = await heapMb(service.url);
     const peak = { mb: before };
     const one = await runScenario(post, rx, service, 'order', '/one/', expected, peak);
     const many = await runScenario(post, rx, service, 'invoice', '/many/', expected, peak);
@@ -124,6 +132,7 @@ export const benchFanOut = async () => {
       idleRss.push(rssMb(service.child.pid!));
     }
     const idle = idleRss.at(-1) ?? rssMb(service.child.pid!);
+    const heapAfter = await heapMb(service.url);
     const backAfter = idleRss.findIndex((mb) => mb <= before * 1.2);
     const sample = (ids: string[]) => ids.filter((_, i) => i % Math.max(1, Math.floor(ids.length / HISTORIES)) === 0).slice(0, HISTORIES);
     const after = await actionsOfWorkflows(temporal.address, sample(one.workflowIds));
@@ -144,6 +153,7 @@ export const benchFanOut = async () => {
     console.log(`\n| service RSS MB | before | peak | after ${IDLE_S} s idle | after / before | within 20 % of before after |\n|---|---:|---:|---:|---:|---:|`);
     console.log(`| API + worker | ${before.toFixed(0)} | ${peak.mb.toFixed(0)} | ${idle.toFixed(0)} | ${(idle / before).toFixed(2)} | ${backAfter < 0 ? `not within ${IDLE_S} s` : `${(backAfter + 1) * 5} s idle`} |`);
     console.log(`\nRSS every 5 s of idle: ${idleRss.map((mb) => mb.toFixed(0)).join(', ')}`);
+    console.log(`V8 (MB) before: ${heapBefore}; after idle: ${heapAfter}`);
   } finally {
     await service.stop();
     await rx.close();

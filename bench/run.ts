@@ -1,4 +1,4 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | brokers | intake | observability | paced | long-history | django | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
@@ -10,8 +10,9 @@ import { benchPaced } from './paced';
 import { benchLongHistory } from './long-history';
 import { buildService } from '../test/support/build';
 import { benchDjango } from './django';
+import { benchOrdering } from './ordering';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced, 'long-history': benchLongHistory, django: benchDjango };
+const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced, 'long-history': benchLongHistory, django: benchDjango, ordering: benchOrdering };
 
 const main = async () => {
   // The suites start the compiled service, as production runs it: compiled from the code as it is now.

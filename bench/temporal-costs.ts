@@ -50,7 +50,7 @@ export const FIXTURES = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const LABELS: Array<[keyof ActionCounts, string]> = [
   ['workflowStarted', 'workflow started'], ['workflowTasks', 'workflow tasks'], ['activities', 'activity attempts'],
   ['localActivities', 'local activities'], ['markers', 'markers (patches, side effects)'], ['timers', 'timers'],
-  ['searchAttributeUpserts', 'search-attribute upserts'], ['completion', 'completion'], ['total', '**total**'],
+  ['searchAttributeUpserts', 'search-attribute upserts'], ['signals', 'signals received'], ['completion', 'completion'], ['total', '**total**'],
 ];
 
 /** Markdown rows, one per kind: label | each column's value. */

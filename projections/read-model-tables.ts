@@ -15,7 +15,9 @@ interface Row { id: string; version: number; created_at: string; updated_at: str
 
 /** The definition is the resource without its server fields (one JSON text per row, not two). */
 const rowToView = (r: Row): TriggerView => {
-  const { id: _id, version: _version, created_at: _created, updated_at: _updated, deactivated_reason: _reason, ...definition } = JSON.parse(r.json) as TriggerResource;
+  const { id: _id, version: _version, created_at: _created, updated_at: _updated, deactivated_reason: _reason, ordering, ...rest } = JSON.parse(r.json) as TriggerResource;
+  // The resource says `none`; a definition keeps only `per_instance` (as the events do).
+  const definition = { ...rest, ...(ordering === 'per_instance' ? { ordering } : {}) };
   return {
     id: r.id, definition, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
     ...(r.deactivated_reason === null ? {} : { deactivated_reason: r.deactivated_reason }),
@@ -23,7 +25,7 @@ const rowToView = (r: Row): TriggerView => {
 };
 
 /** Bump when the tables change: an older file is then rebuilt from the events. */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS triggers (
     id TEXT PRIMARY KEY, active INTEGER NOT NULL, version INTEGER NOT NULL,

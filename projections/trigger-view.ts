@@ -1,4 +1,4 @@
-import { TriggerDefinition } from '../src/triggers/model/codecs';
+import { TriggerDefinition, Ordering } from '../src/triggers/model/codecs';
 import { TriggerEvent } from '../src/triggers/model/events';
 import { evolve } from '../src/triggers/model/trigger';
 
@@ -53,6 +53,7 @@ export const toResource = (view: TriggerView) => {
     active: d.active,
     ...(view.deactivated_reason === undefined ? {} : { deactivated_reason: view.deactivated_reason }),
     ...(d.payload === undefined ? {} : { payload: d.payload }),
+    ordering: (d.ordering ?? 'none') as Ordering,
     version: view.version,
     created_at: view.created_at,
     updated_at: view.updated_at,

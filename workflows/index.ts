@@ -1,1 +1,2 @@
 export { dispatchSignal, statusQuery } from './dispatch';
+export { instanceOrder } from './instance-order';

@@ -5,10 +5,10 @@
  */
 import { SIGNATURE_PLACEHOLDER } from '../../activities/delivery/preview';
 import { SECRET_PLACEHOLDER } from '../../activities/delivery/preview-broker';
-import { SIGNALS } from '../triggers/model/codecs';
+import { ORDERINGS, SIGNALS } from '../triggers/model/codecs';
 import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from '../triggers/api/dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
-import { TIMESTAMP } from '../signals/model/codecs';
+import { MAX_INSTANCE_KEY, TIMESTAMP } from '../signals/model/codecs';
 import { CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;
@@ -19,6 +19,7 @@ const signalFields = (): Record<string, Schema> => ({
   instance: { type: 'object', description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals` },
   id: { ...SIGNAL_ID_SCHEMA, description: `The signal id to render with (webhook-id, the envelope's signal_id). Default: ${DRY_RUN_SIGNAL_ID}` },
   occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP, description: 'Default: now' },
+  instance_key: { type: 'string', minLength: 1, maxLength: MAX_INSTANCE_KEY, description: 'As in POST /api/signals: the instance for ordering per_instance' },
   app_label: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type (another is shown too, with would_dispatch false)' },
   model_name: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type' },
 });
@@ -53,13 +54,16 @@ export const dryRunSchemas = (): Record<string, Schema> => ({
   DryRunRequest: { type: 'object', additionalProperties: false, required: ['signal', 'instance'], properties: signalFields() },
   UnstoredDryRunRequest: { type: 'object', additionalProperties: false, required: ['trigger', 'signal', 'instance'],
     properties: { trigger: ref('TriggerInput'), ...signalFields() } },
-  DryRun: { type: 'object', required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'varies_per_attempt', 'actions'], properties: {
+  DryRun: { type: 'object', required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'ordering', 'varies_per_attempt', 'actions'], properties: {
     trigger_id: { ...TRIGGER_ID_SCHEMA, description: `For a trigger body without id: ${UNSTORED_TRIGGER_ID}` },
     version: { type: ['integer', 'null'], description: 'null for a trigger body' },
     signal: { type: 'object', description: 'The signal rendered with, without its instance', properties: {
       id: { type: 'string' }, signal: { enum: [...SIGNALS] }, app_label: { type: 'string' }, model_name: { type: 'string' }, occurred_at: { type: 'string' } } },
     would_dispatch: { type: 'boolean', description: 'False when a dispatch of this signal would not reach the trigger: inactive, another signal or another content type (not_dispatched_reason)' },
     not_dispatched_reason: { type: 'string' },
+    ordering: { enum: [...ORDERINGS] },
+    instance_key: { type: 'string', description: 'ordering per_instance: the instance whose earlier signals a dispatch would wait for' },
+    unordered: { type: 'string', description: 'ordering per_instance, but the signal names no instance: why it would be sent at once' },
     varies_per_attempt: { type: 'array', items: { type: 'string' }, description: 'Headers a real attempt sets at its own time' },
     actions: { type: 'array', items: ACTION } } },
 });

@@ -3,9 +3,9 @@
  * and config policy the io-ts codecs check with, so that the document and the behaviour
  * cannot drift apart. Patterns use explicit ASCII classes: they mean the same in every engine.
  */
-import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENGTH, SIGNALS, TRIGGER_ID } from '../triggers/model/codecs';
+import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENGTH, ORDERINGS, SIGNALS, TRIGGER_ID } from '../triggers/model/codecs';
 import { TriggerPolicy } from '../triggers/model/policy';
-import { MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/model/codecs';
+import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/model/codecs';
 import { MAX_NOT_MATCHED } from '../signals/intake/not-matched';
 import { NON_BLANK } from '../kernel/closed';
 import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/model/header-rules';
@@ -75,6 +75,8 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   msg_broker_queues: brokerQueues(policy),
   active: { type: 'boolean' },
   payload: { ...anyJson, description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions' },
+  ordering: { enum: [...ORDERINGS], description: '`none` (default): each signal is sent at once. `per_instance`: for one instance (the signal\'s instance_key, '
+    + 'else instance.pk, else instance.id) a signal\'s actions start only after those of the signal accepted before it are delivered or failed for good' },
 });
 
 /** Server fields: in responses; in requests accepted (GET, edit, PUT) and ignored. */
@@ -98,7 +100,8 @@ const SIGNAL: Schema = { type: 'object', additionalProperties: false, required: 
   signal: { enum: [...SIGNALS] },
   app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART,
   instance: { type: 'object', description: 'The instance\'s attributes, read by {{ instance.… }}' },
-  occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP } } };
+  occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP },
+  instance_key: { type: 'string', minLength: 1, maxLength: MAX_INSTANCE_KEY, description: 'The instance for triggers with ordering per_instance. Default: instance.pk, else instance.id' } } };
 
 const NOT_MATCHED: Schema = { type: 'object', required: ['trigger_id', 'version', 'reason'], properties: {
   trigger_id: { type: 'string' }, version: { type: 'integer' },
@@ -120,11 +123,14 @@ const DISPATCH: Schema = { type: 'object', required: ['id', 'workflow_id', 'stat
   number: { type: 'integer', description: 'On a redelivery: its number' },
   mode: { enum: ['as_dispatched', 'current'], description: 'On a redelivery: how it was planned' },
   requested_at: { type: 'string', format: 'date-time', description: 'On a redelivery: when it was asked for' },
-  triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' } } } },
+  triggers: { type: 'array', items: { type: 'object', properties: { trigger_id: { type: 'string' }, version: { type: 'integer' },
+    instance_key: { type: 'string', description: 'The trigger delivers in order per instance: this signal\'s instance' },
+    unordered: { type: 'string', description: 'The trigger delivers in order per instance, but this signal names none: why it is sent at once' } } } },
   actions: { type: 'array', items: { type: 'object', required: ['delivery_id', 'trigger_id', 'kind', 'state', 'attempts'], properties: {
     delivery_id: { type: 'string', description: 'Sent as webhook-id and as the AMQP messageId' },
     trigger_id: { type: 'string' }, version: { type: 'integer' }, kind: { enum: ['webhook', 'broker'] }, index: { type: 'integer' },
-    state: { enum: ['pending', 'retrying', 'delivered', 'failed'] }, attempts: { type: 'integer' },
+    state: { enum: ['waiting', 'pending', 'retrying', 'delivered', 'failed'], description: '`waiting`: its trigger delivers in order per instance and an earlier signal\'s actions have not ended' },
+    attempts: { type: 'integer' },
     status_code: { type: 'integer' }, last_error: { type: 'string', description: 'The last attempt\'s error; a resolved dynamic value in it shows as its {{ path }}' }, warnings: { type: 'array', items: { type: 'string' } } } } } } };
 
 /** `components.schemas` for a server running with `policy`. */
@@ -136,10 +142,11 @@ export const componentSchemas = (policy: TriggerPolicy): Record<string, Schema> 
   return {
     TriggerInput: { ...input(true), description: 'A trigger definition; server fields sent back are ignored (an `id` contradicting the path is refused)' },
     TriggerReplacement: { ...input(false, ['id']), description: 'A full trigger with the `id` of the one it replaces' },
-    TriggerPatch: { type: 'object', additionalProperties: false, description: 'A JSON merge patch: `null` removes webhooks, msg_broker_queues or payload',
+    TriggerPatch: { type: 'object', additionalProperties: false, description: 'A JSON merge patch: `null` removes webhooks, msg_broker_queues or payload, '
+      + 'and sets ordering back to none',
       properties: { ...fields, webhooks: { anyOf: [fields.webhooks, { type: 'null' }] },
-        msg_broker_queues: { anyOf: [fields.msg_broker_queues, { type: 'null' }] }, ...serverFields(true) } },
-    Trigger: { type: 'object', required: ['id', ...required, 'webhooks', 'msg_broker_queues', 'version', 'created_at', 'updated_at'],
+        msg_broker_queues: { anyOf: [fields.msg_broker_queues, { type: 'null' }] }, ordering: { anyOf: [fields.ordering, { type: 'null' }] }, ...serverFields(true) } },
+    Trigger: { type: 'object', required: ['id', ...required, 'webhooks', 'msg_broker_queues', 'ordering', 'version', 'created_at', 'updated_at'],
       properties: { ...serverFields(false), ...fields } },
     TriggerEvent: { type: 'object', required: ['type', 'version', 'data', 'metadata'], properties: {
       type: { enum: ['TriggerCreated', 'TriggerUpdated', 'TriggerActivated', 'TriggerDeactivated', 'TriggerDeleted'] },

@@ -1,6 +1,7 @@
 import type { ActionPlan, DispatchPlan, SignalEnvelope } from './types';
 import { deliveryIdOf } from './types';
 import type { TriggerDefinition } from '../triggers/model/codecs';
+import { orderingFor } from './instance-key';
 
 /** One action per webhook and queue entry of one trigger at one version, for one signal. */
 export const actionsOf = (trigger: { id: string; version: number; definition: TriggerDefinition }, signalId: string, defaultTimeoutSecs: number): ActionPlan[] => {
@@ -29,5 +30,8 @@ export interface TriggerMatcher {
 export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
   const views = readModel.matching(signal.signal, signal.app_label, signal.model_name);
   const actions = views.flatMap((view) => actionsOf(view, signal.id, defaultTimeoutSecs));
-  return { triggers: views.map((v) => ({ triggerId: v.id, version: v.version })), actions };
+  return {
+    triggers: views.map((v) => ({ triggerId: v.id, version: v.version, ...(v.definition.ordering === 'per_instance' ? { ordering: orderingFor(v.id, signal) } : {}) })),
+    actions,
+  };
 };

@@ -11,6 +11,8 @@ export interface SignalEnvelope {
   model_name: string;
   instance: Record<string, unknown>;
   occurred_at: string;
+  /** Which instance the signal is about, for triggers that deliver in order per instance (else `instance.pk`, `instance.id`). */
+  instance_key?: string;
 }
 
 export interface RetrySettings {
@@ -70,7 +72,14 @@ export interface ActionPlan {
   timeoutSecs: number;
 }
 
-export interface MatchedTrigger { triggerId: string; version: number }
+/**
+ * `ordering: "per_instance"`: the instance and the workflow that gives this trigger's dispatches
+ * for it their turns, or why this signal's actions go out without waiting (no instance key).
+ */
+export type TriggerOrdering = { instanceKey: string; orderWorkflowId: string } | { unordered: string };
+
+/** `ordering`: only for a trigger with `ordering: "per_instance"` (absent in dispatches planned before). */
+export interface MatchedTrigger { triggerId: string; version: number; ordering?: TriggerOrdering }
 
 export interface DeliveryReceipt {
   statusCode?: number;
@@ -87,7 +96,8 @@ export type FirstAttempt = { deliveryId: string; receipt: DeliveryReceipt }
   | { deliveryId: string; failed: { message: string; details: FailureDetails; retryable: boolean } };
 
 /** `retrying`: the first attempt failed and the next waits for its time. */
-export type ActionState = 'pending' | 'retrying' | 'delivered' | 'failed';
+/** `waiting`: its trigger delivers in order per instance, and an earlier signal's actions have not ended. */
+export type ActionState = 'waiting' | 'pending' | 'retrying' | 'delivered' | 'failed';
 
 export interface ActionOutcome {
   deliveryId: string;

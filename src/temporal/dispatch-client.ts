@@ -1,12 +1,13 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RedeliveryMode, RetrySettings, SignalEnvelope } from '../dispatch/types';
+import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RedeliveryMode, RetrySettings, SignalEnvelope, TriggerOrdering } from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../signals/model/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
 import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatch/list';
+import { enqueueSignal, InstanceOrderInput } from '../dispatch/ordering';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -23,7 +24,8 @@ export interface DispatchView {
   number?: number;
   mode?: string;
   requested_at?: string;
-  triggers: Array<{ trigger_id: string; version: number }>;
+  /** `instance_key`: the trigger delivers in order for this instance; `unordered`: it would, but this signal names no instance. */
+  triggers: Array<{ trigger_id: string; version: number; instance_key?: string; unordered?: string }>;
   actions: Array<{
     delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
     attempts: number; status_code?: number; last_error?: string; warnings: string[];
@@ -36,6 +38,11 @@ export interface DispatchClient {
    * the same workflow id never starts a second one.
    */
   start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string): Promise<{ workflowId: string; duplicate: boolean }>;
+  /**
+   * Puts a started dispatch in the order of one trigger's dispatches for one instance, starting
+   * that order's workflow if none runs; the same dispatch again is ignored by the workflow.
+   */
+  enqueue(order: { workflowId: string; triggerId: string; instanceKey: string }, dispatchWorkflowId: string): Promise<void>;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
@@ -61,11 +68,13 @@ const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.
   ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
   : undefined);
 
+const orderingView = (o: TriggerOrdering | undefined) => (!o ? {} : 'instanceKey' in o ? { instance_key: o.instanceKey } : { unordered: o.unordered });
+
 export const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = [], workflowId = workflowIdOf(signalId)): DispatchView => ({
   id: signalId,
   workflow_id: workflowId,
   state,
-  triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version })),
+  triggers: (status?.triggers ?? []).map((t) => ({ trigger_id: t.triggerId, version: t.version, ...orderingView(t.ordering) })),
   actions: (status?.actions ?? []).map((a: ActionOutcome) => {
     const shown = shownProgress(a, progressOf(pending.find((x) => x.activityId === a.deliveryId)));
     return {
@@ -114,6 +123,13 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       if (e instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, duplicate: true };
       throw e;
     }
+  },
+  enqueue: async (order, dispatchWorkflowId) => {
+    const input: InstanceOrderInput = { triggerId: order.triggerId, instanceKey: order.instanceKey, queue: [], remembered: [] };
+    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('instanceOrder', {
+      taskQueue, workflowId: order.workflowId, args: [input], signal: enqueueSignal, signalArgs: [dispatchWorkflowId],
+      typedSearchAttributes: [{ key: TriggerIds, value: [order.triggerId] }],
+    }));
   },
   status: async (signalId, workflowId = workflowIdOf(signalId)) => {
     const handle = client.workflow.getHandle(workflowId);

@@ -21,13 +21,15 @@ export interface ActionCounts {
   markers: number;
   timers: number;
   searchAttributeUpserts: number;
+  /** Signals received (from a client, signal-with-start included, or from another workflow): each one sent is billed once. */
+  signals: number;
   /** The closing event: completed, failed, timed out, cancelled, terminated or continued as new. */
   completion: number;
   total: number;
 }
 
 export const ACTION_KINDS = ['workflowStarted', 'workflowTasks', 'activities', 'localActivities', 'markers', 'timers',
-  'searchAttributeUpserts', 'completion', 'total'] as const satisfies ReadonlyArray<keyof ActionCounts>;
+  'searchAttributeUpserts', 'signals', 'completion', 'total'] as const satisfies ReadonlyArray<keyof ActionCounts>;
 
 const LOCAL_ACTIVITY_MARKERS = new Set(['core_local_activity', 'LocalActivity']);
 const CLOSING = new Set<number>([
@@ -36,7 +38,7 @@ const CLOSING = new Set<number>([
 ]);
 
 const zero = (): ActionCounts => ({
-  workflowStarted: 0, workflowTasks: 0, activities: 0, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, completion: 0, total: 0,
+  workflowStarted: 0, workflowTasks: 0, activities: 0, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 0, total: 0,
 });
 
 /**
@@ -69,11 +71,12 @@ export const countActions = (events: readonly HistoryEvent[]): ActionCounts => {
         break;
       case E.EVENT_TYPE_TIMER_STARTED: c.timers++; break;
       case E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: c.searchAttributeUpserts++; break;
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: c.signals++; break;
       default: if (CLOSING.has(e.eventType ?? 0)) c.completion++;
     }
   }
   for (const n of attemptsOf.values()) c.activities += n;
-  c.total = c.workflowStarted + c.workflowTasks + c.activities + c.localActivities + c.markers + c.timers + c.searchAttributeUpserts + c.completion;
+  c.total = c.workflowStarted + c.workflowTasks + c.activities + c.localActivities + c.markers + c.timers + c.searchAttributeUpserts + c.signals + c.completion;
   return c;
 };
 

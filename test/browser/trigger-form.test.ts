@@ -59,11 +59,14 @@ describe('trigger form', () => {
 
     await page.fill(fieldId('content_types[0].model_name'), 'order');
     await page.fill(fieldId('webhooks[0].url'), 'http://127.0.0.1:9/orders');
+    await page.selectOption(fieldId('ordering'), 'per_instance');
     await page.getByRole('button', { name: 'Create trigger' }).click();
     await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
     const id = idOfHash(page)!;
     const stored = await getTrigger(id);
-    expect(stored.body).toMatchObject({ content_types: [{ app_label: 'shop', model_name: 'order' }], webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }], active: true });
+    expect(stored.body).toMatchObject({ content_types: [{ app_label: 'shop', model_name: 'order' }], webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }], active: true,
+      ordering: 'per_instance' });
+    await page.getByText(/per instance: one instance's signals in the order accepted/).waitFor();
     expect(await page.getByRole('cell', { name: 'http://127.0.0.1:9/orders', exact: true }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
   });

@@ -19,16 +19,19 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
   const counts = new Map<string, number>();
   const scripts = new Map<string, Reply[]>();
   const waiters: Array<() => void> = [];
+  let chooser: ((r: Received) => Reply | undefined) | undefined;
   const open = new Set<ServerResponse>();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      received.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const request: Received = { method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      received.push(request);
       counts.set(path, (counts.get(path) ?? 0) + 1);
+      const reply = scripts.get(path)?.shift() ?? chooser?.(request) ?? defaults;
+      // After the chooser: what it records about the request is part of what waiters check.
       waiters.splice(0).forEach((w) => w());
-      const reply = scripts.get(path)?.shift() ?? defaults;
       open.add(res);
       res.on('close', () => open.delete(res));
       const send = () => { if (!res.destroyed) { res.writeHead(reply.status ?? 200, reply.headers); res.end('ok'); } };
@@ -46,6 +49,8 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
     on: (path: string) => received.filter((r) => r.path === path),
     /** How many requests a path got, without scanning them (benchmarks check it per request). */
     count: (path: string) => counts.get(path) ?? 0,
+    /** Chooses the reply to each request not scripted (undefined: the default), e.g. by its body. */
+    respond: (choose: (r: Received) => Reply | undefined) => { chooser = choose; },
     /** Scripts the next replies for a path. */
     script: (path: string, replies: Reply[]) => scripts.set(path, [...replies]),
     /** Resolves when `predicate` holds, checked on every request; rejects after `timeoutMs`. */

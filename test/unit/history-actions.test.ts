@@ -16,19 +16,19 @@ const ONE_WEBHOOK = 'the-same-signal-id-emitted-three-times-starts-one-dispatch.
 
 test('one webhook delivered at once, every attempt a regular activity, said by the input: 5', () => {
   expect(countActions(recorded(ONE_WEBHOOK))).toEqual({
-    workflowStarted: 1, workflowTasks: 2, activities: 1, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, completion: 1, total: 5,
+    workflowStarted: 1, workflowTasks: 2, activities: 1, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 1, total: 5,
   });
 });
 
 test('the same behind patched(): its marker and the upsert of TemporalChangeVersion make 7', () => {
   expect(countActions(recorded(`before-attempts-as-input/${ONE_WEBHOOK}`))).toEqual({
-    workflowStarted: 1, workflowTasks: 2, activities: 1, localActivities: 0, markers: 1, timers: 0, searchAttributeUpserts: 1, completion: 1, total: 7,
+    workflowStarted: 1, workflowTasks: 2, activities: 1, localActivities: 0, markers: 1, timers: 0, searchAttributeUpserts: 1, signals: 0, completion: 1, total: 7,
   });
 });
 
 test('one webhook delivered at once by a local first attempt (before send-once): 4', () => {
   expect(countActions(recorded(`before-no-local-attempts/${ONE_WEBHOOK}`))).toEqual({
-    workflowStarted: 1, workflowTasks: 1, activities: 0, localActivities: 1, markers: 0, timers: 0, searchAttributeUpserts: 0, completion: 1, total: 4,
+    workflowStarted: 1, workflowTasks: 1, activities: 0, localActivities: 1, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 1, total: 4,
   });
 });
 
@@ -40,7 +40,7 @@ test('retries count as activity attempts: 500, 500, then 200 is three; a local f
 
 test('the matching local activity, its search-attribute upsert and the patch marker of a dispatch planned by the worker', () => {
   expect(countActions(recorded(`before-api-plan/${ONE_WEBHOOK}`))).toEqual({
-    workflowStarted: 1, workflowTasks: 1, activities: 0, localActivities: 2, markers: 1, timers: 0, searchAttributeUpserts: 2, completion: 1, total: 8,
+    workflowStarted: 1, workflowTasks: 1, activities: 0, localActivities: 2, markers: 1, timers: 0, searchAttributeUpserts: 2, signals: 0, completion: 1, total: 8,
   });
 });
 
@@ -63,4 +63,17 @@ test('an activity still waiting for its first attempt counts once; the mean of s
   expect(meanActions([countActions(recorded(ONE_WEBHOOK)), countActions(recorded(`before-no-local-attempts/${ONE_WEBHOOK}`))]))
     .toMatchObject({ workflowTasks: 1.5, total: 4.5 });
   expect(meanActions([]).total).toBe(0);
+});
+
+test('each signal received counts once (a turn, a done, an enqueue by signal-with-start)', () => {
+  const events = fromJson([
+    ['WORKFLOW_EXECUTION_STARTED'],
+    ['WORKFLOW_EXECUTION_SIGNALED'],
+    ['WORKFLOW_TASK_SCHEDULED', { attempt: 1 }],
+    ['WORKFLOW_TASK_STARTED'],
+    ['WORKFLOW_TASK_COMPLETED'],
+    ['WORKFLOW_EXECUTION_SIGNALED'],
+    ['WORKFLOW_EXECUTION_COMPLETED'],
+  ]);
+  expect(countActions(events)).toMatchObject({ signals: 2, workflowTasks: 1, total: 5 });
 });

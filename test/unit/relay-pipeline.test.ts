@@ -19,6 +19,13 @@ const accept = (store: EventStore, id: string) => store.append(signalStreamOf(id
   signal: envelope(id), not_matched: [], not_matched_truncated: false,
   plan: { triggers: [], actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }] },
 }, new Date())], 'no_stream');
+/** A signal whose plan puts its dispatch in the order `order` (a `per_instance` trigger). */
+const acceptOrdered = (store: EventStore, id: string, order: string) => store.append(signalStreamOf(id), [acceptedEvent({
+  signal: envelope(id), not_matched: [], not_matched_truncated: false,
+  plan: { triggers: [{ triggerId: 't', version: 1, ordering: { instanceKey: order, orderWorkflowId: `ordered-t-${order}` } }],
+    actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }] },
+}, new Date())], 'no_stream');
+const noOrders = async () => undefined;
 const until = async (check: () => boolean, ms = 5000) => {
   for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('condition not met');
 };
@@ -33,7 +40,7 @@ it('starts later signals while an earlier start hangs, and keeps its checkpoint 
   const gates = new Map<string, () => void>();
   const started: string[] = [];
   const ended: string[] = [];
-  relay = startRelay({ store, log: silentLogger, start: (signal) => new Promise<void>((resolve) => {
+  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, start: (signal) => new Promise<void>((resolve) => {
     started.push(signal.id);
     gates.set(signal.id, () => { ended.push(signal.id); resolve(); });
   }) });
@@ -68,7 +75,7 @@ it('bounds the starts in flight across batches (concurrency)', async () => {
   let inFlight = 0;
   let most = 0;
   const gates: Array<() => void> = [];
-  relay = startRelay({ store, log: silentLogger, concurrency: 3, start: () => new Promise<void>((resolve) => {
+  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, concurrency: 3, start: () => new Promise<void>((resolve) => {
     most = Math.max(most, ++inFlight);
     gates.push(() => { inFlight--; resolve(); });
   }) });
@@ -85,7 +92,7 @@ it('bounds the starts in flight across batches (concurrency)', async () => {
 it('saves a checkpoint that moves just after a save within 200 ms, not at the next renewal', async () => {
   const gates = new Map<string, () => void>();
   // Renewals every 10 s: only the trailing save can store the second move in time.
-  relay = startRelay({ store, log: silentLogger, leaseMs: 30_000, start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }) });
+  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, leaseMs: 30_000, start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }) });
   await until(() => relay!.status().holding);
   const first = await accept(store, 'one');
   await until(() => gates.has('one')); // two batches: the checkpoint moves by whole batches
@@ -103,4 +110,25 @@ it('saves a checkpoint that moves just after a save within 200 ms, not at the ne
     expect(Date.now() - savedFirst).toBeLessThan(1000);
     await new Promise((r) => setTimeout(r, 5));
   }
+});
+
+it('puts dispatches in their instance order as stored, even when a later start ends first, without holding other orders', async () => {
+  const gates = new Map<string, () => void>();
+  const enqueued: string[] = [];
+  relay = startRelay({ store, log: silentLogger,
+    start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }),
+    enqueue: async (order, workflowId) => { enqueued.push(`${order.workflowId} ${workflowId}`); } });
+  await acceptOrdered(store, 'a1', 'x');
+  await acceptOrdered(store, 'b1', 'y');
+  await acceptOrdered(store, 'a2', 'x');
+  await until(() => gates.size === 3);
+  gates.get('a2')!();
+  gates.get('b1')!();
+  await until(() => enqueued.length === 1);
+  await new Promise((r) => setTimeout(r, 100));
+  // b1 joined its own order; a2 waits for a1, stored before it.
+  expect(enqueued).toEqual(['ordered-t-y signal-b1']);
+  gates.get('a1')!();
+  await until(() => enqueued.length === 3);
+  expect(enqueued).toEqual(['ordered-t-y signal-b1', 'ordered-t-x signal-a1', 'ordered-t-x signal-a2']);
 });

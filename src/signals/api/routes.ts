@@ -62,6 +62,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
     id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
     instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
+    ...(s.instance_key === undefined ? {} : { instance_key: s.instance_key }),
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
   if (oversize.length > 0) return sendError(res, { _tag: 'Validation', errors: oversize });

@@ -3,12 +3,14 @@ import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types
 import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
 import { acquireLease, Lease, leaseEnds, renewLease } from '../model/relay-lease';
-import { acceptedRecordOf, originOf, Redelivery, redeliveryOf, REDELIVERY_REQUESTED, refusedEvent, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
+import { originOf, Redelivery, refusedEvent, SignalRecord } from '../model/signal-record';
 import { context } from '@opentelemetry/api';
 import { withLogFields } from '../../kernel/log-context';
 import { contextOf } from '../../observability/tracing';
-import type { RedeliveryStart } from '../../temporal/dispatch-client';
+import type { DispatchClient, RedeliveryStart } from '../../temporal/dispatch-client';
 import { isTransient } from './transient';
+import { requestOf, startsDispatch } from './relay-requests';
+import { Order, OrderChains, ordersOf } from './instance-orders';
 
 export interface RelayOptions {
   readonly store: EventStore;
@@ -17,6 +19,8 @@ export interface RelayOptions {
    * Called in the trace of the request that stored it; `requestId` is that request's.
    */
   readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string) => Promise<unknown>;
+  /** Puts a started dispatch in an instance's order (DispatchClient.enqueue); called in the order the signals were stored. */
+  readonly enqueue: DispatchClient['enqueue'];
   readonly log: Logger;
   /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
   readonly leaseMs?: number;
@@ -38,18 +42,6 @@ const MAX_BACKOFF_MS = 5000;
 const CHECKPOINT_SAVE_MS = 200;
 
 class LeaseLost extends Error {}
-
-/** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
-const startsDispatch = (e: StoredEvent) => e.type === REDELIVERY_REQUESTED
-  || (e.type === SIGNAL_ACCEPTED && acceptedRecordOf(e).plan.actions.length > 0);
-
-/** The signal (a redelivery reads it from its stream's first event) and the redelivery, if it is one. */
-const requestOf = async (store: EventStore, event: StoredEvent): Promise<{ record: SignalRecord; redelivery?: Redelivery } | undefined> => {
-  if (event.type === SIGNAL_ACCEPTED) return { record: acceptedRecordOf(event) };
-  // Past the retention window the acceptance may be gone before its last redelivery: nothing to send.
-  const accepted = (await store.read(event.streamId)).find((e) => e.type === SIGNAL_ACCEPTED);
-  return accepted && { record: acceptedRecordOf(accepted), redelivery: redeliveryOf(event) };
-};
 
 /**
  * Starts the dispatch of every stored signal that matched something, in the order stored, from
@@ -78,15 +70,36 @@ export const startRelay = (o: RelayOptions): Relay => {
    * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
    * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
    */
-  const startOne = async (event: StoredEvent) => {
+  const startOne = async (event: StoredEvent, orders: readonly Order[], earlier: Promise<unknown>) => {
     const request = await requestOf(o.store, event);
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
     const origin = originOf(event);
     const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
-    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), () => startIn(event, request, origin.request_id)));
+    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), async () => {
+      if (!await startIn(event, request, origin.request_id) || orders.length === 0) return;
+      // Joins each order after the signals stored before it that joined it; one lost with the lease stops it too.
+      await earlier.catch(() => { throw new LeaseLost(); });
+      await enqueueIn(orders, workflowIdOf(request.record.signal.id));
+    }));
   };
 
-  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined) => {
+  /** Joins the orders, retrying until Temporal takes it (the dispatch waits for its turn meanwhile). */
+  const enqueueIn = async (orders: readonly Order[], workflowId: string) => {
+    for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+      if (stopped || !lease) throw new LeaseLost();
+      try {
+        for (const order of orders) await o.enqueue(order, workflowId);
+        return;
+      } catch (e) {
+        waiting = e instanceof Error ? e.message : String(e);
+        o.log.warn('could not put a dispatch in its instance order; retrying', { workflow_id: workflowId, error: waiting });
+        await pause(delay);
+      }
+    }
+  };
+
+  /** True once started (or started before); false when Temporal refused it for good (recorded on the signal). */
+  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined): Promise<boolean> => {
     const { record, redelivery } = request;
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       if (stopped || !lease) throw new LeaseLost();
@@ -98,13 +111,13 @@ export const startRelay = (o: RelayOptions): Relay => {
         }, requestId);
         waiting = undefined;
         o.log.info('dispatch started', { workflow_id: workflowId });
-        return;
+        return true;
       } catch (e) {
         waiting = e instanceof Error ? e.message : String(e);
         if (!isTransient(e) && tries >= PERMANENT_TRIES) {
           o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
           await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300), redelivery?.number)], 'any');
-          return;
+          return false;
         }
         if (tries === 1) o.log.warn('could not start a dispatch; retrying', { signal_id: record.signal.id, error: waiting });
         await pause(delay);
@@ -148,10 +161,10 @@ export const startRelay = (o: RelayOptions): Relay => {
   };
 
   /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
-  const startUntilDone = async (event: StoredEvent) => {
+  const startUntilDone = async (event: StoredEvent, orders: readonly Order[], earlier: Promise<unknown>) => {
     for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       try {
-        return await startOne(event);
+        return await startOne(event, orders, earlier);
       } catch (e) {
         if (e instanceof LeaseLost || stopped || !lease) throw e;
         o.log.error('relay failed; retrying', { error: String(e) });
@@ -160,6 +173,8 @@ export const startRelay = (o: RelayOptions): Relay => {
     }
   };
 
+  let chains = new OrderChains();
+
   const relayBatch = async (events: readonly StoredEvent[]) => {
     const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
     open.push(batch);
@@ -167,8 +182,11 @@ export const startRelay = (o: RelayOptions): Relay => {
       await takeSlot();
       if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
       batch.left++;
+      const orders = ordersOf(event);
       // A start that ends without the lease leaves its batch open: the next holder starts it again.
-      const started: Promise<void> = startUntilDone(event).then(() => { batch.left--; }, () => undefined)
+      const run = startUntilDone(event, orders, chains.earlier(orders));
+      chains.track(orders, run);
+      const started: Promise<void> = run.then(() => { batch.left--; }, () => undefined)
         .finally(() => { freeSlot(); inFlight.delete(started); settle(); });
       inFlight.add(started);
     }
@@ -179,6 +197,7 @@ export const startRelay = (o: RelayOptions): Relay => {
   const relayWhileHolding = async () => {
     checkpoint = lease!.checkpoint;
     open = [];
+    chains = new OrderChains();
     const timer = setInterval(() => void renew(), leaseMs / 3);
     const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
       if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });

@@ -20,9 +20,14 @@ const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)
 export const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp',
   (s) => (isTimestamp(s) ? undefined : 'must be an RFC 3339 timestamp'));
 
+export const MAX_INSTANCE_KEY = 256;
+/** Which instance a signal is about, for triggers that deliver in order per instance. */
+export const InstanceKey = checked(described(t.string, 'must be a string'), 'InstanceKey',
+  (s) => (s.length >= 1 && s.length <= MAX_INSTANCE_KEY ? undefined : `must be 1-${MAX_INSTANCE_KEY} characters`));
+
 export const SignalInput = closed('Signal',
   { signal: SignalName, app_label: ContentTypePart, model_name: ContentTypePart, instance: Instance },
-  { id: SignalId, occurred_at: Timestamp });
+  { id: SignalId, occurred_at: Timestamp, instance_key: InstanceKey });
 export type SignalInput = t.TypeOf<typeof SignalInput>;
 
 /** One signal or an array of them. */

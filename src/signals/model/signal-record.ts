@@ -91,16 +91,17 @@ export interface StoredSignal {
  * event that is not one of them is an UnreadableEvent, never taken on trust. Structural only
  * (the request rules may tighten; a stored signal stays readable), extra fields allowed.
  */
+const Ordering = t.union([t.type({ instanceKey: t.string, orderWorkflowId: t.string }), t.type({ unordered: t.string })]);
 const Plan = t.type({
-  triggers: t.array(t.type({ triggerId: t.string, version: t.number })),
+  triggers: t.array(t.intersection([t.type({ triggerId: t.string, version: t.number }), t.partial({ ordering: Ordering })])),
   actions: t.array(t.type({
     deliveryId: t.string, triggerId: t.string, version: t.number, kind: t.keyof({ webhook: null, broker: null }), index: t.number, timeoutSecs: t.number,
   })),
 });
-const Envelope = t.type({
+const Envelope = t.intersection([t.type({
   id: t.string, signal: t.keyof({ pre_save: null, post_save: null, pre_delete: null, post_delete: null }),
   app_label: t.string, model_name: t.string, instance: t.UnknownRecord, occurred_at: t.string,
-});
+}), t.partial({ instance_key: t.string })]);
 const RecordCodec = t.type({
   signal: Envelope, plan: Plan, not_matched: t.array(t.intersection([
     t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import type { SignalEnvelope } from '../../dispatch/types';
 import { oversizeSignals } from '../../signals/model/accept';
-import { Instance, SignalId, Timestamp } from '../../signals/model/codecs';
+import { Instance, InstanceKey, SignalId, Timestamp } from '../../signals/model/codecs';
 import { closed } from '../../kernel/closed';
 import type { FieldError } from '../../kernel/field-errors';
 import { ContentTypePart, SignalName, TriggerDefinition, TriggerInput } from '../model/codecs';
@@ -14,7 +14,7 @@ export const UNSTORED_TRIGGER_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The signal a dry run renders: as POST /api/signals takes it, but the content type may be left to the trigger. */
 const signalFields = { required: { signal: SignalName, instance: Instance },
-  optional: { id: SignalId, occurred_at: Timestamp, app_label: ContentTypePart, model_name: ContentTypePart } };
+  optional: { id: SignalId, occurred_at: Timestamp, app_label: ContentTypePart, model_name: ContentTypePart, instance_key: InstanceKey } };
 
 export const DryRunInput = closed('DryRun', signalFields.required, signalFields.optional);
 export type DryRunInput = t.TypeOf<typeof DryRunInput>;
@@ -31,7 +31,8 @@ export const envelopeOf = (input: DryRunInput, definition: TriggerDefinition, no
   const first = definition.content_types[0]!;
   const envelope: SignalEnvelope = { id: input.id ?? DRY_RUN_SIGNAL_ID, signal: input.signal,
     app_label: input.app_label ?? first.app_label, model_name: input.model_name ?? first.model_name,
-    instance: input.instance, occurred_at: input.occurred_at ?? now.toISOString() };
+    instance: input.instance, occurred_at: input.occurred_at ?? now.toISOString(),
+    ...(input.instance_key === undefined ? {} : { instance_key: input.instance_key }) };
   const oversize = oversizeSignals([envelope], false);
   return oversize.length > 0 ? oversize : envelope;
 };

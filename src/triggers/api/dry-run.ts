@@ -6,7 +6,8 @@ import { loadTrigger } from '../model/handle-command';
 import { sendError } from '../../http/problem';
 import { isTriggerId } from '../../http/request';
 import { toFieldErrors } from '../../kernel/field-errors';
-import type { TriggerDefinition } from '../model/codecs';
+import type { Ordering, TriggerDefinition } from '../model/codecs';
+import { instanceKeyOf, NO_INSTANCE_KEY } from '../../dispatch/instance-key';
 import { TriggerDeps } from './deps';
 import { DryRunInput, envelopeOf, notDispatchedReason, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
 import { streamOf } from '../model/events';
@@ -35,9 +36,19 @@ export interface DryRunView {
   signal: Omit<SignalEnvelope, 'instance'>;
   would_dispatch: boolean;
   not_dispatched_reason?: string;
+  ordering: Ordering;
+  /** `per_instance`: the instance this signal's dispatch would wait in, or why it would go at once. */
+  instance_key?: string;
+  unordered?: string;
   varies_per_attempt: string[];
   actions: ActionPreview[];
 }
+
+const orderingOf = (d: TriggerDefinition, signal: SignalEnvelope) => {
+  if (d.ordering !== 'per_instance') return { ordering: 'none' as const };
+  const key = instanceKeyOf(signal);
+  return { ordering: d.ordering, ...(key === undefined ? { unordered: NO_INSTANCE_KEY } : { instance_key: key }) };
+};
 
 interface Subject { id: string; version: number | null; definition: TriggerDefinition }
 
@@ -55,6 +66,7 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
     signal,
     would_dispatch: notDispatched === undefined,
     ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
+    ...orderingOf(trigger.definition, envelope),
     varies_per_attempt: ['webhook-timestamp', ...(deps.preview.signing ? ['webhook-signature'] : [])],
     actions,
   };

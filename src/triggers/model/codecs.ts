@@ -36,6 +36,10 @@ export interface BrokerQueue {
 }
 export interface ContentType { app_label: string; model_name: string }
 
+export const ORDERINGS = ['none', 'per_instance'] as const;
+/** `per_instance`: one instance's signals are delivered in the order they were accepted. */
+export type Ordering = (typeof ORDERINGS)[number];
+
 /** A trigger as the user defines it: the spec's fields, normalised. */
 export interface TriggerDefinition {
   config_signals: { signal: SignalName }[];
@@ -44,6 +48,8 @@ export interface TriggerDefinition {
   msg_broker_queues: BrokerQueue[];
   active: boolean;
   payload?: JsonValue;
+  /** Kept only when `per_instance`: `none` is the default, so triggers made before it read the same. */
+  ordering?: 'per_instance';
 }
 
 /** A decoded request body: the definition plus the `id` a client may send back. */
@@ -67,6 +73,10 @@ const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>('HttpMethod',
 
 export const TriggerId = checked(described(t.string, 'must be a string'), 'TriggerId',
   (s) => (new RegExp(TRIGGER_ID).test(s) ? undefined : 'must be a trigger id (UUID)'));
+
+const OrderingIn = new t.Type<Ordering, Ordering, unknown>('Ordering',
+  (u): u is Ordering => ORDERINGS.includes(u as Ordering),
+  (u, c) => (ORDERINGS.includes(u as Ordering) ? t.success(u as Ordering) : t.failure(u, c, `must be one of ${ORDERINGS.join(', ')}`)), t.identity);
 
 const timeoutSecs = (max: number) => checked(described(t.number, 'must be a number of seconds'), 'TimeoutSecs',
   (n) => (Number.isFinite(n) && n > 0 && n <= max ? undefined : `must be greater than 0 and at most ${max}`));
@@ -151,7 +161,7 @@ const triggerFieldCodecs = (policy: TriggerPolicy) => {
   const required = { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
     active: described(t.boolean, 'must be true or false') };
   const optional = { webhooks: arrayOf(WebhookItem, 0, MAX_WEBHOOKS_PER_TRIGGER), msg_broker_queues: arrayOf(QueueItem, 0, MAX_QUEUES_PER_TRIGGER),
-    payload: templatedJson(policy.allowedDynamicPaths), id: TriggerId };
+    payload: templatedJson(policy.allowedDynamicPaths), ordering: OrderingIn, id: TriggerId };
   return { required, optional };
 };
 
@@ -164,7 +174,7 @@ const IGNORED = READ_ONLY_FIELDS.filter((f) => f !== 'id');
 export const buildTriggerPatchCodec = (policy: TriggerPolicy) => {
   const { required, optional } = triggerFieldCodecs(policy);
   return closed('TriggerPatch', {}, { ...required, ...optional },
-    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'id'] });
+    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'ordering', 'id'] });
 };
 
 /** The codec of a trigger request body, checking everything the config constrains. */
@@ -175,10 +185,11 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
     (u, c) => {
       const result = Body.validate(u, c);
       if (result._tag === 'Left') return result;
-      const { id, webhooks, msg_broker_queues, payload, ...rest } = result.right;
+      const { id, webhooks, msg_broker_queues, payload, ordering, ...rest } = result.right;
       const definition: TriggerDefinition = {
         ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
         ...(payload === undefined ? {} : { payload }),
+        ...(ordering === 'per_instance' ? { ordering } : {}),
       };
       const oversize = sizeProblem(definition);
       if (oversize) return t.failure(oversize.value, t.appendContext(c, oversize.field, t.unknown, oversize.value), oversize.message);

@@ -47,15 +47,17 @@ const StoredDefinition = shape(
     content_types: t.array(t.exact(t.type({ app_label: t.string, model_name: t.string }))),
     active: t.boolean,
   },
-  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown });
+  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown, ordering: t.string });
 
 const Envelope = t.type({ schema_version: t.number, trigger_id: t.string });
 
 const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition => {
-  const { webhooks, msg_broker_queues, payload, ...rest } = d;
+  const { webhooks, msg_broker_queues, payload, ordering, ...rest } = d;
   return {
     ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
     ...(payload === undefined || payload === null ? {} : { payload: payload as JsonValue }),
+    // Only `per_instance` is ever stored; any other value reads as the default.
+    ...(ordering === 'per_instance' ? { ordering } : {}),
   };
 };
 

@@ -209,3 +209,19 @@ test('a signal with more actions than run locally sends its first attempts in on
   const scheduled = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   expect(scheduled).toEqual(['deliverFirstAttempts', 'deliverWebhook']);
 });
+
+test('two signals for one instance of a per_instance trigger: the second waits while the first is retried, then both arrive in acceptance order', async () => {
+  rx.script('/in-order', [{ status: 500 }]);
+  const t = await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'queued' }], webhooks: [{ url: rx.url('/in-order'), http_method: 'POST' }],
+    payload: { n: '{{ instance.n }}' }, ordering: 'per_instance' });
+  const first = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'queued', instance: { id: 9, n: 1 } });
+  const second = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'queued', instance: { id: 9, n: 2 } }).expect(202)).body as { id: string; workflow_id: string };
+  expect((await statusOf(first.id)).actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 2 })]);
+  const later = await statusOf(second.id);
+  expect(later.triggers).toEqual([expect.objectContaining({ instance_key: '9' })]);
+  expect(later.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
+  expect(rx.on('/in-order').map((r) => (JSON.parse(r.body) as { n: number }).n)).toEqual([1, 1, 2]);
+  // The order workflow (still running, waiting for more) and the dispatch that waited its turn are recorded too.
+  recorded.push({ name: 'a dispatch that waited for its turn in its instance order', workflowId: second.workflow_id },
+    { name: 'the order of one trigger s dispatches for one instance', workflowId: `ordered-${t.id}-9` });
+});

@@ -16,6 +16,7 @@ export const emptyDraft = () => ({
   webhooks: [emptyWebhook()],
   msg_broker_queues: [],
   payload: '',
+  ordering: 'none',
 });
 
 /** A stored trigger (the API's resource) as the form shows it. */
@@ -33,6 +34,7 @@ export const draftOf = (t) => ({
     timeout_secs: q.timeout_secs === undefined ? '' : String(q.timeout_secs),
   })),
   payload: jsonText(t.payload),
+  ordering: t.ordering ?? 'none',
 });
 
 /** A typed number as a number; anything else as typed, so the API names the problem. */
@@ -73,6 +75,7 @@ export function bodyOf(draft) {
     webhooks,
     msg_broker_queues: queues,
     active: draft.active,
+    ordering: draft.ordering,
   }, 'payload', json(draft.payload, 'payload'));
   return { body, errors };
 }

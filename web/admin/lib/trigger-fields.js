@@ -64,6 +64,9 @@ function queues(reg, draft, changed) {
   });
 }
 
+const ORDERINGS = [['none', 'None: each signal is sent at once'],
+  ['per_instance', 'Per instance: one instance\'s signals in the order accepted (instance_key, else instance.pk, else instance.id)']];
+
 /** All the trigger's fields, in the order a reader fills them. */
 export function triggerFields(reg, draft, changed) {
   const active = checkboxField(reg, { path: 'active', label: 'Active (signals dispatch it)', checked: draft.active, onChange: (on) => { draft.active = on; } });
@@ -71,6 +74,7 @@ export function triggerFields(reg, draft, changed) {
     signalsSet(reg, draft),
     contentTypes(reg, draft, changed),
     active.wrap,
+    selectField(reg, { path: 'ordering', label: 'Ordering', model: draft, key: 'ordering', options: ORDERINGS }),
     webhooks(reg, draft, changed),
     queues(reg, draft, changed),
     textField(reg, { path: 'payload', label: 'Payload template (JSON)', model: draft, key: 'payload', multiline: true, rows: 8,

@@ -12,11 +12,15 @@ export const isLive = (view) => ['queued', 'running', 'matching'].includes(view.
 const state = (s) => h('span', { class: `state state-${s}` }, s);
 const triggerLink = (id, version) => h('a', { href: `#/triggers/${encodeURIComponent(id)}` }, id, version === undefined ? '' : ` (version ${version})`);
 
+/** For a trigger that delivers in order per instance: which instance, or why this signal goes at once. */
+const orderingNote = (t) => (t.instance_key !== undefined ? ` · in order for instance ${t.instance_key}`
+  : t.unordered !== undefined ? ` · not in order: ${t.unordered}` : '');
+
 const fact = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)];
 
 /** The actions counted by state, the worst first: `1 failed, 2 delivered`. */
 export function outcomeOf(actions) {
-  const order = ['failed', 'retrying', 'pending', 'delivered'];
+  const order = ['failed', 'retrying', 'waiting', 'pending', 'delivered'];
   const counts = new Map();
   for (const a of actions) counts.set(a.state, (counts.get(a.state) ?? 0) + 1);
   const rank = (st) => (order.includes(st) ? order.indexOf(st) : order.length);
@@ -67,7 +71,7 @@ export function signalView(view, config) {
       view.accepted_at ? fact('Accepted', time(view.accepted_at)) : null,
       view.redelivery_of ? fact('Redelivery of', `${view.redelivery_of} (number ${view.number}, ${view.mode})`) : null,
       fact('Workflow', h('code', {}, view.workflow_id), ' ', workflowLink(config, view.workflow_id)),
-      fact('Triggers', view.triggers.length === 0 ? 'none' : h('ul', { class: 'plain' }, view.triggers.map((t) => h('li', {}, triggerLink(t.trigger_id, t.version)))))),
+      fact('Triggers', view.triggers.length === 0 ? 'none' : h('ul', { class: 'plain' }, view.triggers.map((t) => h('li', {}, triggerLink(t.trigger_id, t.version), orderingNote(t)))))),
     h('h2', {}, 'Actions'),
     actionsTable(view.actions),
     notMatchedList(view),

@@ -29,6 +29,7 @@ function definition(t) {
       ['Version', String(t.version)],
       ['Signals', signalsText(t)],
       ['Content types', h('ul', { class: 'plain' }, t.content_types.map((ct) => h('li', {}, `${ct.app_label}.${ct.model_name}`)))],
+      ['Ordering', t.ordering === 'per_instance' ? 'per instance: one instance\'s signals in the order accepted' : 'none'],
       ['Created', time(t.created_at)],
       ['Updated', time(t.updated_at)],
     ]),

@@ -72,6 +72,8 @@ class TriggerInput(_TriggerInputRequired, total=False):
     webhooks: list[Webhook]
     msg_broker_queues: list[MessageBrokerQueue]
     payload: Any
+    #: ``"per_instance"``: one instance's signals are delivered in the order the service accepted them.
+    ordering: Literal["none", "per_instance"]
 
 
 class Trigger(TriggerInput, total=False):
@@ -93,6 +95,8 @@ class _SignalRequired(TypedDict):
 class Signal(_SignalRequired, total=False):
     id: str
     occurred_at: str
+    #: The instance a ``per_instance`` trigger orders by (default ``instance.pk``, else ``instance.id``).
+    instance_key: str
 
 
 class Accepted(TypedDict):

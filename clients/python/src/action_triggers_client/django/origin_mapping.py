@@ -44,6 +44,9 @@ def map_config(config: Any) -> MappedConfig:
         "webhooks": [_webhook(w) for w in webhooks],
         "msg_broker_queues": [_queue(q) for q in queues],
         "active": bool(config.active),
+        # Said, not defaulted: the import finds a trigger it created before a crash by comparing it
+        # with this body, and the service shows the field on every trigger.
+        "ordering": "none",
     }
     if config.payload is not None:
         body["payload"] = config.payload

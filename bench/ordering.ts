@@ -1,0 +1,118 @@
+import { Client, Connection } from '@temporalio/client';
+import { silentLogger } from '../src/kernel/logger';
+import { installSdkLogging } from '../src/worker';
+import { countActions, meanActions } from '../src/temporal/history-actions';
+import { Receiver } from '../test/support/receiver';
+import { startBenchStack } from './server';
+
+const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 2000);
+const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20);
+/** Order workflows sampled for their share of each delivery's Temporal actions. */
+const SAMPLED = 5;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+type Post = (path: string, body: unknown) => Promise<Response>;
+
+/** Sends SIGNALS signals of `model` round-robin over INSTANCES instances, in requests of 100, each stamped with its send time; waits for every delivery to `path`. */
+const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`) => {
+  const started = Date.now();
+  const ids: string[] = [];
+  for (let i = 0; i < SIGNALS; i += 100) {
+    const batch = Array.from({ length: Math.min(100, SIGNALS - i) }, (_, j) => ({
+      signal: 'post_save', app_label: 'bench', model_name: model, instance: { id: `i${(i + j) % INSTANCES}`, n: i + j, sent: Date.now() },
+    }));
+    const res = await post('/api/signals', batch);
+    if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
+    ids.push(...(await res.json() as Array<{ id: string }>).map((a) => a.id));
+  }
+  const mine = () => rx.received.filter((r) => r.path === path);
+  while (new Set(mine().map((r) => r.headers['webhook-id'])).size < SIGNALS) {
+    if (Date.now() - started > 20 * 60_000) throw new Error(`${model}: ${mine().length} of ${SIGNALS} after 20 minutes`);
+    await sleep(200);
+  }
+  const received = mine();
+  const latencies = received.map((r) => r.at - (JSON.parse(r.body) as { sent: number }).sent).sort((a, b) => a - b);
+  // In order: each instance's deliveries arrive with n increasing.
+  const lastN = new Map<string, number>();
+  let outOfOrder = 0;
+  for (const r of received) {
+    const { key, n } = JSON.parse(r.body) as { key: string; n: number };
+    if ((lastN.get(key) ?? -1) > n) outOfOrder++;
+    lastN.set(key, n);
+  }
+  const seconds = (Math.max(...received.map((r) => r.at)) - started) / 1000;
+  return { perS: SIGNALS / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), duplicates: received.length - SIGNALS, outOfOrder, ids };
+};
+
+/** Temporal actions per delivery: a dispatch's own history, plus its share of its instance's order workflow (every run of it). */
+const actionsPerDelivery = async (address: string, dispatchIds: string[], orderIds: string[]) => {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const dispatches = await Promise.all(dispatchIds.map(async (id) => countActions((await client.workflow.getHandle(`signal-${id}`).fetchHistory()).events ?? [])));
+    let orderTotal = 0;
+    let served = 0;
+    for (const id of orderIds) {
+      for await (const w of client.workflow.list({ query: `WorkflowId = '${id}'` })) {
+        const events = (await client.workflow.getHandle(id, w.runId).fetchHistory()).events ?? [];
+        orderTotal += countActions(events).total;
+      }
+      served += SIGNALS / INSTANCES;
+    }
+    return { dispatch: meanActions(dispatches).total, order: orderTotal / served };
+  } finally {
+    await connection.close();
+  }
+};
+
+/**
+ * `npm run bench -- ordering`: SIGNALS signals over INSTANCES instances to a trigger with
+ * `ordering: per_instance`, then the same to one with `none`, then to an unordered trigger beside a
+ * second trigger, unordered then `per_instance`, in one run (service = API + worker,
+ * loopback receiver answering at once). Reports deliveries/s, accept→receipt p50/p99, out-of-order
+ * arrivals, duplicates, and the Temporal actions per ordered delivery (its dispatch plus its share
+ * of the order workflow, visibility-listed runs included).
+ */
+export const benchOrdering = async () => {
+  installSdkLogging(silentLogger, 'error');
+  const { temporal, rx, service, stop } = await startBenchStack('ordering');
+  const post: Post = (path, body) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const trigger = async (model: string, ordering: string, path = `/${model}`) => (await (await post('/api/action-triggers', {
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true, ordering,
+    webhooks: [{ url: rx.url(path), http_method: 'POST' }], payload: { key: '{{ instance.id }}', n: '{{ instance.n }}', sent: '{{ instance.sent }}' },
+  })).json() as { id: string }).id;
+  try {
+    const orderedTrigger = await trigger('ordered', 'per_instance');
+    await trigger('unordered', 'none');
+    const ordered = await run(post, rx, 'ordered');
+    const unordered = await run(post, rx, 'unordered');
+    // Signals that match two triggers: an unordered one's deliveries beside another unordered one, then beside an ordered one.
+    await trigger('pair', 'none', '/pair');
+    await trigger('pair', 'none', '/pair-other');
+    const besideNone = await run(post, rx, 'pair', '/pair');
+    await trigger('mixed', 'none', '/mixed');
+    await trigger('mixed', 'per_instance', '/mixed-ordered');
+    const besideOrdered = await run(post, rx, 'mixed', '/mixed');
+    const orderIds = Array.from({ length: Math.min(SAMPLED, INSTANCES) }, (_, i) => `ordered-${orderedTrigger}-i${i}`);
+    await sleep(1000); // visibility lists the order workflows' runs a moment after they change
+    const actions = await actionsPerDelivery(temporal.address, ordered.ids.filter((_, i) => i % Math.max(1, Math.floor(SIGNALS / 20)) === 0), orderIds);
+
+    console.log(`\nOrdering benchmark (${SIGNALS} signals over ${INSTANCES} instances, one webhook each, receiver answering at once; service = API + worker)\n`);
+    console.log('| measure | ordering: per_instance | ordering: none |\n|---|---:|---:|');
+    console.log(`| deliveries/s | ${ordered.perS.toFixed(0)} | ${unordered.perS.toFixed(0)} |`);
+    console.log(`| accept → receipt p50 ms | ${ordered.p50} | ${unordered.p50} |`);
+    console.log(`| accept → receipt p99 ms | ${ordered.p99} | ${unordered.p99} |`);
+    console.log(`| arrivals out of instance order | ${ordered.outOfOrder} | ${unordered.outOfOrder} |`);
+    console.log(`| duplicates | ${ordered.duplicates} | ${unordered.duplicates} |`);
+    console.log('\nAn unordered trigger\'s deliveries when its signals also match a second trigger:\n');
+    console.log('| measure | beside an unordered trigger | beside a per_instance trigger |\n|---|---:|---:|');
+    console.log(`| deliveries/s | ${besideNone.perS.toFixed(0)} | ${besideOrdered.perS.toFixed(0)} |`);
+    console.log(`| accept → receipt p50 ms | ${besideNone.p50} | ${besideOrdered.p50} |`);
+    console.log(`| accept → receipt p99 ms | ${besideNone.p99} | ${besideOrdered.p99} |`);
+    console.log(`\nTemporal actions per ordered delivery: ${(actions.dispatch + actions.order).toFixed(2)} `
+      + `(its dispatch ${actions.dispatch.toFixed(2)}, its share of the order workflow ${actions.order.toFixed(2)}, from ${SAMPLED} instances' order histories)`);
+  } finally {
+    await stop();
+  }
+};

@@ -1,0 +1,21 @@
+/**
+ * Deliveries in order per instance: the signals between a trigger's dispatches and the workflow
+ * that orders them (workflows/instance-order.ts). Pure: the workflow bundle imports it.
+ */
+import { defineSignal } from '@temporalio/workflow';
+
+/** To the order's workflow: a dispatch (by workflow id) in the order its signal was accepted. */
+export const enqueueSignal = defineSignal<[string]>('enqueue');
+/** To a dispatch: its turn to send the actions of this trigger. */
+export const turnSignal = defineSignal<[string]>('turn');
+/** To the order's workflow: the dispatch's actions of the trigger ended (delivered or failed for good). */
+export const doneSignal = defineSignal<[string]>('done');
+
+export interface InstanceOrderInput {
+  triggerId: string;
+  instanceKey: string;
+  /** Dispatches waiting, the first one's turn given or to give (a new run carries them over). */
+  queue: string[];
+  /** The last dispatches handled, so one enqueued again is not given a second turn. */
+  remembered: string[];
+}
