@@ -30,10 +30,12 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
   const remembered = [...input.remembered];
   const known = new Set([...queue, ...remembered]);
   const done = new Set<string>();
-  setHandler(enqueueSignal, (workflowId) => {
-    if (known.has(workflowId)) return;
-    known.add(workflowId);
-    queue.push(workflowId);
+  setHandler(enqueueSignal, (ids) => {
+    for (const workflowId of typeof ids === 'string' ? [ids] : ids) {
+      if (known.has(workflowId)) continue;
+      known.add(workflowId);
+      queue.push(workflowId);
+    }
   });
   // Only the dispatch whose turn it is counts; a late answer of one before it is ignored.
   setHandler(doneSignal, (workflowId) => { if (queue[0] === workflowId) done.add(workflowId); });

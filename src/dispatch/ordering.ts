@@ -4,8 +4,8 @@
  */
 import { defineSignal } from '@temporalio/workflow';
 
-/** To the order's workflow: a dispatch (by workflow id) in the order its signal was accepted. */
-export const enqueueSignal = defineSignal<[string]>('enqueue');
+/** To the order's workflow: dispatches (by workflow id) in the order their signals were accepted (one id: as sent before batches). */
+export const enqueueSignal = defineSignal<[string | string[]]>('enqueue');
 /** To a dispatch: its turn to send the actions of this trigger. */
 export const turnSignal = defineSignal<[string]>('turn');
 /** To the order's workflow: the dispatch's actions of the trigger ended (delivered or failed for good). */

@@ -42,7 +42,7 @@ export interface DispatchClient {
    * Puts a started dispatch in the order of one trigger's dispatches for one instance, starting
    * that order's workflow if none runs; the same dispatch again is ignored by the workflow.
    */
-  enqueue(order: { workflowId: string; triggerId: string; instanceKey: string }, dispatchWorkflowId: string): Promise<void>;
+  enqueue(order: { workflowId: string; triggerId: string; instanceKey: string }, dispatchWorkflowIds: string[]): Promise<void>;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
@@ -124,10 +124,10 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       throw e;
     }
   },
-  enqueue: async (order, dispatchWorkflowId) => {
+  enqueue: async (order, dispatchWorkflowIds) => {
     const input: InstanceOrderInput = { triggerId: order.triggerId, instanceKey: order.instanceKey, queue: [], remembered: [] };
     await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('instanceOrder', {
-      taskQueue, workflowId: order.workflowId, args: [input], signal: enqueueSignal, signalArgs: [dispatchWorkflowId],
+      taskQueue, workflowId: order.workflowId, args: [input], signal: enqueueSignal, signalArgs: [dispatchWorkflowIds],
       typedSearchAttributes: [{ key: TriggerIds, value: [order.triggerId] }],
     }));
   },

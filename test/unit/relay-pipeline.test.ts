@@ -112,12 +112,13 @@ it('saves a checkpoint that moves just after a save within 200 ms, not at the ne
   }
 });
 
-it('puts dispatches in their instance order as stored, even when a later start ends first, without holding other orders', async () => {
+it('puts dispatches in their instance order as stored, even when a later start ends first, without holding other orders; the ready ones of an order go together', async () => {
   const gates = new Map<string, () => void>();
   const enqueued: string[] = [];
+  let sends = 0;
   relay = startRelay({ store, log: silentLogger,
     start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }),
-    enqueue: async (order, workflowId) => { enqueued.push(`${order.workflowId} ${workflowId}`); } });
+    enqueue: async (order, workflowIds) => { sends++; enqueued.push(...workflowIds.map((id) => `${order.workflowId} ${id}`)); } });
   await acceptOrdered(store, 'a1', 'x');
   await acceptOrdered(store, 'b1', 'y');
   await acceptOrdered(store, 'a2', 'x');
@@ -131,4 +132,22 @@ it('puts dispatches in their instance order as stored, even when a later start e
   gates.get('a1')!();
   await until(() => enqueued.length === 3);
   expect(enqueued).toEqual(['ordered-t-y signal-b1', 'ordered-t-x signal-a1', 'ordered-t-x signal-a2']);
+  expect(sends).toBe(2);
+});
+
+it('a dispatch that could not join its order (Temporal refusing) is sent again with those after it, in order, and the checkpoint passes them once they joined', async () => {
+  const enqueued: string[] = [];
+  let refusals = 2;
+  relay = startRelay({ store, log: silentLogger, start: async () => undefined,
+    enqueue: async (order, workflowIds) => {
+      if (refusals-- > 0) throw new Error('temporal unavailable');
+      enqueued.push(...workflowIds.map((id) => `${order.workflowId} ${id}`));
+    } });
+  await acceptOrdered(store, 'c1', 'z');
+  const last = await acceptOrdered(store, 'c2', 'z');
+  await until(() => enqueued.length === 2);
+  expect(enqueued).toEqual(['ordered-t-z signal-c1', 'ordered-t-z signal-c2']);
+  for (const end = Date.now() + 5000; await relayCheckpoint(store) !== last.position; await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > end) throw new Error('the checkpoint did not pass the signals');
+  }
 });

@@ -10,7 +10,7 @@ import { contextOf } from '../../observability/tracing';
 import type { DispatchClient, RedeliveryStart } from '../../temporal/dispatch-client';
 import { isTransient } from './transient';
 import { requestOf, startsDispatch } from './relay-requests';
-import { Order, OrderChains, ordersOf } from './instance-orders';
+import { InstanceJoins, ordersOf } from './instance-orders';
 
 export interface RelayOptions {
   readonly store: EventStore;
@@ -19,7 +19,7 @@ export interface RelayOptions {
    * Called in the trace of the request that stored it; `requestId` is that request's.
    */
   readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string) => Promise<unknown>;
-  /** Puts a started dispatch in an instance's order (DispatchClient.enqueue); called in the order the signals were stored. */
+  /** Puts started dispatches in an instance's order (DispatchClient.enqueue); called in the order the signals were stored. */
   readonly enqueue: DispatchClient['enqueue'];
   readonly log: Logger;
   /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
@@ -40,6 +40,8 @@ export interface Relay {
 const PERMANENT_TRIES = 5;
 const MAX_BACKOFF_MS = 5000;
 const CHECKPOINT_SAVE_MS = 200;
+/** Dispatches started but not yet in their instance orders: past this many the relay reads no further. */
+const MAX_JOINING = 2000;
 
 class LeaseLost extends Error {}
 
@@ -70,33 +72,26 @@ export const startRelay = (o: RelayOptions): Relay => {
    * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
    * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
    */
-  const startOne = async (event: StoredEvent, orders: readonly Order[], earlier: Promise<unknown>) => {
+  const startOne = async (event: StoredEvent): Promise<string | undefined> => {
     const request = await requestOf(o.store, event);
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
     const origin = originOf(event);
     const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
-    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), async () => {
-      if (!await startIn(event, request, origin.request_id) || orders.length === 0) return;
-      // Joins each order after the signals stored before it that joined it; one lost with the lease stops it too.
-      await earlier.catch(() => { throw new LeaseLost(); });
-      await enqueueIn(orders, workflowIdOf(request.record.signal.id));
-    }));
+    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), async () => (
+      await startIn(event, request, origin.request_id) ? workflowIdOf(request.record.signal.id) : undefined)));
   };
 
-  /** Joins the orders, retrying until Temporal takes it (the dispatch waits for its turn meanwhile). */
-  const enqueueIn = async (orders: readonly Order[], workflowId: string) => {
-    for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
-      if (stopped || !lease) throw new LeaseLost();
-      try {
-        for (const order of orders) await o.enqueue(order, workflowId);
-        return;
-      } catch (e) {
-        waiting = e instanceof Error ? e.message : String(e);
-        o.log.warn('could not put a dispatch in its instance order; retrying', { workflow_id: workflowId, error: waiting });
-        await pause(delay);
-      }
-    }
-  };
+  /** Started dispatches join their instance orders in store order, retried until Temporal takes them (they wait for their turn meanwhile). */
+  const newJoins = () => new InstanceJoins({
+    send: o.enqueue,
+    holding: () => !stopped && lease !== undefined,
+    gone: () => new LeaseLost(),
+    retryPause: async (attempt, e) => {
+      waiting = e instanceof Error ? e.message : String(e);
+      o.log.warn('could not put dispatches in their instance order; retrying', { error: waiting });
+      await pause(Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1)));
+    },
+  });
 
   /** True once started (or started before); false when Temporal refused it for good (recorded on the signal). */
   const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined): Promise<boolean> => {
@@ -161,10 +156,10 @@ export const startRelay = (o: RelayOptions): Relay => {
   };
 
   /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
-  const startUntilDone = async (event: StoredEvent, orders: readonly Order[], earlier: Promise<unknown>) => {
+  const startUntilDone = async (event: StoredEvent) => {
     for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       try {
-        return await startOne(event, orders, earlier);
+        return await startOne(event);
       } catch (e) {
         if (e instanceof LeaseLost || stopped || !lease) throw e;
         o.log.error('relay failed; retrying', { error: String(e) });
@@ -173,22 +168,25 @@ export const startRelay = (o: RelayOptions): Relay => {
     }
   };
 
-  let chains = new OrderChains();
+  let joins = newJoins();
 
   const relayBatch = async (events: readonly StoredEvent[]) => {
     const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
     open.push(batch);
     for (const event of events.filter(startsDispatch)) {
+      while (joins.pending >= MAX_JOINING && lease && !stopped) await pause(20);
       await takeSlot();
       if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
       batch.left++;
-      const orders = ordersOf(event);
-      // A start that ends without the lease leaves its batch open: the next holder starts it again.
-      const run = startUntilDone(event, orders, chains.earlier(orders));
-      chains.track(orders, run);
-      const started: Promise<void> = run.then(() => { batch.left--; }, () => undefined)
-        .finally(() => { freeSlot(); inFlight.delete(started); settle(); });
-      inFlight.add(started);
+      const { places, sent } = joins.reserve(ordersOf(event));
+      // A start (or join) that ends without the lease leaves its batch open: the next holder starts it again.
+      const run = startUntilDone(event);
+      void run.then(freeSlot, freeSlot);
+      const done: Promise<void> = run.then(async (workflowId) => { joins.fill(places, workflowId); await sent; batch.left--; },
+        () => joins.fill(places, undefined))
+        .catch(() => undefined)
+        .finally(() => { inFlight.delete(done); settle(); });
+      inFlight.add(done);
     }
     settle();
   };
@@ -197,7 +195,7 @@ export const startRelay = (o: RelayOptions): Relay => {
   const relayWhileHolding = async () => {
     checkpoint = lease!.checkpoint;
     open = [];
-    chains = new OrderChains();
+    joins = newJoins();
     const timer = setInterval(() => void renew(), leaseMs / 3);
     const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
       if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
