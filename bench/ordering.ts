@@ -14,12 +14,19 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 
 type Post = (path: string, body: unknown) => Promise<Response>;
 
-/** Sends SIGNALS signals of `model` round-robin over INSTANCES instances, in requests of 100, each stamped with its send time; waits for every delivery to `path`. */
-const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`) => {
+/** All at once (requests of 100), or one signal per request at a rate the service keeps up with. */
+interface Load { count: number; perRequest: number; perS?: number }
+const BURST: Load = { count: SIGNALS, perRequest: 100 };
+const PACED: Load = { count: Number(process.env.BENCH_PACED_SIGNALS ?? 300), perRequest: 1, perS: Number(process.env.BENCH_PACED_RATE ?? 10) };
+
+/** Sends signals of `model` round-robin over INSTANCES instances, each stamped with its send time; waits for every delivery to `path`. */
+const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, load = BURST) => {
   const started = Date.now();
   const ids: string[] = [];
-  for (let i = 0; i < SIGNALS; i += 100) {
-    const batch = Array.from({ length: Math.min(100, SIGNALS - i) }, (_, j) => ({
+  const total = load.count;
+  for (let i = 0; i < total; i += load.perRequest) {
+    if (load.perS) await sleep(started + (i * 1000) / load.perS - Date.now());
+    const batch = Array.from({ length: Math.min(load.perRequest, total - i) }, (_, j) => ({
       signal: 'post_save', app_label: 'bench', model_name: model, instance: { id: `i${(i + j) % INSTANCES}`, n: i + j, sent: Date.now() },
     }));
     const res = await post('/api/signals', batch);
@@ -27,8 +34,8 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`) 
     ids.push(...(await res.json() as Array<{ id: string }>).map((a) => a.id));
   }
   const mine = () => rx.received.filter((r) => r.path === path);
-  while (new Set(mine().map((r) => r.headers['webhook-id'])).size < SIGNALS) {
-    if (Date.now() - started > 20 * 60_000) throw new Error(`${model}: ${mine().length} of ${SIGNALS} after 20 minutes`);
+  while (new Set(mine().map((r) => r.headers['webhook-id'])).size < total) {
+    if (Date.now() - started > 20 * 60_000) throw new Error(`${model}: ${mine().length} of ${total} after 20 minutes`);
     await sleep(200);
   }
   const received = mine();
@@ -42,7 +49,7 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`) 
     lastN.set(key, n);
   }
   const seconds = (Math.max(...received.map((r) => r.at)) - started) / 1000;
-  return { perS: SIGNALS / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), duplicates: received.length - SIGNALS, outOfOrder, ids };
+  return { perS: total / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), duplicates: received.length - total, outOfOrder, ids };
 };
 
 /** Temporal actions per delivery: a dispatch's own history, plus its share of its instance's order workflow (every run of it). */
@@ -69,7 +76,8 @@ const actionsPerDelivery = async (address: string, dispatchIds: string[], orderI
 /**
  * `npm run bench -- ordering`: SIGNALS signals over INSTANCES instances to a trigger with
  * `ordering: per_instance`, then the same to one with `none`, then to an unordered trigger beside a
- * second trigger, unordered then `per_instance`, in one run (service = API + worker,
+ * second trigger, unordered then `per_instance` (paced below what ordered delivery keeps up with,
+ * then all at once), in one run (service = API + worker,
  * loopback receiver answering at once). Reports deliveries/s, accept→receipt p50/p99, out-of-order
  * arrivals, duplicates, and the Temporal actions per ordered delivery (its dispatch plus its share
  * of the order workflow, visibility-listed runs included).
@@ -88,12 +96,18 @@ export const benchOrdering = async () => {
     const ordered = await run(post, rx, 'ordered');
     const unordered = await run(post, rx, 'unordered');
     // Signals that match two triggers: an unordered one's deliveries beside another unordered one, then beside an ordered one.
-    await trigger('pair', 'none', '/pair');
-    await trigger('pair', 'none', '/pair-other');
-    const besideNone = await run(post, rx, 'pair', '/pair');
-    await trigger('mixed', 'none', '/mixed');
-    await trigger('mixed', 'per_instance', '/mixed-ordered');
-    const besideOrdered = await run(post, rx, 'mixed', '/mixed');
+    const beside = async (load: Load, name: string) => {
+      await trigger(`${name}-pair`, 'none', `/${name}-pair`);
+      await trigger(`${name}-pair`, 'none', `/${name}-pair-other`);
+      const none = await run(post, rx, `${name}-pair`, `/${name}-pair`, load);
+      await trigger(`${name}-mixed`, 'none', `/${name}-mixed`);
+      await trigger(`${name}-mixed`, 'per_instance', `/${name}-mixed-ordered`);
+      const ordered = await run(post, rx, `${name}-mixed`, `/${name}-mixed`, load);
+      while (rx.count(`/${name}-mixed-ordered`) < load.count) await sleep(200); // the next measure starts on a quiet service
+      return { none, ordered };
+    };
+    const paced = await beside(PACED, 'paced');
+    const burst = await beside(BURST, 'burst');
     const orderIds = Array.from({ length: Math.min(SAMPLED, INSTANCES) }, (_, i) => `ordered-${orderedTrigger}-i${i}`);
     await sleep(1000); // visibility lists the order workflows' runs a moment after they change
     const actions = await actionsPerDelivery(temporal.address, ordered.ids.filter((_, i) => i % Math.max(1, Math.floor(SIGNALS / 20)) === 0), orderIds);
@@ -106,10 +120,12 @@ export const benchOrdering = async () => {
     console.log(`| arrivals out of instance order | ${ordered.outOfOrder} | ${unordered.outOfOrder} |`);
     console.log(`| duplicates | ${ordered.duplicates} | ${unordered.duplicates} |`);
     console.log('\nAn unordered trigger\'s deliveries when its signals also match a second trigger:\n');
-    console.log('| measure | beside an unordered trigger | beside a per_instance trigger |\n|---|---:|---:|');
-    console.log(`| deliveries/s | ${besideNone.perS.toFixed(0)} | ${besideOrdered.perS.toFixed(0)} |`);
-    console.log(`| accept → receipt p50 ms | ${besideNone.p50} | ${besideOrdered.p50} |`);
-    console.log(`| accept → receipt p99 ms | ${besideNone.p99} | ${besideOrdered.p99} |`);
+    console.log(`| measure | ${PACED.count} at ${PACED.perS}/s, beside an unordered trigger | the same, beside a per_instance trigger | ${SIGNALS} at once, beside an unordered trigger | the same, beside a per_instance trigger |`);
+    console.log('|---|---:|---:|---:|---:|');
+    const row = (label: string, f: (r: typeof paced.none) => string) => console.log(`| ${label} | ${[paced.none, paced.ordered, burst.none, burst.ordered].map(f).join(' | ')} |`);
+    row('deliveries/s', (r) => r.perS.toFixed(0));
+    row('accept → receipt p50 ms', (r) => String(r.p50));
+    row('accept → receipt p99 ms', (r) => String(r.p99));
     console.log(`\nTemporal actions per ordered delivery: ${(actions.dispatch + actions.order).toFixed(2)} `
       + `(its dispatch ${actions.dispatch.toFixed(2)}, its share of the order workflow ${actions.order.toFixed(2)}, from ${SAMPLED} instances' order histories)`);
   } finally {

@@ -12,7 +12,7 @@ const SMOKE: Record<string, Record<string, string>> = {
   'long-history': { BENCH_VERSIONS: '60', BENCH_DURATION_S: '1' },
   dispatch: { BENCH_DURATION_S: '2', BENCH_SUSTAIN_S: '3', BENCH_RATES: '20' },
   'fan-out': { BENCH_SIGNALS: '10', BENCH_WEBHOOKS: '12', BENCH_IDLE_S: '1', BENCH_HISTORIES: '2' },
-  ordering: { BENCH_SIGNALS: '40', BENCH_INSTANCES: '4' },
+  ordering: { BENCH_SIGNALS: '40', BENCH_INSTANCES: '4', BENCH_PACED_SIGNALS: '20', BENCH_PACED_RATE: '20' },
   intake: { BENCH_OUTAGE_S: '3', BENCH_RATE: '20', BENCH_INTAKE_RATE_S: '1' },
   paced: { BENCH_PACED_S: '3', BENCH_WARM_S: '1', BENCH_RATE: '20' },
   observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2' },
