@@ -14,8 +14,20 @@ const fromJson = (events: Array<[string, Record<string, unknown>?]>) => historyF
 }).events ?? [];
 const ONE_WEBHOOK = 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json';
 
-test('one webhook delivered at once, every attempt a regular activity, said by the input: 5', () => {
+test('one webhook delivered at once by a local first attempt, the delivered ledger first (today): 4', () => {
   expect(countActions(recorded(ONE_WEBHOOK))).toEqual({
+    workflowStarted: 1, workflowTasks: 1, activities: 0, localActivities: 1, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 1, total: 4,
+  });
+});
+
+test('a dispatch that waited for its turn in its instance order: a turn received, the done signal sent and confirmed, 7', () => {
+  expect(countActions(recorded('a-dispatch-that-waited-for-its-turn-in-its-instance-order.json'))).toMatchObject({
+    workflowStarted: 1, workflowTasks: 3, localActivities: 1, signals: 1, completion: 1, total: 7,
+  });
+});
+
+test('one webhook delivered at once, every attempt a regular activity, said by the input: 5', () => {
+  expect(countActions(recorded(`before-ordering/${ONE_WEBHOOK}`))).toEqual({
     workflowStarted: 1, workflowTasks: 2, activities: 1, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 1, total: 5,
   });
 });
@@ -33,7 +45,7 @@ test('one webhook delivered at once by a local first attempt (before send-once):
 });
 
 test('retries count as activity attempts: 500, 500, then 200 is three; a local first attempt and its timer before them', () => {
-  expect(countActions(recorded('500-500-then-200-delivered-on-the-third-attempt-and-the-status-says-3-attempts.json')).activities).toBe(3);
+  expect(countActions(recorded('before-ordering/500-500-then-200-delivered-on-the-third-attempt-and-the-status-says-3-attempts.json')).activities).toBe(3);
   const local = countActions(recorded('before-no-local-attempts/500-500-then-200-delivered-on-the-third-attempt-and-the-status-says-3-attempts.json'));
   expect(local).toMatchObject({ workflowTasks: 3, activities: 2, localActivities: 1, timers: 1, total: 9 });
 });
@@ -60,7 +72,7 @@ test('workflow task attempts after a failure count, though history keeps one eve
 
 test('an activity still waiting for its first attempt counts once; the mean of several executions is per execution', () => {
   expect(countActions(fromJson([['ACTIVITY_TASK_SCHEDULED']])).activities).toBe(1);
-  expect(meanActions([countActions(recorded(ONE_WEBHOOK)), countActions(recorded(`before-no-local-attempts/${ONE_WEBHOOK}`))]))
+  expect(meanActions([countActions(recorded(`before-ordering/${ONE_WEBHOOK}`)), countActions(recorded(`before-no-local-attempts/${ONE_WEBHOOK}`))]))
     .toMatchObject({ workflowTasks: 1.5, total: 4.5 });
   expect(meanActions([]).total).toBe(0);
 });

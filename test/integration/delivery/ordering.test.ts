@@ -19,6 +19,8 @@ let worker: WorkerProcess;
 /** What the receiver answered 2xx, per instance key, in order of arrival: the sequence numbers of the signals. */
 const delivered = new Map<string, number[]>();
 const seenIds = new Set<string>();
+/** `<path> <webhook id>` of every 2xx answer, in order. */
+const okIds: string[] = [];
 const bodyOf = (r: Received) => JSON.parse(r.body) as { key: string; n: number };
 /** The same answer for the same request every time it comes: its webhook id decides. */
 const dice = (r: Received, salt: string) => createHash('sha256').update(`${salt}${String(r.headers['webhook-id'])}`).digest()[0]! / 256;
@@ -34,6 +36,7 @@ beforeAll(async () => {
     const delayMs = Math.floor(dice(r, 'delay') * 30);
     if (!seenIds.has(id) && dice(r, 'fail') < 0.3) { seenIds.add(id); return { status: 500, delayMs }; }
     seenIds.add(id);
+    okIds.push(`${r.path} ${id}`);
     delivered.set(`${r.path} ${key}`, [...(delivered.get(`${r.path} ${key}`) ?? []), n]);
     return { status: 200, delayMs };
   });
@@ -82,6 +85,9 @@ test('2,000 signals over 20 instances, 30 % of first attempts failing, answers d
   await rx.waitFor(() => total() >= 1000, 300_000);
   await killProcess(worker, 'SIGKILL');
   const atKill = total();
+  // Until the kill, every signal was delivered once: no webhook id answered 200 twice.
+  const okAtKill = okIds.filter((id) => id.startsWith('/ordered/a '));
+  expect(new Set(okAtKill).size).toBe(okAtKill.length);
   worker = await startWorkerProcess(setup.workerEnv);
   await rx.waitFor(() => keys.every((k) => new Set(successes('/ordered/a', k)).size >= 100), 300_000);
   for (const k of keys) expect(withoutRepeats(successes('/ordered/a', k))).toEqual(Array.from({ length: 100 }, (_, n) => n));
@@ -105,6 +111,10 @@ test('a receiver that keeps failing for one instance holds only that instance: t
   const second = await waitForDispatch(h.app, ids[keys.length]!, () => true);
   expect(second).toMatchObject({ state: 'running', triggers: [{ instance_key: 'stuck' }], actions: [{ state: 'waiting', attempts: 0 }] });
   expect(rx.received.filter((r) => r.path === '/ordered/b' && bodyOf(r).key === 'stuck').every((r) => bodyOf(r).n === 0)).toBe(true);
+  // A redelivery is sent at once, outside the order: the second signal goes while the first still retries.
+  await request(h.app).post(`/api/signals/${ids[keys.length]!}/redeliver`).send({ mode: 'as_dispatched' }).expect(202);
+  await rx.waitFor(() => rx.received.some((r) => r.path === '/ordered/b' && bodyOf(r).key === 'stuck' && bodyOf(r).n === 1), 15_000);
+  expect(await waitForDispatch(h.app, ids[keys.length]!, () => true)).toMatchObject({ actions: [{ state: 'waiting' }] });
 }, 120_000);
 
 test('an unordered trigger on the same signals does not wait for the ordered one', async () => {
