@@ -117,6 +117,7 @@ def _expected(config: Config) -> dict[str, Any]:
                                **({"timeout_secs": q.timeout_secs} if q.timeout_secs is not None else {})}
                               for q in config.message_broker_queues.order_by("id")],
         "active": config.active,
+        "ordering": "none",  # the origin has no such field; the import says the service's default
     }
     if config.payload is not None:
         expected["payload"] = config.payload
