@@ -5,7 +5,7 @@ import { doneSignal, enqueueSignal, InstanceOrderInput, turnSignal } from '../sr
 
 /** Ids of dispatches already handled, kept across runs so a relay that enqueues one again (after a take-over) does not send it a second turn. */
 const REMEMBERED = 2000;
-/** A new run before the history grows long (each dispatch costs ~6 events here). */
+/** A new run before the history grows long (each dispatch costs ~6 events here), unless the input says otherwise. */
 const EVENTS_PER_RUN = 4000;
 /**
  * The run's one clock: a timer per turn or per empty queue would be a Temporal action per
@@ -43,7 +43,10 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
   let ticks = 0;
   void (async () => { for (;;) { await sleep(TICK); ticks++; } })();
 
-  while (workflowInfo().historyLength < EVENTS_PER_RUN && !workflowInfo().continueAsNewSuggested) {
+  // Each run hands at least one turn on, so a flood of enqueues cannot make runs that do nothing else.
+  let handled = 0;
+  const eventsPerRun = input.eventsPerRun ?? EVENTS_PER_RUN;
+  while (handled === 0 || (workflowInfo().historyLength < eventsPerRun && !workflowInfo().continueAsNewSuggested)) {
     if (queue.length === 0) {
       const since = ticks;
       await condition(() => queue.length > 0 || ticks >= since + IDLE_TICKS);
@@ -65,6 +68,7 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
       answered = done.has(head);
     }
     queue.shift();
+    handled++;
     done.delete(head);
     remembered.push(head);
     if (remembered.length > REMEMBERED) remembered.splice(0, remembered.length - REMEMBERED);

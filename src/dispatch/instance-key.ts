@@ -10,7 +10,8 @@ export const instanceKeyOf = (signal: SignalEnvelope): string | undefined => {
   return undefined;
 };
 
-const PLAIN_KEY = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Short and plain keys name their order as they are; a plain key that looks like a hash is hashed too, so no two keys share an order. */
+const PLAIN_KEY = /^(?!sha256-)[A-Za-z0-9._:-]{1,64}$/;
 
 /** The workflow id of one trigger's order for one instance: the key as it is when short and plain, else its hash. */
 export const orderWorkflowIdOf = (triggerId: string, instanceKey: string) =>

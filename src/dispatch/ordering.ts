@@ -18,4 +18,6 @@ export interface InstanceOrderInput {
   queue: string[];
   /** The last dispatches handled, so one enqueued again is not given a second turn. */
   remembered: string[];
+  /** History events after which a run continues as new (default 4,000); kept across runs. Tests set it low to reach that step. */
+  eventsPerRun?: number;
 }

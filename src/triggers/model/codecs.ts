@@ -39,6 +39,8 @@ export interface ContentType { app_label: string; model_name: string }
 export const ORDERINGS = ['none', 'per_instance'] as const;
 /** `per_instance`: one instance's signals are delivered in the order they were accepted. */
 export type Ordering = (typeof ORDERINGS)[number];
+/** The `ordering` a definition keeps: only `per_instance` (any other value is the default, `none`). */
+export const keptOrdering = (ordering: unknown): { ordering?: 'per_instance' } => (ordering === 'per_instance' ? { ordering } : {});
 
 /** A trigger as the user defines it: the spec's fields, normalised. */
 export interface TriggerDefinition {
@@ -189,7 +191,7 @@ export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
       const definition: TriggerDefinition = {
         ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
         ...(payload === undefined ? {} : { payload }),
-        ...(ordering === 'per_instance' ? { ordering } : {}),
+        ...keptOrdering(ordering),
       };
       const oversize = sizeProblem(definition);
       if (oversize) return t.failure(oversize.value, t.appendContext(c, oversize.field, t.unknown, oversize.value), oversize.message);

@@ -1,7 +1,7 @@
 import { UnreadableEvent } from '../../event-store/port';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/PathReporter';
-import { HTTP_METHODS, HttpMethod, SIGNALS, SignalName, TriggerDefinition, JsonValue } from './codecs';
+import { HTTP_METHODS, HttpMethod, SIGNALS, SignalName, TriggerDefinition, JsonValue, keptOrdering } from './codecs';
 import { SCHEMA_VERSION, TriggerEvent } from './events';
 
 /**
@@ -56,8 +56,7 @@ const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition =
   return {
     ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
     ...(payload === undefined || payload === null ? {} : { payload: payload as JsonValue }),
-    // Only `per_instance` is ever stored; any other value reads as the default.
-    ...(ordering === 'per_instance' ? { ordering } : {}),
+    ...keptOrdering(ordering),
   };
 };
 

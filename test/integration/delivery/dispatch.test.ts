@@ -6,7 +6,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { waitForDispatch } from '../../support/signals';
-import { saveHistories } from '../../support/histories';
+import { saveHistoriesIfAsked } from '../../support/histories';
 
 const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
 const TOKEN = 'tok-3f9a1c'; // resolved from env at delivery time
@@ -27,9 +27,7 @@ beforeAll(async () => {
 /** RECORD_HISTORIES=1 saves each test's first dispatch history for test/integration/delivery/replay.test.ts. */
 const recorded: Array<{ name: string; workflowId: string }> = [];
 afterAll(async () => {
-  try {
-    if (process.env.RECORD_HISTORIES === '1') saveHistories(testServers().temporalAddress, recorded);
-  } finally {
+  try { saveHistoriesIfAsked(recorded); } finally {
     await h?.close();
     await rx?.close();
   }

@@ -139,3 +139,12 @@ test('a signal without instance_key, instance.pk or instance.id is delivered at 
   expect(done.triggers[0].unordered).toMatch(/no instance_key, instance.pk or instance.id/);
   expect(done.actions[0]).toMatchObject({ state: 'delivered' });
 }, 60_000);
+
+test('an instance_key that is empty, longer than 256 characters or not text is refused, naming the field', async () => {
+  const base = { signal: 'post_save', app_label: 'ord', model_name: 'keyless', instance: { id: 1 } };
+  for (const instance_key of ['', 'k'.repeat(257), 7, null, ['a']]) {
+    const res = await request(h.app).post('/api/signals').send([base, { ...base, instance_key }]).expect(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ path: '[1].instance_key' })]);
+  }
+  await request(h.app).post('/api/signals').send({ ...base, instance_key: 'k'.repeat(256) }).expect(202);
+});

@@ -5,8 +5,9 @@ import { testServers } from '../../support/servers';
 /**
  * Workflow changes must stay deterministic for dispatches already running: every recorded
  * history in test/fixtures/histories (made with
- * `RECORD_HISTORIES=1 npx jest test/integration/delivery/dispatch.test.ts`, dispatches and the
- * order of a trigger's dispatches per instance) replays against today's
+ * `RECORD_HISTORIES=1 npx jest test/integration/delivery/dispatch.test.ts
+ * test/integration/delivery/ordering-runs.test.ts`: dispatches, and the order of a trigger's
+ * dispatches per instance, including runs that continued as new) replays against today's
  * workflow code (bundled by the global setup) without a non-determinism error.
  */
 const histories = loadHistories();
@@ -16,12 +17,14 @@ const workflowTypeOf = (history: unknown) => (history as { events: Array<{ workf
   .events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 const signalsIn = (history: unknown): string[] => JSON.stringify(history).match(/"signalName":"[a-z]+"/g) ?? [];
 
-test('recorded histories cover the dispatch scenarios, an order per instance, and a dispatch that waited for its turn', () => {
+test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);
   const orders = histories.filter((h) => workflowTypeOf(h.history) === 'instanceOrder');
   expect(orders.length).toBeGreaterThanOrEqual(1);
   expect(new Set(orders.flatMap((h) => signalsIn(h.history)))).toEqual(new Set(['"signalName":"enqueue"', '"signalName":"turn"', '"signalName":"done"']));
   expect(histories.some((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'))).toBe(true);
+  expect(orders.some((h) => JSON.stringify(h.history).includes('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'))).toBe(true);
+  expect(orders.some((h) => JSON.stringify(h.history).includes('"continuedExecutionRunId"'))).toBe(true);
 });
 
 test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {

@@ -1,0 +1,98 @@
+import request from 'supertest';
+import { temporal } from '@temporalio/proto';
+import { orderWorkflowIdOf } from '../../../src/dispatch/instance-key';
+import type { InstanceOrderInput } from '../../../src/dispatch/ordering';
+import { enqueueSignal } from '../../../src/dispatch/ordering';
+import { startDispatchHarness } from '../../support/dispatch-harness';
+import { saveHistoriesIfAsked } from '../../support/histories';
+import { Receiver, startReceiver } from '../../support/receiver';
+
+/**
+ * The order of one instance's dispatches outlives its workflow's runs: a run continues as new
+ * after a number of history events, carrying the queue and the dispatches it handled. Started
+ * here with a low limit (the service's runs use 4,000), so a few dozen signals cross several runs.
+ * Real Temporal dev server, worker in this process, real receiver.
+ */
+let h: Awaited<ReturnType<typeof startDispatchHarness>>;
+let rx: Receiver;
+const recorded: Array<{ name: string; workflowId: string; runId?: string }> = [];
+/** The `n` of each request the receiver answered 200, in order. */
+const delivered: number[] = [];
+
+beforeAll(async () => {
+  rx = await startReceiver();
+  // Every third first attempt fails, so turns also wait for retries.
+  let requests = 0;
+  rx.respond((r) => {
+    if (r.path !== '/runs') return undefined;
+    if (requests++ % 3 === 1) return { status: 500 };
+    delivered.push((JSON.parse(r.body) as { n: number }).n);
+    return { status: 200 };
+  });
+  h = await startDispatchHarness({});
+}, 60_000);
+
+afterAll(async () => {
+  try { saveHistoriesIfAsked(recorded); } finally {
+    await h?.close();
+    await rx?.close();
+  }
+});
+
+type Event = temporal.api.history.v1.IHistoryEvent;
+const { EventType } = temporal.api.enums.v1;
+
+/** Every run of a workflow from its first, following each continue-as-new. */
+const runsOf = async (workflowId: string, firstRunId: string) => {
+  const runs: Array<{ runId: string; events: Event[] }> = [];
+  for (let runId: string | undefined = firstRunId; runId;) {
+    const events: Event[] = (await h.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    runs.push({ runId, events });
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return runs;
+};
+
+/** The dispatches a run gave a turn to, in order. */
+const turnsIn = (events: Event[]) => events
+  .filter((e) => e.eventType === EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED)
+  .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowExecution!.workflowId!);
+
+test('an instance order continues as new across runs: turns keep acceptance order, and a dispatch handled in an earlier run and enqueued again gets no second turn', async () => {
+  const trigger = (await request(h.app).post('/api/action-triggers').send({
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'ord', model_name: 'runs' }], active: true,
+    webhooks: [{ url: rx.url('/runs'), http_method: 'POST' }], payload: { n: '{{ instance.n }}' }, ordering: 'per_instance',
+  }).expect(201)).body as { id: string };
+  const orderId = orderWorkflowIdOf(trigger.id, 'L');
+  const input: InstanceOrderInput = { triggerId: trigger.id, instanceKey: 'L', queue: [], remembered: [], eventsPerRun: 40 };
+  const order = await h.client.workflow.start('instanceOrder', { taskQueue: h.taskQueue, workflowId: orderId, args: [input] });
+
+  // 30 signals for one instance, in requests of 5: the relay enqueues them into the running order.
+  const ids: string[] = [];
+  for (let i = 0; i < 30; i += 5) {
+    const batch = Array.from({ length: 5 }, (_, j) => ({ signal: 'post_save', app_label: 'ord', model_name: 'runs', instance: { id: 'L', n: i + j } }));
+    ids.push(...((await request(h.app).post('/api/signals').send(batch).expect(202)).body as Array<{ id: string }>).map((a) => a.id));
+  }
+  await rx.waitFor(() => delivered.length >= 30, 120_000);
+  expect(delivered).toEqual(Array.from({ length: 30 }, (_, n) => n));
+
+  const runs = await runsOf(orderId, order.firstExecutionRunId);
+  expect(runs.length).toBeGreaterThanOrEqual(3);
+  for (const run of runs.slice(0, -1)) expect(run.events.length).toBeLessThan(40 + 30);
+  const dispatchIds = ids.map((id) => `signal-${id}`);
+  expect(runs.flatMap((run) => turnsIn(run.events))).toEqual(dispatchIds);
+
+  // A relay taking over enqueues again what it cannot know was handled: ids from the first run, then a new signal.
+  const current = h.client.workflow.getHandle(orderId);
+  await current.signal(enqueueSignal, dispatchIds.slice(0, 3));
+  const last = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'ord', model_name: 'runs', instance: { id: 'L', n: 30 } }).expect(202)).body as { id: string };
+  await rx.waitFor(() => delivered.length >= 31, 30_000);
+  expect(delivered.slice(30)).toEqual([30]);
+  const after = await runsOf(orderId, order.firstExecutionRunId);
+  const turns = after.flatMap((run) => turnsIn(run.events));
+  expect(turns).toEqual([...dispatchIds, `signal-${last.id}`]);
+
+  recorded.push({ name: 'an instance order that continued as new', workflowId: orderId, runId: order.firstExecutionRunId },
+    { name: 'an instance order after continuing as new that ignored a dispatch enqueued again', workflowId: orderId,
+      runId: after.find((run) => turnsIn(run.events).includes(`signal-${last.id}`))!.runId });
+}, 180_000);
