@@ -9,6 +9,7 @@ import { Config, ConfigError, loadConfig, retrySettingsOf } from './config';
 import { openEventStore } from './event-store/open';
 import { patientReads } from './event-store/patient-reads';
 import { createHttpServer, listen } from './http/server';
+import { collectWhenIdle } from './kernel/idle-collection';
 import { createLogger, Logger } from './kernel/logger';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
@@ -93,7 +94,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }
+  const idle = collectWhenIdle(log);
   const stop = async () => {
+    idle.stop();
     api?.eventStreams.endAll(); // an open SSE stream would keep the server from closing
     if (server) await new Promise((r) => server!.close(r));
     await metricsServer?.close();

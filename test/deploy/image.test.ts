@@ -51,6 +51,9 @@ test('with no network at all it starts, passes its own HEALTHCHECK and serves /a
   expect(await statusInside(id, '/docs')).toBe(200);
   // No TypeScript loader: the process is the compiled entry point.
   expect((await podman(['top', id, 'args'])).trim().split('\n').slice(1)).toEqual(['node --max-old-space-size=1024 dist/src/main.js --role=api']);
+  // Its memory allocator is jemalloc, with the background thread that returns freed pages while idle.
+  expect(Number(await podman(['exec', id, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps']))).toBeGreaterThan(0);
+  expect(Number(await podman(['exec', id, 'sh', '-c', 'cat /proc/1/task/*/comm | grep -c jemalloc_bg_thd']))).toBeGreaterThan(0);
 });
 
 describe('the API and worker roles, each in a container of the image', () => {
