@@ -16,6 +16,7 @@ const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 1000);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 50);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 60);
 const WARM_UP_SIGNALS = Math.min(20, SIGNALS);
+const WARM_IDLE_S = Math.min(20, IDLE_S);
 /** Histories sampled for the actions per delivery, and dispatches re-run the old way (one activity per action) for "before". */
 const HISTORIES = Number(process.env.BENCH_HISTORIES ?? 20);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,7 +128,7 @@ export const benchFanOut = async () => {
     // caches made once), then 20 s idle (less when IDLE_S is). The service just started is reported too.
     await trigger('warm', Array.from({ length: WEBHOOKS }, (_, i) => `/warm/w${i}`));
     await runScenario(post, rx, service, 'warm', '/warm/', WARM_UP_SIGNALS * WEBHOOKS, { mb: 0 }, WARM_UP_SIGNALS);
-    await sleep(Math.min(20, IDLE_S) * 1000);
+    await sleep(WARM_IDLE_S * 1000);
     const before = rssMb(service.child.pid!);
     const heapBefore = await heapMb(service.url);
     const peak = { mb: before };
@@ -158,7 +159,7 @@ export const benchFanOut = async () => {
     console.log(`| Temporal actions per delivery (mean of ${after.histories} / ${afterMany.histories} histories) | ${per(after.mean.total)} | ${per(afterMany.mean.total)} |`);
     console.log(`| of which activity attempts per delivery | ${per(after.mean.activities)} | ${per(afterMany.mean.activities)} |`);
     console.log(`| before (one activity per action; ${old.histories} dispatches re-run): actions / activity attempts per delivery | ${per(old.mean.total)} / ${per(old.mean.activities)} | |`);
-    console.log(`\n| service RSS MB | just started | idle before (after ${WARM_UP_SIGNALS} signals and ${Math.min(20, IDLE_S)} s) | peak | after ${IDLE_S} s idle | after / before | within 20 % of before after |\n|---|---:|---:|---:|---:|---:|---:|`);
+    console.log(`\n| service RSS MB | just started | idle before (after ${WARM_UP_SIGNALS} signals and ${WARM_IDLE_S} s) | peak | after ${IDLE_S} s idle | after / before | within 20 % of before after |\n|---|---:|---:|---:|---:|---:|---:|`);
     console.log(`| API + worker | ${cold.toFixed(0)} | ${before.toFixed(0)} | ${peak.mb.toFixed(0)} | ${idle.toFixed(0)} | ${(idle / before).toFixed(2)} | ${backAfter < 0 ? `not within ${IDLE_S} s` : `${(backAfter + 1) * 5} s idle`} |`);
     console.log(`\nRSS every 5 s of idle: ${idleRss.map((mb) => mb.toFixed(0)).join(', ')}`);
     console.log(`V8 (MB) before: ${heapBefore}; after idle: ${heapAfter}`);

@@ -8,8 +8,11 @@ export const HISTORY_DIR = join(__dirname, '..', 'fixtures', 'histories');
 
 const fileNameOf = (testName: string) => `${testName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80)}.json`;
 
-/** Writes finished dispatches' histories as fixtures (the CLI's JSON, the format replay reads); without a run id, the workflow's latest run. */
-export const saveHistories = (address: string, runs: Array<{ name: string; workflowId: string; runId?: string }>) => {
+/** A workflow run to record under a test's name; without a run id, the workflow's latest run. */
+export interface RecordedRun { name: string; workflowId: string; runId?: string }
+
+/** Writes finished dispatches' histories as fixtures (the CLI's JSON, the format replay reads). */
+export const saveHistories = (address: string, runs: RecordedRun[]) => {
   const cli = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!cli) throw new Error('no Temporal CLI to export histories with');
   mkdirSync(HISTORY_DIR, { recursive: true });
@@ -27,7 +30,7 @@ export const saveHistories = (address: string, runs: Array<{ name: string; workf
 };
 
 /** `RECORD_HISTORIES=1` (re-)records the runs a test file collected, for the replay test. */
-export const saveHistoriesIfAsked = (runs: Array<{ name: string; workflowId: string; runId?: string }>) => {
+export const saveHistoriesIfAsked = (runs: RecordedRun[]) => {
   if (process.env.RECORD_HISTORIES === '1') saveHistories(testServers().temporalAddress, runs);
 };
 

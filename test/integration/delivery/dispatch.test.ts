@@ -6,7 +6,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { waitForDispatch } from '../../support/signals';
-import { saveHistoriesIfAsked } from '../../support/histories';
+import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
 
 const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
 const TOKEN = 'tok-3f9a1c'; // resolved from env at delivery time
@@ -25,7 +25,7 @@ beforeAll(async () => {
   }, { env: { ...process.env, AT_TEST_WEBHOOK_TOKEN: TOKEN } });
 });
 /** RECORD_HISTORIES=1 saves each test's first dispatch history for test/integration/delivery/replay.test.ts. */
-const recorded: Array<{ name: string; workflowId: string }> = [];
+const recorded: RecordedRun[] = [];
 afterAll(async () => {
   try { saveHistoriesIfAsked(recorded); } finally {
     await h?.close();

@@ -1,10 +1,9 @@
 import request from 'supertest';
 import { temporal } from '@temporalio/proto';
 import { orderWorkflowIdOf } from '../../../src/dispatch/instance-key';
-import type { InstanceOrderInput } from '../../../src/dispatch/ordering';
-import { enqueueSignal } from '../../../src/dispatch/ordering';
+import { enqueueSignal, InstanceOrderInput } from '../../../src/dispatch/ordering';
 import { startDispatchHarness } from '../../support/dispatch-harness';
-import { saveHistoriesIfAsked } from '../../support/histories';
+import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
 import { Receiver, startReceiver } from '../../support/receiver';
 
 /**
@@ -15,7 +14,7 @@ import { Receiver, startReceiver } from '../../support/receiver';
  */
 let h: Awaited<ReturnType<typeof startDispatchHarness>>;
 let rx: Receiver;
-const recorded: Array<{ name: string; workflowId: string; runId?: string }> = [];
+const recorded: RecordedRun[] = [];
 /** The `n` of each request the receiver answered 200, in order. */
 const delivered: number[] = [];
 
