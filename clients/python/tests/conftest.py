@@ -175,11 +175,15 @@ class Receiver:
         with self.lock:
             return [r for r in self.requests if pred(r)]
 
-    def wait_for(self, pred: Callable[[dict[str, Any]], bool], count: int = 1, timeout: float = 30) -> list[dict[str, Any]]:
+    def wait_for(self, pred: Callable[[dict[str, Any]], bool], count: int = 1, timeout: float = 30,
+                 key: Callable[[dict[str, Any]], Any] | None = None) -> list[dict[str, Any]]:
+        """Requests matching `pred`, once there are `count` of them (or of distinct `key`s: a retried
+        attempt the receiver already got is not a new delivery), or at `timeout`."""
         deadline = time.monotonic() + timeout
         while True:
             found = self.matching(pred)
-            if len(found) >= count or time.monotonic() > deadline:
+            seen = len(found) if key is None else len({key(r) for r in found})
+            if seen >= count or time.monotonic() > deadline:
                 return found
             time.sleep(0.05)
 

@@ -192,7 +192,7 @@ def test_a_relay_killed_mid_batch_then_restarted_delivers_every_save_once(trigge
 def _assert_each_save_delivered_once(receiver, ours, expected: int) -> None:
     """Once per save, counted by `webhook-id` (the delivery's idempotency key): a slow answer may
     make the service retry an attempt the receiver already got, with the same id."""
-    receiver.wait_for(ours, count=expected, timeout=180)
+    receiver.wait_for(ours, count=expected, timeout=180, key=lambda r: r["headers"]["webhook-id"])
     time.sleep(1)  # anything dispatched twice would show up by now
     by_id: dict[str, set[tuple[str, str]]] = collections.defaultdict(set)
     for r in receiver.matching(ours):
