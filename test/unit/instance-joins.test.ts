@@ -2,13 +2,13 @@ import { InstanceJoins, Order } from '../../src/signals/intake/instance-orders';
 
 const order = (key: string): Order => ({ workflowId: `ordered-t-${key}`, triggerId: 't', instanceKey: key });
 
-/** Joins whose sends are recorded. */
-const recordingJoins = () => {
+/** Joins whose sends are recorded; `holding` says whether the relay still holds its lease. */
+const recordingJoins = (holding = () => true) => {
   const sends: Array<{ order: string; ids: string[] }> = [];
   const joins = new InstanceJoins({
     send: async (o, ids) => { sends.push({ order: o.instanceKey, ids }); },
-    holding: () => true,
-    gone: () => new Error('gone'),
+    holding,
+    gone: () => new Error('lease lost'),
     retryPause: async () => undefined,
   });
   return { joins, sends };
@@ -48,13 +48,7 @@ test('a signal in two orders is sent to each; one whose dispatch never started i
 
 test('a relay that lost its lease gives its unsent places up: their dispatches are not put in the order', async () => {
   let holding = true;
-  const sends: string[][] = [];
-  const joins = new InstanceJoins({
-    send: async (_o, ids) => { sends.push(ids); },
-    holding: () => holding,
-    gone: () => new Error('lease lost'),
-    retryPause: async () => undefined,
-  });
+  const { joins, sends } = recordingJoins(() => holding);
   const a = joins.reserve([order('i1')]);
   holding = false;
   joins.fill(a.places, 'signal-a');
