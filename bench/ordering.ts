@@ -4,6 +4,7 @@ import { installSdkLogging } from '../src/worker';
 import { countActions, meanActions } from '../src/temporal/history-actions';
 import { Receiver } from '../test/support/receiver';
 import { startBenchStack } from './server';
+import { threadCpu } from './thread-cpu';
 
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 2000);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20);
@@ -13,11 +14,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 type Post = (path: string, body: unknown) => Promise<Response>;
+type Outcome = Awaited<ReturnType<typeof measure>>;
 
 /** All at once (requests of 100), or one signal per request at a rate the service keeps up with. */
 interface Load { count: number; perRequest: number; perS?: number }
 const BURST: Load = { count: SIGNALS, perRequest: 100 };
 const PACED: Load = { count: Number(process.env.BENCH_PACED_SIGNALS ?? 300), perRequest: 1, perS: Number(process.env.BENCH_PACED_RATE ?? 10) };
+/** Paced rounds, each beside an unordered trigger then beside a per_instance one: the spread of the first is this machine's noise. */
+const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 3);
 
 /** Sends signals of `model` round-robin over INSTANCES instances, each stamped with its send time; waits for every delivery to `path`. */
 const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, load = BURST) => {
@@ -33,9 +37,14 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, 
     if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
     ids.push(...(await res.json() as Array<{ id: string }>).map((a) => a.id));
   }
+  return { ...await measure(rx, path, total, started), ids };
+};
+
+/** Waits for `total` distinct deliveries to `path`, then their latency, rate and order. */
+const measure = async (rx: Receiver, path: string, total: number, started: number) => {
   const mine = () => rx.received.filter((r) => r.path === path);
   while (new Set(mine().map((r) => r.headers['webhook-id'])).size < total) {
-    if (Date.now() - started > 20 * 60_000) throw new Error(`${model}: ${mine().length} of ${total} after 20 minutes`);
+    if (Date.now() - started > 20 * 60_000) throw new Error(`${path}: ${mine().length} of ${total} after 20 minutes`);
     await sleep(200);
   }
   const received = mine();
@@ -49,7 +58,7 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, 
     lastN.set(key, n);
   }
   const seconds = (Math.max(...received.map((r) => r.at)) - started) / 1000;
-  return { perS: total / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), duplicates: received.length - total, outOfOrder, ids };
+  return { perS: total / seconds, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), duplicates: received.length - total, outOfOrder };
 };
 
 /** Temporal actions per delivery: a dispatch's own history, plus its share of its instance's order workflow (every run of it). */
@@ -96,17 +105,28 @@ export const benchOrdering = async () => {
     const ordered = await run(post, rx, 'ordered');
     const unordered = await run(post, rx, 'unordered');
     // Signals that match two triggers: an unordered one's deliveries beside another unordered one, then beside an ordered one.
+    // CPU ms per signal of Temporal's server and of the service, while the signals and both triggers' deliveries ran.
+    const cpu = () => [temporal.pid!, service.child.pid!].map((pid) => [...threadCpu(pid).values()].reduce((sum, t) => sum + t.seconds, 0));
+    const perSignal = (before: number[], count: number) => cpu().map((c, i) => ((c - before[i]!) * 1000) / count);
     const beside = async (load: Load, name: string) => {
       await trigger(`${name}-pair`, 'none', `/${name}-pair`);
       await trigger(`${name}-pair`, 'none', `/${name}-pair-other`);
+      const pairAt = Date.now();
+      const cpuPair = cpu();
       const none = await run(post, rx, `${name}-pair`, `/${name}-pair`, load);
+      await measure(rx, `/${name}-pair-other`, load.count, pairAt);
+      const pairCpu = perSignal(cpuPair, load.count);
       await trigger(`${name}-mixed`, 'none', `/${name}-mixed`);
       await trigger(`${name}-mixed`, 'per_instance', `/${name}-mixed-ordered`);
+      const mixedAt = Date.now();
+      const cpuMixed = cpu();
       const ordered = await run(post, rx, `${name}-mixed`, `/${name}-mixed`, load);
-      while (rx.count(`/${name}-mixed-ordered`) < load.count) await sleep(200); // the next measure starts on a quiet service
-      return { none, ordered };
+      // Its ordered partner's own figures; the next measure starts on a quiet service.
+      const orderedPartner = await measure(rx, `/${name}-mixed-ordered`, load.count, mixedAt);
+      return { none, ordered, orderedPartner, cpu: { pair: pairCpu, mixed: perSignal(cpuMixed, load.count) } };
     };
-    const paced = await beside(PACED, 'paced');
+    const pacedRounds: Array<Awaited<ReturnType<typeof beside>>> = [];
+    for (let r = 1; r <= PACED_ROUNDS; r++) pacedRounds.push(await beside(PACED, `paced${r}`));
     const burst = await beside(BURST, 'burst');
     const orderIds = Array.from({ length: Math.min(SAMPLED, INSTANCES) }, (_, i) => `ordered-${orderedTrigger}-i${i}`);
     await sleep(1000); // visibility lists the order workflows' runs a moment after they change
@@ -122,12 +142,17 @@ export const benchOrdering = async () => {
     console.log(`| arrivals out of instance order | ${ordered.outOfOrder} | ${unordered.outOfOrder} |`);
     console.log(`| duplicates | ${ordered.duplicates} | ${unordered.duplicates} |`);
     console.log('\nAn unordered trigger\'s deliveries when its signals also match a second trigger:\n');
-    console.log(`| measure | ${PACED.count} at ${PACED.perS}/s, beside an unordered trigger | the same, beside a per_instance trigger | ${SIGNALS} at once, beside an unordered trigger | the same, beside a per_instance trigger |`);
-    console.log('|---|---:|---:|---:|---:|');
-    const row = (label: string, f: (r: typeof paced.none) => string) => console.log(`| ${label} | ${[paced.none, paced.ordered, burst.none, burst.ordered].map(f).join(' | ')} |`);
-    row('deliveries/s', (r) => r.perS.toFixed(0));
-    row('accept → receipt p50 ms', (r) => String(r.p50));
-    row('accept → receipt p99 ms', (r) => String(r.p99));
+    console.log(`| measure | beside an unordered trigger | beside a per_instance trigger |\n|---|---:|---:|`);
+    const row = (label: string, pair: { none: Outcome; ordered: Outcome }, f: (r: Outcome) => string) => console.log(`| ${label} | ${f(pair.none)} | ${f(pair.ordered)} |`);
+    const latency = (r: Outcome) => `${r.p50} / ${r.p90} / ${r.p99}`;
+    pacedRounds.forEach((pair, i) => row(`${PACED.count} at ${PACED.perS}/s, round ${i + 1}: p50 / p90 / p99 ms`, pair, latency));
+    row(`${SIGNALS} at once: deliveries/s`, burst, (r) => r.perS.toFixed(0));
+    row(`${SIGNALS} at once: p50 / p90 / p99 ms`, burst, latency);
+    console.log(`\nThe per_instance partner's own deliveries (p50 / p90 / p99 ms): ${pacedRounds.map((p, i) => `paced round ${i + 1} ${latency(p.orderedPartner)}`).join('; ')}; `
+      + `at once ${latency(burst.orderedPartner)}, ${burst.orderedPartner.perS.toFixed(0)}/s, ${burst.orderedPartner.outOfOrder} out of order`);
+    const cpuOf = (c: number[]) => `Temporal ${c[0]!.toFixed(1)} + service ${c[1]!.toFixed(1)}`;
+    console.log(`CPU ms per signal (two deliveries each), beside an unordered trigger → beside a per_instance one: ${[...pacedRounds.map((p, i) => [`paced round ${i + 1}`, p] as const), ['at once', burst] as const]
+      .map(([label, p]) => `${label} ${cpuOf(p.cpu.pair)} → ${cpuOf(p.cpu.mixed)}`).join('; ')}`);
     console.log(`\nTemporal actions per ordered delivery: ${(actions.dispatch + actions.order).toFixed(2)} `
       + `(its dispatch ${actions.dispatch.toFixed(2)}, its share of the order workflow ${actions.order.toFixed(2)}, from ${SAMPLED} instances' order histories); `
       + `per unordered delivery: ${unorderedActions.dispatch.toFixed(2)}`);

@@ -56,3 +56,15 @@ test('a relay that lost its lease gives its unsent places up: their dispatches a
   expect(sends).toEqual([]);
   expect(joins.pending).toBe(0);
 });
+
+test('a relay waiting for room hears when waiting places were sent', async () => {
+  const { joins } = recordingJoins();
+  const a = joins.reserve([order('i1')]);
+  let heard = false;
+  const room = joins.whenSent().then(() => { heard = true; });
+  await new Promise((r) => setImmediate(r));
+  expect(heard).toBe(false);
+  joins.fill(a.places, 'signal-a');
+  await Promise.all([a.sent, room]);
+  expect(joins.pending).toBe(0);
+});

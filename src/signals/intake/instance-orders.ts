@@ -41,11 +41,15 @@ export interface JoinOptions {
 export class InstanceJoins {
   private lines = new Map<string, Line>();
   private waiting = 0;
+  private roomWaiters: Array<() => void> = [];
 
   constructor(private readonly o: JoinOptions) {}
 
   /** Places not yet sent: the relay reads no further while there are too many. */
   get pending(): number { return this.waiting; }
+
+  /** Resolves once places were sent or given up (the relay then looks at `pending` again). */
+  whenSent(): Promise<void> { return new Promise((resolve) => this.roomWaiters.push(resolve)); }
 
   /** Takes the signal's places in its orders, now, in store order. */
   reserve(orders: readonly Order[]): { places: Place[]; sent: Promise<void> } {
@@ -86,7 +90,7 @@ export class InstanceJoins {
           }
         }
         line.places.splice(0, ready.length);
-        this.waiting -= ready.length;
+        this.leave(ready.length);
         for (const p of ready) p.resolve();
       }
     } finally {
@@ -97,7 +101,12 @@ export class InstanceJoins {
 
   private giveUp(line: Line) {
     const error = this.o.gone();
-    this.waiting -= line.places.length;
+    this.leave(line.places.length);
     for (const p of line.places.splice(0)) p.reject(error);
+  }
+
+  private leave(count: number) {
+    this.waiting -= count;
+    for (const w of this.roomWaiters.splice(0)) w();
   }
 }

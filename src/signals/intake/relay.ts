@@ -174,7 +174,7 @@ export const startRelay = (o: RelayOptions): Relay => {
     const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
     open.push(batch);
     for (const event of events.filter(startsDispatch)) {
-      while (joins.pending >= MAX_JOINING && lease && !stopped) await pause(20);
+      while (joins.pending >= MAX_JOINING && lease && !stopped) await Promise.race([joins.whenSent(), pause(leaseMs)]);
       await takeSlot();
       if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
       batch.left++;
