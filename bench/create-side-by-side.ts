@@ -4,7 +4,7 @@
  * an empty store, warms it for 2 s, then POSTs for D seconds with 50 connections; CPU is the
  * service's processes' own (from /proc), per request.
  *
- *   DIRS=/path/a,/path/b ROUNDS=3 D=8 PROCS=1|2 npx ts-node --transpile-only bench/create-side-by-side.ts
+ *   DIRS=/path/a,/path/b[@<node flags>] ROUNDS=3 D=8 PROCS=1|2 npx ts-node --transpile-only bench/create-side-by-side.ts
  *
  * A checkout with a build (dist/src/main.js) runs it; one without runs src/main.ts through ts-node.
  * PROF=<dir>: each service writes V8 CPU profiles there; windows.txt says when each run was timed.
@@ -18,7 +18,11 @@ import { basename, join } from 'node:path';
 import { benchDefinition } from './seed';
 import { startBenchTemporal } from './server';
 
-const dirs = (process.env.DIRS ?? '').split(',').filter(Boolean);
+/** `<checkout>` or `<checkout>@<node flags>`: the same checkout with V8 flags of its own (e.g. `@--single-threaded-gc`). */
+const runs = (process.env.DIRS ?? '').split(',').filter(Boolean).map((d) => {
+  const [dir, flags] = d.split('@');
+  return { dir: dir!, flags: flags ? flags.split(' ') : [], label: d };
+});
 const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.D ?? 8);
 const procs = process.env.PROCS ?? '1';
@@ -49,11 +53,11 @@ const threadCpu = (pids: number[]) => {
   return out;
 };
 
-const startApi = (dir: string, env: Record<string, string>) => new Promise<{ url: string; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
+const startApi = (dir: string, flags: string[], env: Record<string, string>) => new Promise<{ url: string; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
   const built = join(dir, 'dist/src/main.js');
   const entry = existsSync(built) ? [built] : ['-r', 'ts-node/register/transpile-only', join(dir, 'src/main.ts')];
   const profile = process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}/${basename(dir)}`] : [];
-  const child = spawn(process.execPath, [...profile, ...entry, '--role=api'], {
+  const child = spawn(process.execPath, [...flags, ...profile, ...entry, '--role=api'], {
     cwd: dir, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', API_PROCESSES: procs, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -73,15 +77,15 @@ const startApi = (dir: string, env: Record<string, string>) => new Promise<{ url
 });
 
 const main = async () => {
-  if (dirs.length === 0) throw new Error('DIRS=<checkout>,<checkout>…');
+  if (runs.length === 0) throw new Error('DIRS=<checkout>,<checkout>…');
   const temporal = await startBenchTemporal();
   const body = JSON.stringify(benchDefinition(1));
   const post = (url: string, duration: number) => autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration });
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const dir of dirs) {
+      for (const { dir, flags, label } of runs) {
         const data = mkdtempSync(join(tmpdir(), 'at-side-by-side-'));
-        const api = await startApi(dir, { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address });
+        const api = await startApi(dir, flags, { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address });
         const url = `${api.url}/api/action-triggers`;
         await post(url, 2);
         const pids = processTree(api.pid);
@@ -93,9 +97,9 @@ const main = async () => {
         const cpuUs = ((cpuSeconds(pids) - cpu0) / r.requests.total) * 1e6;
         if (process.env.THREADS) {
           const perCreate = [...threadCpu(pids)].map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const).filter(([, v]) => v >= 1);
-          console.log(`    ${basename(dir)} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+          console.log(`    ${label} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
         }
-        console.log(`| ${round + 1} | ${dir} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
+        console.log(`| ${round + 1} | ${label} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
         await api.stop();
         rmSync(data, { recursive: true, force: true });
       }
