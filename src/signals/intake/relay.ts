@@ -169,12 +169,18 @@ export const startRelay = (o: RelayOptions): Relay => {
   };
 
   let joins = newJoins();
+  /** Until the joins sent (or gave up) places, or a lost lease or stop wakes the relay. */
+  const untilSentOrWoken = () => new Promise<void>((resolve) => {
+    const done = () => { sleepers.delete(done); resolve(); };
+    sleepers.add(done);
+    void joins.whenSent().then(done);
+  });
 
   const relayBatch = async (events: readonly StoredEvent[]) => {
     const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
     open.push(batch);
     for (const event of events.filter(startsDispatch)) {
-      while (joins.pending >= MAX_JOINING && lease && !stopped) await Promise.race([joins.whenSent(), pause(leaseMs)]);
+      while (joins.pending >= MAX_JOINING && lease && !stopped) await untilSentOrWoken();
       await takeSlot();
       if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
       batch.left++;
