@@ -12,6 +12,7 @@ import { createDeliveredLedger } from './delivery/delivered-ledger';
 import { createBreaker } from '../src/breaker/record-outcome';
 import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
+import { signalInOrder } from './order-signals';
 import { Channels, firstAttempts } from './delivery/first-attempts';
 import { createSlots } from '../src/kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../src/kernel/limits';
@@ -67,6 +68,7 @@ export const createActivities = (deps: ActivityDeps) => {
     publishToBroker: activityOf(pipeline, channels.broker),
     // One worker's first attempts in flight at once, over all its batches.
     deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
+    signalInOrder,
   };
 };
 

@@ -7,6 +7,7 @@ import type { ActionOutcome, DispatchInput, DispatchPlan, DispatchStatus } from 
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
 import { doneSignal, turnSignal } from '../src/dispatch/ordering';
 import { runActions } from './actions';
+import { signalInOrder } from './order-signals';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -37,8 +38,10 @@ const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] => (inpu
 const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[]) => {
   const turns = new Set<string>();
   const ended = new Set<string>();
-  const tellEnded = (o: InOrder) => getExternalWorkflowHandle(o.orderWorkflowId).signal(doneSignal, workflowInfo().workflowId)
-    .catch(() => undefined); // an order that no longer runs waits for nothing
+  // An order that no longer runs waits for nothing.
+  const tellEnded = (o: InOrder): Promise<unknown> => (input.orderSignalsBy === 'local-activity'
+    ? signalInOrder({ workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId })
+    : getExternalWorkflowHandle(o.orderWorkflowId).signal(doneSignal, workflowInfo().workflowId).catch(() => undefined));
   setHandler(turnSignal, async (triggerId) => {
     turns.add(triggerId);
     const o = inOrder.find((x) => x.triggerId === triggerId);

@@ -2,6 +2,12 @@ import {
   allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
 import { doneSignal, enqueueSignal, InstanceOrderInput, turnSignal } from '../src/dispatch/ordering';
+import { signalInOrder } from './order-signals';
+
+/** Gives `head` its turn; false when it no longer runs (closed, or never started). */
+const giveTurn = (input: InstanceOrderInput, head: string): Promise<boolean> => (input.signalsBy === 'local-activity'
+  ? signalInOrder({ workflowId: head, signal: 'turn', arg: input.triggerId })
+  : getExternalWorkflowHandle(head).signal(turnSignal, input.triggerId).then(() => true, () => false));
 
 /** Ids of dispatches already handled, kept across runs so a relay that enqueues one again (after a take-over) does not send it a second turn. */
 const REMEMBERED = 2000;
@@ -58,11 +64,7 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
     }
     const head = queue[0]!;
     for (let answered = false; !answered;) {
-      try {
-        await getExternalWorkflowHandle(head).signal(turnSignal, input.triggerId);
-      } catch {
-        break; // closed (or never started): it sends nothing more
-      }
+      if (!await giveTurn(input, head)) break; // it sends nothing more
       const told = ticks;
       await condition(() => done.has(head) || ticks >= told + TURN_AGAIN_TICKS);
       answered = done.has(head);

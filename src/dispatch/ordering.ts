@@ -20,4 +20,20 @@ export interface InstanceOrderInput {
   remembered: string[];
   /** History events after which a run continues as new (default 4,000); kept across runs. Tests set it low to reach that step. */
   eventsPerRun?: number;
+  /** How the run gives turns (see OrderSignalsBy); absent in runs started before, which replay as they ran. */
+  signalsBy?: OrderSignalsBy;
 }
+
+/**
+ * How an order and its dispatches signal each other. `local-activity`: a local activity sends the
+ * signal through the worker's client. A workflow's own signal to another workflow gets a second
+ * workflow task just to confirm it was delivered (~7 ms of the Temporal server's CPU and ~4 ms of
+ * the worker's here, twice per ordered delivery); the local activity's result is recorded in the
+ * task that sent it. Signals may arrive twice (a task retried after its local activity ran):
+ * a second turn to a dispatch that ended is answered again, a `done` from one not at the head is
+ * ignored, as they were before.
+ */
+export type OrderSignalsBy = 'local-activity';
+
+/** What the signalInOrder local activity sends: a turn to a dispatch, or `done` to an order. */
+export interface OrderSignal { workflowId: string; signal: 'turn' | 'done'; arg: string }

@@ -3,6 +3,8 @@
  * this file, so it must not import anything with side effects.
  */
 
+import type { OrderSignalsBy } from './ordering';
+
 /** An accepted signal, as the workflow receives it. */
 export interface SignalEnvelope {
   id: string;
@@ -50,6 +52,8 @@ export interface DispatchInput {
   marksFailed?: true;
   /** The id of the request that accepted the signal: each attempt's log lines carry it. Absent in older dispatches. */
   requestId?: string;
+  /** How the dispatch tells its instance orders it is done (ordering.ts, OrderSignalsBy). Absent in older dispatches and in those with no order. */
+  orderSignalsBy?: OrderSignalsBy;
 }
 
 /** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */

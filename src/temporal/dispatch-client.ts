@@ -91,6 +91,8 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
  * Small dispatches send their first attempts inside the first workflow task (see
  * MAX_LOCAL_FIRST_ATTEMPTS); larger ones in batches, a few activities instead of one per action.
  */
+const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => t.ordering && 'orderWorkflowId' in t.ordering);
+
 const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'batched');
 
 export interface DispatchClientOptions {
@@ -108,6 +110,8 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
         taskQueue, workflowId, args: [{
           signal, retry, plan, attemptsAs: attemptsAsFor(plan), marksFailed: true, ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
           ...(requestId ? { requestId } : {}),
+          // Only a signal's own dispatch joins orders (a redelivery is sent at once).
+          ...(!redelivery && joinsOrders(plan) ? { orderSignalsBy: 'local-activity' as const } : {}),
         }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -125,7 +129,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     }
   },
   enqueue: async (order, dispatchWorkflowIds) => {
-    const input: InstanceOrderInput = { triggerId: order.triggerId, instanceKey: order.instanceKey, queue: [], remembered: [] };
+    const input: InstanceOrderInput = { triggerId: order.triggerId, instanceKey: order.instanceKey, queue: [], remembered: [], signalsBy: 'local-activity' };
     await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('instanceOrder', {
       taskQueue, workflowId: order.workflowId, args: [input], signal: enqueueSignal, signalArgs: [dispatchWorkflowIds],
       typedSearchAttributes: [{ key: TriggerIds, value: [order.triggerId] }],

@@ -20,8 +20,14 @@ test('one webhook delivered at once by a local first attempt, the delivered ledg
   });
 });
 
-test('a dispatch that waited for its turn in its instance order: a turn received, the done signal sent and confirmed, 7', () => {
+test('a dispatch that waited for its turn in its instance order: a turn received, the attempt and `done` sent by local activities in the same task, 7', () => {
   expect(countActions(recorded('a-dispatch-that-waited-for-its-turn-in-its-instance-order.json'))).toMatchObject({
+    workflowStarted: 1, workflowTasks: 2, localActivities: 2, signals: 1, completion: 1, total: 7,
+  });
+});
+
+test('the same when the dispatch signalled `done` as a workflow: a third task only to confirm it, 7', () => {
+  expect(countActions(recorded('before-order-signals-by-local-activity/a-dispatch-that-waited-for-its-turn-in-its-instance-order.json'))).toMatchObject({
     workflowStarted: 1, workflowTasks: 3, localActivities: 1, signals: 1, completion: 1, total: 7,
   });
 });

@@ -145,11 +145,14 @@ def test_two_relays_on_postgres_send_each_row_once_and_each_instance_in_save_ord
 
     def ours(r: dict[str, Any]) -> bool:
         return r["path"] == "/envelope" and str(r["body"]["instance"].get("name", "")).startswith(prefix)
-    receiver.wait_for(ours, count=ROWS, timeout=180)
-    time.sleep(1)  # anything dispatched twice would show up by now
+    receiver.wait_for(ours, count=ROWS, timeout=180, key=lambda r: r["headers"]["webhook-id"])
+    time.sleep(1)  # anything dispatched under a second id would show up by now
     hooks = receiver.matching(ours)
+    # One webhook-id per row. The same id twice is the service's own retry of an attempt whose
+    # answer it did not get in time (at least once, as documented), which a busy machine's
+    # receiver causes: it answered after the 10 s timeout.
     webhook_ids = collections.Counter(h["headers"]["webhook-id"] for h in hooks)
-    assert len(hooks) == ROWS and len(webhook_ids) == ROWS, (len(hooks), len(webhook_ids))
+    assert len(webhook_ids) == ROWS, (len(hooks), len(webhook_ids))
 
     # Save order is id order (one writer); per customer: (step, pre_save before post_save).
     by_signal = {_signal_id(h): h for h in hooks}

@@ -52,24 +52,46 @@ const runsOf = async (workflowId: string, firstRunId: string) => {
   return runs;
 };
 
-/** The dispatches a run gave a turn to, in order. */
+/** The dispatches a run gave a turn to as workflows signal, in order. */
 const turnsIn = (events: Event[]) => events
   .filter((e) => e.eventType === EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED)
   .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes!.workflowExecution!.workflowId!);
 
-test('an instance order continues as new across runs: turns keep acceptance order, and a dispatch handled in an earlier run and enqueued again gets no second turn', async () => {
+/** The text of every `enqueue` signal's input in a run's events. */
+const enqueuedIn = (events: Event[]) => events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'enqueue')
+  .flatMap((e) => e.workflowExecutionSignaledEventAttributes!.input?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8')).join('\n');
+
+const millisOf = (e: Event) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+
+/**
+ * The dispatches that heard a turn, in the order they heard it (turns sent by a local activity
+ * leave no event of their own in the order's history); a dispatch that heard two is there twice.
+ */
+const turnsHeard = async (dispatchIds: string[]) => (await Promise.all(dispatchIds.map(async (id) => {
+  const events: Event[] = (await h.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  return events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turn').map((e) => ({ id, at: millisOf(e) }));
+}))).flat().sort((a, b) => a.at - b.at).map((t) => t.id);
+
+test.each([
+  ['as workflows signal (runs started before local-activity signals)', undefined, ''],
+  ['through local activities', 'local-activity' as const, 'by local activity: '],
+])('an instance order continues as new across runs, turns given %s: turns keep acceptance order, and a dispatch handled in an earlier run and enqueued again gets no second turn', async (_, signalsBy, recordedAs) => {
+  // `recordedAs`: the start of its histories' names (the older case keeps the names it had).
+  delivered.length = 0;
+  // Each case its own model: the other case's trigger matches none of its signals.
+  const [model, key] = recordedAs ? ['runs-la', 'La'] : ['runs', 'L'];
   const trigger = (await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'ord', model_name: 'runs' }], active: true,
+    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'ord', model_name: model }], active: true,
     webhooks: [{ url: rx.url('/runs'), http_method: 'POST' }], payload: { n: '{{ instance.n }}' }, ordering: 'per_instance',
   }).expect(201)).body as { id: string };
-  const orderId = orderWorkflowIdOf(trigger.id, 'L');
-  const input: InstanceOrderInput = { triggerId: trigger.id, instanceKey: 'L', queue: [], remembered: [], eventsPerRun: 40 };
+  const orderId = orderWorkflowIdOf(trigger.id, key);
+  const input: InstanceOrderInput = { triggerId: trigger.id, instanceKey: key, queue: [], remembered: [], eventsPerRun: 40, ...(signalsBy ? { signalsBy } : {}) };
   const order = await h.client.workflow.start('instanceOrder', { taskQueue: h.taskQueue, workflowId: orderId, args: [input] });
 
   // 30 signals for one instance, in requests of 5: the relay enqueues them into the running order.
   const ids: string[] = [];
   for (let i = 0; i < 30; i += 5) {
-    const batch = Array.from({ length: 5 }, (_, j) => ({ signal: 'post_save', app_label: 'ord', model_name: 'runs', instance: { id: 'L', n: i + j } }));
+    const batch = Array.from({ length: 5 }, (_, j) => ({ signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: key, n: i + j } }));
     ids.push(...((await request(h.app).post('/api/signals').send(batch).expect(202)).body as Array<{ id: string }>).map((a) => a.id));
   }
   await rx.waitFor(() => delivered.length >= 30, 120_000);
@@ -79,19 +101,20 @@ test('an instance order continues as new across runs: turns keep acceptance orde
   expect(runs.length).toBeGreaterThanOrEqual(3);
   for (const run of runs.slice(0, -1)) expect(run.events.length).toBeLessThan(40 + 30);
   const dispatchIds = ids.map((id) => `signal-${id}`);
-  expect(runs.flatMap((run) => turnsIn(run.events))).toEqual(dispatchIds);
+  // The turns given, to `ids` (as workflows signal: every turn in the order's runs).
+  const given = async (ids: string[]) => (signalsBy ? turnsHeard(ids) : (await runsOf(orderId, order.firstExecutionRunId)).flatMap((run) => turnsIn(run.events)));
+  expect(await given(dispatchIds)).toEqual(dispatchIds);
 
   // A relay taking over enqueues again what it cannot know was handled: ids from the first run, then a new signal.
   const current = h.client.workflow.getHandle(orderId);
   await current.signal(enqueueSignal, dispatchIds.slice(0, 3));
-  const last = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'ord', model_name: 'runs', instance: { id: 'L', n: 30 } }).expect(202)).body as { id: string };
+  const last = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: key, n: 30 } }).expect(202)).body as { id: string };
   await rx.waitFor(() => delivered.length >= 31, 30_000);
   expect(delivered.slice(30)).toEqual([30]);
-  const after = await runsOf(orderId, order.firstExecutionRunId);
-  const turns = after.flatMap((run) => turnsIn(run.events));
-  expect(turns).toEqual([...dispatchIds, `signal-${last.id}`]);
+  expect(await given([...dispatchIds, `signal-${last.id}`])).toEqual([...dispatchIds, `signal-${last.id}`]);
 
-  recorded.push({ name: 'an instance order that continued as new', workflowId: orderId, runId: order.firstExecutionRunId },
-    { name: 'an instance order after continuing as new that ignored a dispatch enqueued again', workflowId: orderId,
-      runId: after.find((run) => turnsIn(run.events).includes(`signal-${last.id}`))!.runId });
+  const after = await runsOf(orderId, order.firstExecutionRunId);
+  recorded.push({ name: `${recordedAs}an instance order that continued as new`, workflowId: orderId, runId: order.firstExecutionRunId },
+    { name: `${recordedAs}an instance order after continuing as new that ignored a dispatch enqueued again`, workflowId: orderId,
+      runId: after.find((run) => enqueuedIn(run.events).includes(`signal-${last.id}`))!.runId });
 }, 180_000);

@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { loadHistories } from '../../support/histories';
+import { historyText, loadHistories } from '../../support/histories';
 import { testServers } from '../../support/servers';
 
 /**
@@ -17,7 +17,7 @@ const workflowTypeOf = (history: unknown) => (history as { events: Array<{ workf
   .events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 const signalsIn = (history: unknown): string[] => JSON.stringify(history).match(/"signalName":"[a-z]+"/g) ?? [];
 
-test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn', () => {
+test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn, with signals sent by local activities and as workflows signal', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);
   const orders = histories.filter((h) => workflowTypeOf(h.history) === 'instanceOrder');
   expect(orders.length).toBeGreaterThanOrEqual(1);
@@ -25,6 +25,11 @@ test('recorded histories cover the dispatch scenarios, an order per instance (al
   expect(histories.some((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'))).toBe(true);
   expect(orders.some((h) => JSON.stringify(h.history).includes('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'))).toBe(true);
   expect(orders.some((h) => JSON.stringify(h.history).includes('"continuedExecutionRunId"'))).toBe(true);
+  // Orders and dispatches whose signals a local activity sends, and older ones whose workflows signal each other.
+  const byLocalActivity = (h: { history: unknown }) => /"(orderS|s)ignalsBy":"local-activity"/.test(historyText(h.history));
+  const waited = histories.filter((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'));
+  expect(new Set(orders.map(byLocalActivity))).toEqual(new Set([true, false]));
+  expect(new Set(waited.map(byLocalActivity))).toEqual(new Set([true, false]));
 });
 
 test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {

@@ -1,0 +1,20 @@
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { doneSignal, OrderSignal, turnSignal } from '../src/dispatch/ordering';
+
+const NOT_FOUND = 5; // gRPC status: the client over the worker's connection may report it bare
+
+/**
+ * Sends a turn to a dispatch or `done` to an order, through the worker's client (ordering.ts,
+ * OrderSignalsBy). False when that workflow no longer runs: it takes no more signals. Other
+ * errors throw, and the local activity is tried again.
+ */
+export const signalInOrder = async ({ workflowId, signal, arg }: OrderSignal): Promise<boolean> => {
+  try {
+    await Context.current().client.workflow.getHandle(workflowId).signal(signal === 'turn' ? turnSignal : doneSignal, arg);
+    return true;
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError || (e as { code?: unknown }).code === NOT_FOUND) return false;
+    throw e;
+  }
+};
