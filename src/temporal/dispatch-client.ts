@@ -91,9 +91,10 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
  * Small dispatches send their first attempts inside the first workflow task (see
  * MAX_LOCAL_FIRST_ATTEMPTS); larger ones in batches, a few activities instead of one per action.
  */
-const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => t.ordering && 'orderWorkflowId' in t.ordering);
-
 const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'batched');
+
+/** Whether the dispatch waits for its turn in an instance order (a `per_instance` trigger with an instance key). */
+const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => t.ordering && 'orderWorkflowId' in t.ordering);
 
 export interface DispatchClientOptions {
   eagerStart?: boolean;
