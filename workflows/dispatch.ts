@@ -5,7 +5,7 @@ import {
 import type { Activities } from '../activities';
 import type { ActionOutcome, DispatchInput, DispatchPlan, DispatchStatus } from '../src/dispatch/types';
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
-import { doneSignal, turnSignal } from '../src/dispatch/ordering';
+import { doneSignal, orderOf, turnSignal } from '../src/dispatch/ordering';
 import { runActions } from './actions';
 import { signalInOrder } from './order-signals';
 
@@ -27,8 +27,10 @@ interface InOrder { triggerId: string; orderWorkflowId: string }
  * The triggers whose actions wait for their turn: only in a signal's own dispatch planned with an
  * instance key (a redelivery is sent at once; dispatches planned before ordering have none).
  */
-const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] => (input.redeliveryOf || !input.plan ? [] : plan.triggers.flatMap((t) => (
-  t.ordering && 'orderWorkflowId' in t.ordering ? [{ triggerId: t.triggerId, orderWorkflowId: t.ordering.orderWorkflowId }] : [])));
+const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] => (input.redeliveryOf || !input.plan ? [] : plan.triggers.flatMap((t) => {
+  const o = orderOf(t);
+  return o ? [{ triggerId: t.triggerId, orderWorkflowId: o.orderWorkflowId }] : [];
+}));
 
 /**
  * Runs each `per_instance` trigger's actions when its order says it is this dispatch's turn, and

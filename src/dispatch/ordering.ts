@@ -3,6 +3,10 @@
  * that orders them (workflows/instance-order.ts). Pure: the workflow bundle imports it.
  */
 import { defineSignal } from '@temporalio/workflow';
+import type { MatchedTrigger } from './types';
+
+/** The order a matched trigger's actions wait in (its instance key and order workflow); undefined when they go at once. */
+export const orderOf = (t: MatchedTrigger) => (t.ordering && 'orderWorkflowId' in t.ordering ? t.ordering : undefined);
 
 /** To the order's workflow: dispatches (by workflow id) in the order their signals were accepted (one id: as sent before batches). */
 export const enqueueSignal = defineSignal<[string | string[]]>('enqueue');

@@ -7,7 +7,7 @@ import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, Trigge
 import type { NotMatched } from '../signals/model/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
 import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatch/list';
-import { enqueueSignal, InstanceOrderInput } from '../dispatch/ordering';
+import { enqueueSignal, InstanceOrderInput, orderOf } from '../dispatch/ordering';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -94,7 +94,7 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
 const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'batched');
 
 /** Whether the dispatch waits for its turn in an instance order (a `per_instance` trigger with an instance key). */
-const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => t.ordering && 'orderWorkflowId' in t.ordering);
+const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => orderOf(t) !== undefined);
 
 export interface DispatchClientOptions {
   eagerStart?: boolean;

@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../../event-store/port';
 import type { DispatchClient } from '../../temporal/dispatch-client';
+import { orderOf } from '../../dispatch/ordering';
 import { acceptedRecordOf, SIGNAL_ACCEPTED } from '../model/signal-record';
 
 export type Order = Parameters<DispatchClient['enqueue']>[0];
@@ -8,8 +9,10 @@ export type Order = Parameters<DispatchClient['enqueue']>[0];
  * The instance orders a signal's own dispatch joins: one per `per_instance` trigger it matched
  * with an instance key. A redelivery joins none: it is sent at once.
  */
-export const ordersOf = (e: StoredEvent): Order[] => (e.type !== SIGNAL_ACCEPTED ? [] : acceptedRecordOf(e).plan.triggers.flatMap((t) => (
-  t.ordering && 'orderWorkflowId' in t.ordering ? [{ workflowId: t.ordering.orderWorkflowId, triggerId: t.triggerId, instanceKey: t.ordering.instanceKey }] : [])));
+export const ordersOf = (e: StoredEvent): Order[] => (e.type !== SIGNAL_ACCEPTED ? [] : acceptedRecordOf(e).plan.triggers.flatMap((t) => {
+  const o = orderOf(t);
+  return o ? [{ workflowId: o.orderWorkflowId, triggerId: t.triggerId, instanceKey: o.instanceKey }] : [];
+}));
 
 /** A signal's place in one order: taken in store order, filled once its dispatch started (or skipped when none did). */
 interface Place {
