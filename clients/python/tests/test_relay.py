@@ -21,7 +21,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from action_triggers_client.django.models import Emitter, OutboxSignal, signal_id
-from action_triggers_client.django.relay import flush_sender
+from action_triggers_client.django.after_commit import flush_sender
 from conftest import envelope_for, free_port, manage, relay_env
 from shop.models import Customer, Order
 

@@ -20,134 +20,17 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence, TypedDict
+from typing import Any, Mapping, Sequence
 
+from .errors import RETRYABLE_STATUSES, ActionTriggersError, FieldError, ProblemError, TransportError
+from .shapes import Accepted, ConfigSignal, ContentType, MessageBrokerQueue, Signal, Trigger, TriggerInput, Webhook
+
+# The shapes and errors live in their own modules and are part of this one's interface.
 __all__ = [
     "ActionTriggersClient", "ActionTriggersError", "ProblemError", "TransportError", "FieldError",
     "Signal", "Accepted", "Trigger", "TriggerInput", "Webhook", "MessageBrokerQueue", "ContentType",
     "ConfigSignal", "TriggerPage", "RetryPolicy", "new_signal_id", "RETRYABLE_STATUSES",
 ]
-
-SignalName = Literal["pre_save", "post_save", "pre_delete", "post_delete"]
-RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
-
-
-class ConfigSignal(TypedDict):
-    signal: SignalName
-
-
-class ContentType(TypedDict):
-    app_label: str
-    model_name: str
-
-
-class _WebhookRequired(TypedDict):
-    url: str
-    http_method: str
-
-
-class Webhook(_WebhookRequired, total=False):
-    headers: dict[str, str]
-    timeout_secs: float
-
-
-class _QueueRequired(TypedDict):
-    name: str
-
-
-class MessageBrokerQueue(_QueueRequired, total=False):
-    conn_details: dict[str, str]
-    parameters: dict[str, str]
-    timeout_secs: float
-
-
-class _TriggerInputRequired(TypedDict):
-    config_signals: list[ConfigSignal]
-    content_types: list[ContentType]
-    active: bool
-
-
-class TriggerInput(_TriggerInputRequired, total=False):
-    """What ``POST /api/action-triggers`` and ``PUT`` take (django-action-triggers' field names)."""
-    webhooks: list[Webhook]
-    msg_broker_queues: list[MessageBrokerQueue]
-    payload: Any
-    #: ``"per_instance"``: one instance's signals are delivered in the order the service accepted them.
-    ordering: Literal["none", "per_instance"]
-
-
-class Trigger(TriggerInput, total=False):
-    """A stored trigger: the definition plus the read-only fields the service adds."""
-    id: str
-    version: int
-    created_at: str
-    updated_at: str
-    deactivated_reason: str
-
-
-class _SignalRequired(TypedDict):
-    signal: SignalName
-    app_label: str
-    model_name: str
-    instance: dict[str, Any]
-
-
-class Signal(_SignalRequired, total=False):
-    id: str
-    occurred_at: str
-    #: The instance a ``per_instance`` trigger orders by (default ``instance.pk``, else ``instance.id``).
-    instance_key: str
-
-
-class Accepted(TypedDict):
-    id: str
-    workflow_id: str
-    duplicate: bool
-    state: str
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """One bad field of a refused request, e.g. ``path="[1].model_name"``."""
-    path: str
-    message: str
-
-
-class ActionTriggersError(Exception):
-    """Base class of this client's errors."""
-
-
-class TransportError(ActionTriggersError):
-    """The service could not be reached (connection refused, reset, timed out), after retries."""
-
-    def __init__(self, message: str, cause: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.cause = cause
-
-
-class ProblemError(ActionTriggersError):
-    """An error answer; ``problem`` is its RFC 9457 problem+json body (or ``{}``)."""
-
-    def __init__(self, status: int, problem: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> None:
-        self.status = status
-        self.problem: dict[str, Any] = dict(problem)
-        self.headers = dict(headers or {})
-        self.type: str | None = _str_or_none(problem.get("type"))
-        self.title: str | None = _str_or_none(problem.get("title"))
-        self.detail: str | None = _str_or_none(problem.get("detail"))
-        raw_errors = problem.get("errors")
-        self.errors: list[FieldError] = [
-            FieldError(str(e.get("path", "")), str(e.get("message", "")))
-            for e in (raw_errors if isinstance(raw_errors, list) else []) if isinstance(e, dict)
-        ]
-        text = f"{status} {self.title or ''}: {self.detail or ''}".strip().rstrip(":")
-        if self.errors:
-            text += " (" + "; ".join(f"{e.path}: {e.message}" for e in self.errors) + ")"
-        super().__init__(text)
-
-    @property
-    def retryable(self) -> bool:
-        return self.status in RETRYABLE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -180,10 +63,6 @@ class _Response:
 def new_signal_id() -> str:
     """A fresh signal id (a UUID), fixed before the first attempt."""
     return str(uuid.uuid4())
-
-
-def _str_or_none(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

@@ -96,7 +96,7 @@ def _after_commit(using: str) -> None:
     if not ids:
         return
     setattr(conn, PENDING_ATTR, [])
-    from .relay import send_soon
+    from .after_commit import send_soon
 
     send_soon(using, ids)
 

@@ -10,7 +10,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS
 
 from ... import conf
-from ...relay import Relay, Sender, ServiceUnavailable
+from ...relay import Relay
+from ...sender import Sender
+from ...unavailable import ServiceUnavailable
 
 
 class Command(BaseCommand):

@@ -1,0 +1,80 @@
+"""The JSON shapes of the service's requests and answers, as the client types them."""
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+SignalName = Literal["pre_save", "post_save", "pre_delete", "post_delete"]
+
+
+class ConfigSignal(TypedDict):
+    signal: SignalName
+
+
+class ContentType(TypedDict):
+    app_label: str
+    model_name: str
+
+
+class _WebhookRequired(TypedDict):
+    url: str
+    http_method: str
+
+
+class Webhook(_WebhookRequired, total=False):
+    headers: dict[str, str]
+    timeout_secs: float
+
+
+class _QueueRequired(TypedDict):
+    name: str
+
+
+class MessageBrokerQueue(_QueueRequired, total=False):
+    conn_details: dict[str, str]
+    parameters: dict[str, str]
+    timeout_secs: float
+
+
+class _TriggerInputRequired(TypedDict):
+    config_signals: list[ConfigSignal]
+    content_types: list[ContentType]
+    active: bool
+
+
+class TriggerInput(_TriggerInputRequired, total=False):
+    """What ``POST /api/action-triggers`` and ``PUT`` take (django-action-triggers' field names)."""
+    webhooks: list[Webhook]
+    msg_broker_queues: list[MessageBrokerQueue]
+    payload: Any
+    #: ``"per_instance"``: one instance's signals are delivered in the order the service accepted them.
+    ordering: Literal["none", "per_instance"]
+
+
+class Trigger(TriggerInput, total=False):
+    """A stored trigger: the definition plus the read-only fields the service adds."""
+    id: str
+    version: int
+    created_at: str
+    updated_at: str
+    deactivated_reason: str
+
+
+class _SignalRequired(TypedDict):
+    signal: SignalName
+    app_label: str
+    model_name: str
+    instance: dict[str, Any]
+
+
+class Signal(_SignalRequired, total=False):
+    id: str
+    occurred_at: str
+    #: The instance a ``per_instance`` trigger orders by (default ``instance.pk``, else ``instance.id``).
+    instance_key: str
+
+
+class Accepted(TypedDict):
+    id: str
+    workflow_id: str
+    duplicate: bool
+    state: str
