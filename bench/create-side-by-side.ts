@@ -1,10 +1,11 @@
 /**
  * Trigger creation in several checkouts, alternating in one run (this machine's figures drift 2×
  * within minutes; only alternating rounds compare). Each round starts each checkout's API role on
- * an empty store, warms it for 2 s, then POSTs for D seconds with 50 connections; CPU is the
- * service's processes' own (from /proc), per request.
+ * an empty store, warms it for WARM seconds (2), then POSTs for D seconds with 50 connections; CPU
+ * is the service's processes' own (from /proc), per request. A longer WARM leaves V8's optimizing
+ * compiler out of the timed part (it still compiles 3-5 s into a run): steady state, not start-up.
  *
- *   DIRS=/path/a,/path/b[@<node flags>] ROUNDS=3 D=8 PROCS=1|2 npx ts-node --transpile-only bench/create-side-by-side.ts
+ *   DIRS=/path/a,/path/b[@<node flags>] ROUNDS=3 D=8 [WARM=2] PROCS=1|2 npx ts-node --transpile-only bench/create-side-by-side.ts
  *
  * A checkout with a build (dist/src/main.js) runs it; one without runs src/main.ts through ts-node.
  * PROF=<dir>: each service writes V8 CPU profiles there; windows.txt says when each run was timed.
@@ -25,6 +26,7 @@ const runs = (process.env.DIRS ?? '').split(',').filter(Boolean).map((d) => {
 });
 const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.D ?? 8);
+const warmSeconds = Number(process.env.WARM ?? 2);
 const procs = process.env.PROCS ?? '1';
 
 const processTree = (pid: number): number[] => {
@@ -87,7 +89,7 @@ const main = async () => {
         const data = mkdtempSync(join(tmpdir(), 'at-side-by-side-'));
         const api = await startApi(dir, flags, { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address });
         const url = `${api.url}/api/action-triggers`;
-        await post(url, 2);
+        await post(url, warmSeconds);
         const pids = processTree(api.pid);
         const cpu0 = cpuSeconds(pids);
         const threads0 = threadCpu(pids);
@@ -108,5 +110,5 @@ const main = async () => {
     await temporal.stop();
   }
 };
-console.log(`create trigger, API_PROCESSES=${procs}, 50 connections, ${seconds} s per run\n\n| round | checkout | req/s | p99 ms | CPU µs per create | errors |\n|---|---|---:|---:|---:|---:|`);
+console.log(`create trigger, API_PROCESSES=${procs}, 50 connections, ${seconds} s per run after ${warmSeconds} s of warm-up\n\n| round | checkout | req/s | p99 ms | CPU µs per create | errors |\n|---|---|---:|---:|---:|---:|`);
 main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });

@@ -29,7 +29,7 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, 
   const ids: string[] = [];
   const total = load.count;
   for (let i = 0; i < total; i += load.perRequest) {
-    if (load.perS) await sleep(started + (i * 1000) / load.perS - Date.now());
+    if (load.perS) await sleep(Math.max(0, started + (i * 1000) / load.perS - Date.now()));
     const batch = Array.from({ length: Math.min(load.perRequest, total - i) }, (_, j) => ({
       signal: 'post_save', app_label: 'bench', model_name: model, instance: { id: `i${(i + j) % INSTANCES}`, n: i + j, sent: Date.now() },
     }));
