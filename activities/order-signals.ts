@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { doneSignal, OrderSignal, turnSignal } from '../src/dispatch/ordering';
+import { OrderSignal, orderSignalDefinitions } from '../src/dispatch/ordering';
 
 const NOT_FOUND = 5; // gRPC status: the client over the worker's connection may report it bare
 
@@ -11,7 +11,7 @@ const NOT_FOUND = 5; // gRPC status: the client over the worker's connection may
  */
 export const signalInOrder = async ({ workflowId, signal, arg }: OrderSignal): Promise<boolean> => {
   try {
-    await Context.current().client.workflow.getHandle(workflowId).signal(signal === 'turn' ? turnSignal : doneSignal, arg);
+    await Context.current().client.workflow.getHandle(workflowId).signal(orderSignalDefinitions[signal], arg);
     return true;
   } catch (e) {
     if (e instanceof WorkflowNotFoundError || (e as { code?: unknown }).code === NOT_FOUND) return false;

@@ -1,13 +1,13 @@
 import {
-  allHandlersFinished, condition, defineQuery, getExternalWorkflowHandle, proxyLocalActivities, setHandler, upsertSearchAttributes,
+  allHandlersFinished, condition, defineQuery, proxyLocalActivities, setHandler, upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ActionOutcome, DispatchInput, DispatchPlan, DispatchStatus } from '../src/dispatch/types';
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
-import { doneSignal, orderOf, turnSignal } from '../src/dispatch/ordering';
+import { orderOf, turnSignal } from '../src/dispatch/ordering';
 import { runActions } from './actions';
-import { signalInOrder } from './order-signals';
+import { sendOrderSignal } from './order-signals';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -41,9 +41,7 @@ const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: Ac
   const turns = new Set<string>();
   const ended = new Set<string>();
   // An order that no longer runs waits for nothing.
-  const tellEnded = (o: InOrder): Promise<unknown> => (input.orderSignalsBy === 'local-activity'
-    ? signalInOrder({ workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId })
-    : getExternalWorkflowHandle(o.orderWorkflowId).signal(doneSignal, workflowInfo().workflowId).catch(() => undefined));
+  const tellEnded = (o: InOrder) => sendOrderSignal(input.orderSignalsBy, { workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId });
   setHandler(turnSignal, async (triggerId) => {
     turns.add(triggerId);
     const o = inOrder.find((x) => x.triggerId === triggerId);

@@ -1,13 +1,8 @@
 import {
-  allHandlersFinished, condition, continueAsNew, getExternalWorkflowHandle, setHandler, sleep, workflowInfo,
+  allHandlersFinished, condition, continueAsNew, setHandler, sleep, workflowInfo,
 } from '@temporalio/workflow';
-import { doneSignal, enqueueSignal, InstanceOrderInput, turnSignal } from '../src/dispatch/ordering';
-import { signalInOrder } from './order-signals';
-
-/** Gives `head` its turn; false when it no longer runs (closed, or never started). */
-const giveTurn = (input: InstanceOrderInput, head: string): Promise<boolean> => (input.signalsBy === 'local-activity'
-  ? signalInOrder({ workflowId: head, signal: 'turn', arg: input.triggerId })
-  : getExternalWorkflowHandle(head).signal(turnSignal, input.triggerId).then(() => true, () => false));
+import { doneSignal, enqueueSignal, InstanceOrderInput } from '../src/dispatch/ordering';
+import { sendOrderSignal } from './order-signals';
 
 /** Ids of dispatches already handled, kept across runs so a relay that enqueues one again (after a take-over) does not send it a second turn. */
 const REMEMBERED = 2000;
@@ -64,7 +59,8 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
     }
     const head = queue[0]!;
     for (let answered = false; !answered;) {
-      if (!await giveTurn(input, head)) break; // it sends nothing more
+      // False: closed (or never started), it sends nothing more.
+      if (!await sendOrderSignal(input.signalsBy, { workflowId: head, signal: 'turn', arg: input.triggerId })) break;
       const told = ticks;
       await condition(() => done.has(head) || ticks >= told + TURN_AGAIN_TICKS);
       answered = done.has(head);

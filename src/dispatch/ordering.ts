@@ -41,3 +41,6 @@ export type OrderSignalsBy = 'local-activity';
 
 /** What the signalInOrder local activity sends: a turn to a dispatch, or `done` to an order. */
 export interface OrderSignal { workflowId: string; signal: 'turn' | 'done'; arg: string }
+
+/** The definition of each signal an OrderSignal names. */
+export const orderSignalDefinitions = { turn: turnSignal, done: doneSignal } as const;
