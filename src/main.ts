@@ -60,7 +60,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
   metrics.projectionLag(projection.lag);
-  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log) : undefined;
+  // Set once the worker runs; /healthz asks from the start.
+  let workflowStuckMs = () => 0;
+  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
@@ -75,9 +77,10 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
   const worker = native ? await startWorker({ config, connection: native, store: patientReads(store), readModel, log, env: process.env, tracing, metrics }) : undefined;
+  if (worker) workflowStuckMs = worker.workflowStuckMs;
   let searchAttributesReady = native !== undefined;
   const api = role === 'worker' ? undefined : await startApiRole({
-    config, store, readModel, projection, log, dispatch, metrics,
+    config, store, readModel, projection, log, dispatch, metrics, workflowStuckMs: () => workflowStuckMs(),
     startDispatch: async (signal, plan, redelivery, requestId) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
       return dispatch.start(signal, plan, redelivery, requestId);

@@ -10,6 +10,7 @@ import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
 import type { Tracing } from './observability/tracing';
 import { builtWorkflowBundle } from './temporal/workflow-bundles';
+import { withWatchedWorkflowThreads } from './temporal/workflow-threads';
 import type { Metrics } from './observability/metrics';
 
 export interface WorkerDeps {
@@ -78,22 +79,28 @@ export const startWorker = async (deps: WorkerDeps) => {
     modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
     env: deps.env ?? process.env, cwd: process.cwd(),
   });
-  const worker = await Worker.create({
+  const workflowBundle = deps.workflowBundle ?? await workflowBundleOf(deps);
+  const { created: worker, watch } = await withWatchedWorkflowThreads(() => Worker.create({
     connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
-    workflowBundle: deps.workflowBundle ?? await workflowBundleOf(deps),
+    workflowBundle,
     ...deps.tracing?.workerOptions,
     activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log, metrics: deps.metrics }),
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,
-  });
+  }), (ms) => deps.log.error('workflow code has run for over 5 s in one call: every workflow of its thread waits (an endless loop?)', { running_ms: ms }));
   const running = worker.run();
-  deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue });
+  deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue, workflow_threads_watched: watch.threads });
   return {
     worker,
+    /** Over 5 s: how long a call into workflow code has been running (/healthz then says so). */
+    workflowStuckMs: watch.stuckMs,
+    /** The SDK's workflow threads that run without a watchdog thread per call (src/temporal/workflow-threads.ts). */
+    workflowThreadsWatched: watch.threads,
     stop: async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
+      watch.stop();
       await brokerConnections.close();
       await webhooks.close();
     },

@@ -23,6 +23,7 @@ import { httpMetrics } from '../observability/http-metrics';
 import { mountMetricsRoute } from '../http/metrics-route';
 import { AdminSettings, mountAdmin } from '../http/admin';
 import { readinessHandler, ReadinessDeps } from '../http/readiness';
+import { livenessHandler } from '../http/liveness';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<ReadinessDeps, 'projection'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -36,6 +37,8 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<Read
   readonly metrics?: Metrics;
   /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
   readonly admin?: Omit<AdminSettings, 'keysRequired'>;
+  /** How long this process's workflow code has been stuck in one call (src/http/liveness.ts); default never. */
+  readonly workflowStuckMs?: () => number;
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -101,7 +104,7 @@ export const buildApp = (deps: AppDeps) => {
   const parseJsonBody = [requireJson, keepScope(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })), refuseUnsafeJson];
   const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
-  publicGet(app, '/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  publicGet(app, '/healthz', livenessHandler(deps.workflowStuckMs));
   publicGet(app, '/readyz', readinessHandler(deps));
   // Probes come by IP or service name; they carry no data. Everything else is guarded in open mode.
   app.use(auth.openModeGuard);

@@ -120,8 +120,11 @@ const signalPaths = {
 };
 
 const publicPaths = {
-  '/healthz': { get: { summary: 'Liveness', operationId: 'healthz', security: [], responses: { 200: { description: 'Alive',
-    content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) } } } },
+  '/healthz': { get: { summary: 'Liveness: alive unless workflow code of this process\'s worker has run for over 5 s in one call (then every workflow of the worker waits: restart the process)',
+    operationId: 'healthz', security: [], responses: {
+      200: { description: 'Alive', content: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }) },
+      503: { description: 'Stuck', content: json({ type: 'object', required: ['status', 'reason'], properties: { status: { const: 'stuck' }, reason: { type: 'string' } } }) },
+    } } },
   '/readyz': { get: { summary: 'Readiness: the read model caught up with a reachable event store (a store server that is away or silent makes it not ready, `reasons` says why). '
       + 'Temporal being away does not make the API unready (signals are stored); `dispatch` says so, with the backlog. '
       + 'Answers within a second whatever Temporal or the store does: `dispatch` is the last value learned in the background, `age_ms` old',

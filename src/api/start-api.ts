@@ -32,6 +32,8 @@ export interface ApiAdapters {
   readonly metrics?: Metrics;
   /** Removes signals past `signals.retention_days` every 10 minutes (default true). */
   readonly retention?: boolean;
+  /** This process's worker's stuck workflow code, for /healthz (absent: no worker here). */
+  readonly workflowStuckMs?: () => number;
   /** Replaces some of the app's dependencies (tests count or slow the store). */
   readonly overrides?: Partial<AppDeps>;
 }
@@ -61,6 +63,7 @@ export const startApiRole = async (a: ApiAdapters) => {
     ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
     // In an API process the cluster primary forked, /metrics answers for every process.
     metrics: a.metrics && cluster.isWorker && a.metrics.enabled ? clusterMetricsOf(a.metrics) : a.metrics,
+    ...(a.workflowStuckMs ? { workflowStuckMs: a.workflowStuckMs } : {}),
     admin: { temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`, namespace: config.temporal.namespace },
     ...a.overrides,
   });

@@ -2,6 +2,7 @@ import express, { Express, RequestHandler } from 'express';
 import { Scope } from '../config';
 import { methodGuard } from './mount';
 import { sendError } from './problem';
+import { livenessHandler } from './liveness';
 import { Metrics } from '../observability/metrics';
 
 /**
@@ -25,10 +26,10 @@ export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: 
  * The page and a liveness answer, for a process with no API (`--role=worker` on METRICS_PORT),
  * guarded as the API is; `/healthz` is open, as the API's is.
  */
-export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }) => {
+export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }, workflowStuckMs?: () => number) => {
   const app = express();
   app.disable('x-powered-by');
-  app.route('/healthz').get((_req, res) => { res.json({ status: 'ok' }); }).all(methodGuard(['GET']));
+  app.route('/healthz').get(livenessHandler(workflowStuckMs)).all(methodGuard(['GET']));
   app.use(auth.openModeGuard);
   mountMetricsRoute(app, metrics, auth.requireScope);
   app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));

@@ -50,7 +50,7 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
     workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env, metrics: options.metrics,
   });
   return {
-    ...t, client, dispatch, taskQueue, config, dir,
+    ...t, client, dispatch, taskQueue, config, dir, worker,
     close: async () => {
       await worker?.stop();
       await connection.close();

@@ -110,6 +110,11 @@ test('one signal: two webhook requests with the rendered body, resolved header a
   expect(found).toEqual([signal.workflow_id]);
 });
 
+test("the SDK's workflow thread started through the bootstrap (no watchdog thread per call) and delivered the dispatch above; nothing is stuck", () => {
+  expect(h.worker?.workflowThreadsWatched).toBe(1);
+  expect(h.worker?.workflowStuckMs()).toBe(0);
+});
+
 test('a trigger for a content type whose parts hold dots (my.app / order.line) fires', async () => {
   const trigger = await createTrigger({
     content_types: [{ app_label: 'my.app', model_name: 'order.line' }],
