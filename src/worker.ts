@@ -10,7 +10,7 @@ import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
 import type { Tracing } from './observability/tracing';
 import { builtWorkflowBundle } from './temporal/workflow-bundles';
-import { withWatchedWorkflowThreads } from './temporal/workflow-threads';
+import { STUCK_AFTER_MS, withWatchedWorkflowThreads } from './temporal/workflow-threads';
 import type { Metrics } from './observability/metrics';
 
 export interface WorkerDeps {
@@ -88,12 +88,12 @@ export const startWorker = async (deps: WorkerDeps) => {
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentLocalActivityExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,
-  }), (ms) => deps.log.error('workflow code has run for over 5 s in one call: every workflow of its thread waits (an endless loop?)', { running_ms: ms }));
+  }), (ms) => deps.log.error(`workflow code has run for over ${STUCK_AFTER_MS / 1000} s in one call: every workflow of its thread waits (an endless loop?)`, { running_ms: ms }));
   const running = worker.run();
   deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue, workflow_threads_watched: watch.threads });
   return {
     worker,
-    /** Over 5 s: how long a call into workflow code has been running (/healthz then says so). */
+    /** Over STUCK_AFTER_MS: how long a call into workflow code has been running (/healthz then says so); else 0. */
     workflowStuckMs: watch.stuckMs,
     /** The SDK's workflow threads that run without a watchdog thread per call (src/temporal/workflow-threads.ts). */
     workflowThreadsWatched: watch.threads,

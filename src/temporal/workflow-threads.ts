@@ -45,12 +45,13 @@ export const withWatchedWorkflowThreads = async <T>(
     workerThreads.Worker = SdkWorker;
   }
   const longestCallMs = () => clocks.reduce((max, c) => (c[0] === 0 ? max : Math.max(max, Date.now() - c[0]!)), 0);
+  const stuckMs = () => { const ms = longestCallMs(); return ms > stuckAfterMs ? ms : 0; };
+  // Once per stuck call: a call is known by when it started.
   let reported = 0;
   const timer = setInterval(() => {
-    const started = Math.min(...clocks.map((c) => c[0] || Infinity));
     const ms = stuckMs();
+    const started = Math.min(...clocks.map((c) => c[0] || Infinity));
     if (ms > 0 && started !== reported) { reported = started; onStuck(ms); }
   }, Math.min(1000, stuckAfterMs)).unref();
-  const stuckMs = () => { const ms = longestCallMs(); return ms > stuckAfterMs ? ms : 0; };
   return { created, watch: { longestCallMs, stuckMs, threads: clocks.length, stop: () => clearInterval(timer) } };
 };
