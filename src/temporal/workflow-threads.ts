@@ -17,6 +17,21 @@ export interface WorkflowThreadWatch {
   stop(): void;
 }
 
+/** The SDK's own Worker class, and the clocks of the `create` calls now running (the latest gets new threads). */
+const SdkWorker = workerThreads.Worker;
+const collecting: Float64Array[][] = [];
+
+/** Starts the SDK's workflow threads through workflow-thread-bootstrap.js; any other thread as asked. */
+class Bootstrapped extends SdkWorker {
+  constructor(script: string | URL, options?: workerThreads.WorkerOptions) {
+    const clocks = collecting.at(-1);
+    if (options !== undefined || clocks === undefined || !isSdkWorkflowThread(script)) { super(script, options); return; }
+    const callStarted = new SharedArrayBuffer(8);
+    clocks.push(new Float64Array(callStarted));
+    super(join(__dirname, 'workflow-thread-bootstrap.js'), { workerData: { sdkThreadScript: String(script), callStarted } });
+  }
+}
+
 /**
  * Runs `create` (Worker.create) so that each workflow thread the SDK starts goes through
  * workflow-thread-bootstrap.js: calls into workflow code without a watchdog thread each, and
@@ -27,22 +42,16 @@ export const withWatchedWorkflowThreads = async <T>(
   create: () => Promise<T>, onStuck: (ms: number) => void, stuckAfterMs = STUCK_AFTER_MS,
 ): Promise<{ created: T; watch: WorkflowThreadWatch }> => {
   const clocks: Float64Array[] = [];
-  const SdkWorker = workerThreads.Worker;
-  class Bootstrapped extends SdkWorker {
-    constructor(script: string | URL, options?: workerThreads.WorkerOptions) {
-      if (options !== undefined || !isSdkWorkflowThread(script)) { super(script, options); return; }
-      const callStarted = new SharedArrayBuffer(8);
-      clocks.push(new Float64Array(callStarted));
-      super(join(__dirname, 'workflow-thread-bootstrap.js'), { workerData: { sdkThreadScript: String(script), callStarted } });
-    }
-  }
-  // The SDK reads `Worker` from the module when it starts its threads, during Worker.create only.
+  // The SDK reads `Worker` from the module when it starts its threads, during Worker.create only;
+  // calls that overlap share the wrapper, which goes once the last of them returns.
+  collecting.push(clocks);
   workerThreads.Worker = Bootstrapped;
   let created: T;
   try {
     created = await create();
   } finally {
-    workerThreads.Worker = SdkWorker;
+    collecting.splice(collecting.indexOf(clocks), 1);
+    if (collecting.length === 0) workerThreads.Worker = SdkWorker;
   }
   const longestCallMs = () => clocks.reduce((max, c) => (c[0] === 0 ? max : Math.max(max, Date.now() - c[0]!)), 0);
   const stuckMs = () => { const ms = longestCallMs(); return ms > stuckAfterMs ? ms : 0; };

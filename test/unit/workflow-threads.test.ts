@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+// The module itself, not a copy of its exports: the SDK starts threads with `require(…).Worker`.
+import workerThreads from 'node:worker_threads';
 import request from 'supertest';
 import { isSdkWorkflowThread, withWatchedWorkflowThreads } from '../../src/temporal/workflow-threads';
 import { buildMetricsApp } from '../../src/http/metrics-route';
@@ -13,12 +14,16 @@ import { noMetrics } from '../../src/observability/metrics';
  * Node's per-call watchdog thread, and a call that never returns is reported by the main thread.
  * A stand-in for the SDK's thread script (same file name) makes the calls a workflow thread makes.
  */
+/** The class before any wrapping. */
+const SdkWorker = workerThreads.Worker;
 let dir: string;
+let script: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'workflow-threads-'));
   const lib = join(dir, 'node_modules/@temporalio/worker/lib/workflow');
   mkdirSync(lib, { recursive: true });
-  writeFileSync(join(lib, 'workflow-worker-thread.js'), `
+  script = join(lib, 'workflow-worker-thread.js');
+  writeFileSync(script, `
     const vm = require('node:vm');
     const { parentPort } = require('node:worker_threads');
     const context = vm.createContext({});
@@ -30,15 +35,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ask = (w: Worker, ms: number) => new Promise<{ value: number; patched: string }>((resolve) => { w.once('message', resolve); w.postMessage(ms); });
+const ask = (w: workerThreads.Worker, ms: number) => new Promise<{ value: number; patched: string }>((resolve) => { w.once('message', resolve); w.postMessage(ms); });
 
 test('a workflow thread runs its calls without a watchdog thread each, and a call over the bound is reported once, while it runs', async () => {
   const stuck: number[] = [];
-  const script = join(dir, 'node_modules/@temporalio/worker/lib/workflow/workflow-worker-thread.js');
-  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new Worker(script), (ms) => stuck.push(ms), 300);
+  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new workerThreads.Worker(script), (ms) => stuck.push(ms), 300);
   try {
     // Only while `create` runs are the SDK's threads started through the bootstrap.
-    expect(Worker).toBe((await import('node:worker_threads')).Worker);
+    expect(workerThreads.Worker).toBe(SdkWorker);
     expect(watch.threads).toBe(1);
     expect(await ask(thread, 0)).toEqual({ value: 42, patched: 'runWithoutWatchdogThread' });
     expect(stuck).toEqual([]);
@@ -55,8 +59,25 @@ test('a workflow thread runs its calls without a watchdog thread each, and a cal
   }
 });
 
+test("overlapping Worker.create calls each watch their own threads; the module's Worker is restored after the last", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const first = withWatchedWorkflowThreads(async () => { const w = new workerThreads.Worker(script); await gate; return w; }, () => undefined);
+  const second = await withWatchedWorkflowThreads(async () => new workerThreads.Worker(script), () => undefined);
+  expect(workerThreads.Worker).not.toBe(SdkWorker);
+  release();
+  const done = await first;
+  try {
+    expect(workerThreads.Worker).toBe(SdkWorker);
+    expect([done.watch.threads, second.watch.threads]).toEqual([1, 1]);
+    expect((await ask(second.created, 0)).patched).toBe('runWithoutWatchdogThread');
+  } finally {
+    for (const x of [done, second]) { x.watch.stop(); await x.created.terminate(); }
+  }
+});
+
 test('other threads started during Worker.create are left as they are', async () => {
-  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new Worker('require("node:worker_threads").parentPort.postMessage(require("node:vm").Script.prototype.runInContext.name)', { eval: true }), () => undefined);
+  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new workerThreads.Worker('require("node:worker_threads").parentPort.postMessage(require("node:vm").Script.prototype.runInContext.name)', { eval: true }), () => undefined);
   try {
     expect(await new Promise((r) => thread.once('message', r))).toBe('runInContext');
   } finally {
