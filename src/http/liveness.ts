@@ -8,8 +8,8 @@ import type { RequestHandler } from 'express';
  */
 export const livenessHandler = (stuckMs: () => number = () => 0): RequestHandler => (_req, res) => {
   const ms = stuckMs();
-  if (ms === 0) return void res.json({ status: 'ok' });
-  res.status(503).json({
+  // A probe's answer, as /readyz's: not a problem document.
+  res.status(ms === 0 ? 200 : 503).json(ms === 0 ? { status: 'ok' } : {
     status: 'stuck',
     reason: `workflow code has run for ${Math.floor(ms / 1000)} s in one call; every workflow of this worker waits for it: restart the process`,
   });
