@@ -60,7 +60,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const projection = await startProjection(store, readModel, log);
   await projection.ready;
   metrics.projectionLag(projection.lag);
-  // Set once the worker runs; /healthz asks from the start.
+  // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
   const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
   const stuck = projection.failure();
@@ -80,7 +80,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   if (worker) workflowStuckMs = worker.workflowStuckMs;
   let searchAttributesReady = native !== undefined;
   const api = role === 'worker' ? undefined : await startApiRole({
-    config, store, readModel, projection, log, dispatch, metrics, workflowStuckMs: () => workflowStuckMs(),
+    config, store, readModel, projection, log, dispatch, metrics, ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
     startDispatch: async (signal, plan, redelivery, requestId) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
       return dispatch.start(signal, plan, redelivery, requestId);

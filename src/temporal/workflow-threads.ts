@@ -53,13 +53,15 @@ export const withWatchedWorkflowThreads = async <T>(
     collecting.splice(collecting.indexOf(clocks), 1);
     if (collecting.length === 0) workerThreads.Worker = SdkWorker;
   }
-  const longestCallMs = () => clocks.reduce((max, c) => (c[0] === 0 ? max : Math.max(max, Date.now() - c[0]!)), 0);
+  /** When the oldest call into workflow code now running began (0: none is running). */
+  const oldestStart = () => clocks.reduce((oldest, c) => (c[0] !== 0 && (oldest === 0 || c[0]! < oldest) ? c[0]! : oldest), 0);
+  const longestCallMs = () => { const started = oldestStart(); return started === 0 ? 0 : Date.now() - started; };
   const stuckMs = () => { const ms = longestCallMs(); return ms > stuckAfterMs ? ms : 0; };
   // Once per stuck call: a call is known by when it started.
   let reported = 0;
   const timer = setInterval(() => {
+    const started = oldestStart();
     const ms = stuckMs();
-    const started = Math.min(...clocks.map((c) => c[0] || Infinity));
     if (ms > 0 && started !== reported) { reported = started; onStuck(ms); }
   }, Math.min(1000, stuckAfterMs)).unref();
   return { created, watch: { longestCallMs, stuckMs, threads: clocks.length, stop: () => clearInterval(timer) } };
