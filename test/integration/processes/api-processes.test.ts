@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { aTrigger, tempDir } from '../../support/test-app';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';
@@ -26,15 +27,22 @@ const waitUntil = async (check: () => boolean, timeoutMs = 30_000) => {
   }
 };
 
+/** The API role with two processes on `dir`, once both listen, and their pids. */
+const startTwo = async (dir: string) => {
+  const server = await startServerProcess({ DATA_DIR: dir, API_PROCESSES: '2' }, 60_000, ['--role=api']);
+  await waitUntil(() => listeningPids(server).length === 2);
+  const [first, second] = listeningPids(server);
+  return [server, first, second] as const;
+};
+
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
 test('API_PROCESSES=2: two processes share the port and the data; a write is read back through either; a dead one is replaced', async () => {
   const dir = tempDir();
   let server: ServerProcess | undefined;
   try {
-    server = await startServerProcess({ DATA_DIR: dir, API_PROCESSES: '2' }, 60_000, ['--role=api']);
-    await waitUntil(() => listeningPids(server!).length === 2);
-    const [first, second] = listeningPids(server);
+    const [started, first, second] = await startTwo(dir);
+    server = started;
     expect(first).not.toBe(second);
 
     const created = await fresh(`${server.url}/api/action-triggers`, 'POST', aTrigger({ msg_broker_queues: [] }));
@@ -56,6 +64,27 @@ test('API_PROCESSES=2: two processes share the port and the data; a write is rea
 
     expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
     expect([second, replacement].filter((pid) => alive(pid!))).toEqual([]);
+    server = undefined;
+  } finally {
+    if (server) await stopServerProcess(server, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+test('API_PROCESSES=2: a replacement that cannot start stops the others, and the primary exits', async () => {
+  const dir = tempDir();
+  let server: ServerProcess | undefined;
+  try {
+    const [started, first, second] = await startTwo(dir);
+    server = started;
+    // The running processes keep their open files; a new one finds a directory where the store was.
+    renameSync(join(dir, 'events.sqlite'), join(dir, 'events.sqlite.moved'));
+    mkdirSync(join(dir, 'events.sqlite'));
+    const exited = new Promise<number | null>((resolve) => { server!.child.removeAllListeners('exit'); server!.child.once('exit', resolve); });
+    process.kill(first!, 'SIGKILL');
+    await waitUntil(() => server!.output().includes('an API process failed to start'));
+    expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))])).toBe(1);
+    expect(alive(second!)).toBe(false);
     server = undefined;
   } finally {
     if (server) await stopServerProcess(server, 'SIGKILL');
