@@ -114,9 +114,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     } finally {
       settle();
     }
-  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); },
-  // The trigger read model only reads what it is given (readStoredEvent takes this process's own appends as they are).
-  { category, resumeAfter: appliedElsewhere, asAppended: category === 'action_trigger' });
+  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); }, { category, resumeAfter: appliedElsewhere });
   let subscription = follow(checkpoint);
 
   // Close the subscription, move the damaged file aside, start again from the first event.

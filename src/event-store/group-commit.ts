@@ -26,14 +26,13 @@ export const serialized = (streamId: string, events: readonly NewEvent[], expect
  * Group commit: the appends made while a store commits the last group go together in the next
  * one (one transaction, one fsync). `commit` runs each append of a group on its own, so a stale
  * expected revision fails only its own append; an error fails the whole group. `committed` runs
- * after each group that committed (subscriptions wake), with the group, its outcomes and the
- * events as they were appended (not serialized).
+ * after each group that committed (subscriptions wake), with the group and its outcomes.
  */
 export const groupCommitter = (
   commit: (group: SerializedAppend[]) => Promise<AppendOutcome[]>,
-  committed: (group: readonly SerializedAppend[], outcomes: readonly AppendOutcome[] | undefined, appended: ReadonlyArray<readonly NewEvent[]>) => void,
+  committed: (group: readonly SerializedAppend[], outcomes: readonly AppendOutcome[] | undefined) => void,
 ) => {
-  interface Pending { append: SerializedAppend; events: readonly NewEvent[]; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
+  interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
   const queue: Pending[] = [];
   let committing: Promise<void> | undefined;
   const commitGroup = async () => {
@@ -48,7 +47,7 @@ export const groupCommitter = (
     } catch (e) {
       group.forEach((p) => p.reject(e));
     }
-    committed(appends, outcomes, group.map((p) => p.events));
+    committed(appends, outcomes);
   };
   // One group at a time, oldest first: a process's appends commit in the order they were made.
   const commitQueued = async () => {
@@ -61,7 +60,7 @@ export const groupCommitter = (
   return {
     append: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => new Promise<AppendResult>((resolve, reject) => {
       const append = serialized(streamId, events, expected);
-      queue.push({ append, events, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
+      queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
       // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
       committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
     }),

@@ -62,11 +62,6 @@ export interface SubscribeOptions {
    * reading those events again. It may only ever move forwards.
    */
   readonly resumeAfter?: () => Checkpoint;
-  /**
-   * Events this process appended may come as the objects it appended (as-appended.ts), where
-   * the adapter still holds them; only for a handler that never changes what it is given.
-   */
-  readonly asAppended?: boolean;
 }
 
 /** A part of one stream to read. */

@@ -1,13 +1,8 @@
-import type { NewEvent } from './port';
-
 /** An event row as the store keeps it: data and metadata as their JSON text. */
 export interface EventRow {
   position: number | bigint; stream_id: string; revision: number | bigint;
   type: string; data: string; metadata: string;
 }
-
-/** A row this process committed, with the event as it was appended (as-appended.ts). */
-export type RecentRow = EventRow & { position: bigint; appended: NewEvent };
 
 /** The category column's rule: the stream id before its first `-` (empty without one). */
 export const categoryOf = (streamId: string) => {
@@ -30,7 +25,7 @@ const KEPT_CHARS = 4 * 1024 * 1024;
  * and is read from the file, as are the rows after it.
  */
 export const recentAppends = () => {
-  let rows: RecentRow[] = [];
+  let rows: Array<EventRow & { position: bigint }> = [];
   let chars = 0;
   const sizeOf = (r: EventRow) => r.data.length + r.metadata.length;
   /** The index of the row at `position` (rows are in position order), or -1. */
@@ -46,7 +41,7 @@ export const recentAppends = () => {
     return -1;
   };
   return {
-    add: (committed: readonly RecentRow[]) => {
+    add: (committed: ReadonlyArray<EventRow & { position: bigint }>) => {
       for (const r of committed) { rows.push(r); chars += sizeOf(r); }
       // The oldest go first; a run that lost its start is simply read from the file.
       let drop = 0;
@@ -61,7 +56,7 @@ export const recentAppends = () => {
     after: (category: string, position: bigint, limit: number, take: (row: EventRow) => boolean) => {
       let i = indexOf(position + 1n);
       if (i < 0) return undefined;
-      const found: RecentRow[] = [];
+      const found: EventRow[] = [];
       let cut = false;
       for (let expected = position + 1n; i < rows.length && found.length < limit; i++, expected++) {
         const row = rows[i]!;

@@ -1,12 +1,11 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { EventStore, NewEvent, StoredEvent } from './port';
+import { EventStore, StoredEvent } from './port';
 import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
 import { followPositions } from './follow-positions';
 import { boundedPage } from '../kernel/bounded-page';
 import { startSqliteWriter } from './sqlite-writer';
-import { categoryOf, EventRow, RecentRow, recentAppends } from './recent-appends';
-import { markAsAppended } from './as-appended';
+import { categoryOf, EventRow, recentAppends } from './recent-appends';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
@@ -41,19 +40,14 @@ const COLUMNS = 'position, stream_id, revision, type, data, metadata';
  */
 
 /** The rows a group's successful appends wrote: an append's events take consecutive positions and revisions up to those returned. */
-const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[], appended: ReadonlyArray<readonly NewEvent[]>) => outcomes.flatMap((o, i): RecentRow[] => {
+const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[]) => outcomes.flatMap((o, i) => {
   if (!o.ok) return [];
   const events = appends[i]!.events;
   const first = BigInt(1 - events.length);
   return events.map((e, k) => ({
     position: o.position + first + BigInt(k), stream_id: appends[i]!.streamId, revision: o.nextRevision + first + BigInt(k),
-    type: e.type, data: e.data, metadata: e.metadata, appended: appended[i]![k]!,
+    type: e.type, data: e.data, metadata: e.metadata,
   }));
-});
-
-/** A row this process committed, as it appended it (no JSON parsed): for subscribers that asked (`asAppended`). */
-const asAppendedEvent = (r: RecentRow): StoredEvent => markAsAppended({
-  position: r.position, streamId: r.stream_id, revision: BigInt(r.revision), type: r.type, data: r.appended.data, metadata: r.appended.metadata,
 });
 
 /**
@@ -100,9 +94,9 @@ export const openSqliteStore = (file: string): EventStore => {
     `SELECT ${COLUMNS} FROM events WHERE category = +? AND position > ? ORDER BY position LIMIT +?`);
   readAfter.safeIntegers(true);
   /** readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows past it are never read. */
-  const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number, asAppended: boolean) => {
+  const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number) => {
     const local = recent.after(category, position, limit, ((page) => (row: EventRow) => page.add(row.data))(boundedPage(maxBytes)));
-    if (local) return { events: local.rows.map(asAppended ? asAppendedEvent : toStored), cut: local.cut };
+    if (local) return { events: local.rows.map(toStored), cut: local.cut };
     const page = boundedPage(maxBytes);
     const rows: EventRow[] = [];
     // Read in chunks with .all(), not .iterate(): an iterator left early is finalized by the
@@ -130,9 +124,9 @@ export const openSqliteStore = (file: string): EventStore => {
 
   // Only the subscriptions of the categories appended wake: the relay and the signal index
   // reading the file after every trigger created cost each create ~30 µs.
-  const groups = groupCommitter((group) => writer.call<AppendOutcome[]>('append', { group }), (group, outcomes, events) => {
+  const groups = groupCommitter((group) => writer.call<AppendOutcome[]>('append', { group }), (group, outcomes) => {
     if (!outcomes) return appended.emit('append', undefined);
-    recent.add(committedRows(group, outcomes, events));
+    recent.add(committedRows(group, outcomes));
     appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
   });
   let closed = false;
@@ -157,7 +151,7 @@ export const openSqliteStore = (file: string): EventStore => {
       return p == null ? 'start' : BigInt(p);
     },
     subscribe: (from, handler, onError, options = {}) => followPositions(
-      (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES, options.asAppended === true),
+      (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
       appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError, { category: 'action_trigger', ...options }),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,

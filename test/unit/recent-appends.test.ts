@@ -2,14 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventRow, RecentRow, recentAppends } from '../../src/event-store/recent-appends';
+import { EventRow, recentAppends } from '../../src/event-store/recent-appends';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { StoredEvent } from '../../src/event-store/port';
-import { isAsAppended } from '../../src/event-store/as-appended';
 
-const row = (position: number, category = 'action_trigger'): RecentRow => ({
+const row = (position: number, category = 'action_trigger'): EventRow & { position: bigint } => ({
   position: BigInt(position), stream_id: `${category}-${position}`, revision: 0n, type: 'T', data: `{"n":${position}}`, metadata: '{}',
-  appended: { type: 'T', data: { n: position }, metadata: {} },
 });
 const positions = (r: { rows: EventRow[] } | undefined) => r?.rows.map((x) => Number(x.position));
 const all = () => true;
@@ -74,48 +72,6 @@ test('a subscription in the process that appended takes its events from memory, 
       .toEqual([[1n, 'action_trigger-a', 0n, 'TriggerCreated', { n: 1 }, { actor: 'x' }]]);
   } finally {
     await sub.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('a subscription that asks for events as appended gets the very objects this process appended, marked so', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'at-recent-'));
-  const file = join(dir, 'events.sqlite');
-  const store = openSqliteStore(file);
-  const asAppended: StoredEvent[] = [];
-  const parsed: StoredEvent[] = [];
-  const both = (n: number) => new Promise<void>((resolve) => {
-    const check = setInterval(() => { if (asAppended.length >= n && parsed.length >= n) { clearInterval(check); resolve(); } }, 5);
-  });
-  const subs = [
-    store.subscribe('start', async (batch) => { asAppended.push(...batch); }, (e) => { throw e; }, { asAppended: true }),
-    store.subscribe('start', async (batch) => { parsed.push(...batch); }, (e) => { throw e; }),
-  ];
-  const data = { n: 1, nested: { list: [1, 'two'] } };
-  const metadata = { actor: 'x' };
-  try {
-    await new Promise((r) => setTimeout(r, 50));
-    await store.append('action_trigger-a', [{ type: 'TriggerCreated', data, metadata }], 'no_stream');
-    await both(1);
-    expect(asAppended[0]!.data).toBe(data);
-    expect(asAppended[0]!.metadata).toBe(metadata);
-    expect(isAsAppended(asAppended[0]!)).toBe(true);
-    expect([asAppended[0]!.position, asAppended[0]!.streamId, asAppended[0]!.revision, asAppended[0]!.type]).toEqual([1n, 'action_trigger-a', 0n, 'TriggerCreated']);
-    // Without asking: parsed from the JSON, equal but not the same, and not marked.
-    expect(parsed[0]!.data).toEqual(data);
-    expect(parsed[0]!.data).not.toBe(data);
-    expect(isAsAppended(parsed[0]!)).toBe(false);
-
-    // Another process's append is read from the file: never marked, whoever asks.
-    const other = openSqliteStore(file);
-    await other.append('action_trigger-b', [{ type: 'TriggerCreated', data: { n: 2 }, metadata: {} }], 'no_stream');
-    await other.close();
-    await both(2);
-    expect(asAppended[1]!.data).toEqual({ n: 2 });
-    expect(isAsAppended(asAppended[1]!)).toBe(false);
-  } finally {
-    await Promise.all(subs.map((s) => s.close()));
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,5 @@
 import { readStoredEvent, Upcaster } from '../../src/triggers/model/stored-events';
 import { UnreadableEvent } from '../../src/event-store/port';
-import { markAsAppended } from '../../src/event-store/as-appended';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const at = (type: string, data: unknown) => ({ type, data, streamId: `action_trigger-${id}`, revision: 3n });
@@ -56,14 +55,4 @@ test.each([
   expect(() => readStoredEvent(raw)).toThrow(UnreadableEvent);
   expect(() => readStoredEvent(raw)).toThrow(new RegExp(`stored event action_trigger-${id}@3 cannot be read`));
   expect(() => readStoredEvent(raw)).toThrow(reason);
-});
-
-test('an event this process appended is taken as it was appended; the same data from the store is checked', () => {
-  const data = { schema_version: 1, trigger_id: id, definition };
-  const appended = markAsAppended({ ...at('TriggerCreated', data), data, position: 1n, metadata: {} });
-  expect(readStoredEvent(appended)).toBe(appended);
-  // From the file: unknown keys dropped, the method normalised.
-  const read = readStoredEvent(at('TriggerCreated', { schema_version: 1, trigger_id: id, definition }));
-  expect(read).not.toBe(appended);
-  expect((read.data as { definition: { webhooks: unknown[] } }).definition.webhooks).toEqual([{ url: 'http://10.0.0.1/no-longer-allowed', http_method: 'POST' }]);
 });

@@ -1,5 +1,4 @@
 import { UnreadableEvent } from '../../event-store/port';
-import { isAsAppended } from '../../event-store/as-appended';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/PathReporter';
 import { HTTP_METHODS, HttpMethod, SIGNALS, SignalName, TriggerDefinition, JsonValue, keptOrdering } from './codecs';
@@ -83,8 +82,6 @@ const upcast = (type: string, data: Record<string, unknown>, from: number, curre
  * is of an unknown type, of a bad shape, or written by a newer build.
  */
 export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcasters = UPCASTERS): TriggerEvent => {
-  // This process appended it, typed and at this build's schema version: nothing to check or upcast.
-  if (current === SCHEMA_VERSION && isAsAppended(raw)) return raw as TriggerEvent;
   const fail = (reason: string): never => { throw new UnreadableEvent(raw.streamId, raw.revision, reason); };
   if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) fail('data is not an object');
   const data = raw.data as Record<string, unknown>;

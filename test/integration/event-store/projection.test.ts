@@ -6,8 +6,6 @@ import { silentLogger } from '../../../src/kernel/logger';
 import { openReadModel } from '../../../projections/read-model';
 import { startProjection } from '../../../projections/runner';
 import { aTrigger, BROKERS_CONFIG, startTestApp, tempDir } from '../../support/test-app';
-import { StoredEvent } from '../../../src/event-store/port';
-import { isAsAppended } from '../../../src/event-store/as-appended';
 
 const seed = async () => {
   const t = await startTestApp(BROKERS_CONFIG);
@@ -40,45 +38,6 @@ test('a read model deleted from disk is rebuilt from the events, identical', asy
   rmSync(join(t.dir, 'read-model.sqlite-shm'), { force: true });
   const again = await startTestApp(BROKERS_CONFIG, t.dir);
   expect(ids.map((id) => again.readModel.getJson(id))).toEqual(before);
-  await again.close();
-});
-
-test('the read model a process builds from its own appends equals one rebuilt from the stored events', async () => {
-  const t = await startTestApp(BROKERS_CONFIG);
-  // This process's trigger events reach its read model as they were appended (not parsed, not decoded).
-  const seen: StoredEvent[] = [];
-  const watch = t.store.subscribe('start', async (batch) => { seen.push(...batch); }, (e) => { throw e; }, { asAppended: true });
-  const bodies = [
-    aTrigger(),
-    aTrigger({ payload: null, ordering: 'none', msg_broker_queues: [] }),
-    aTrigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'put' }], ordering: 'per_instance' }),
-    { config_signals: [{ signal: 'pre_save' }, { signal: 'post_delete' }], content_types: [{ app_label: 'Shop', model_name: 'Order' }], active: false },
-    aTrigger({ msg_broker_queues: [{ name: 'orders', parameters: { queue: 'o' }, timeout_secs: 3 }], payload: [1, 'two', { three: null }] }),
-  ];
-  const ids: string[] = [];
-  for (const body of bodies) {
-    const created = await request(t.app).post('/api/action-triggers').send(body);
-    expect([created.status, created.body.errors]).toEqual([201, undefined]);
-    ids.push(created.body.id);
-  }
-  await request(t.app).patch(`/api/action-triggers/${ids[0]}`).send({ active: false, payload: null }).expect(200);
-  await request(t.app).patch(`/api/action-triggers/${ids[1]}`).send({ ordering: 'per_instance', webhooks: null }).expect(200);
-  await request(t.app).put(`/api/action-triggers/${ids[2]}`).send(aTrigger({ ordering: 'none', webhooks: [] })).expect(200);
-  await request(t.app).delete(`/api/action-triggers/${ids[3]}`).expect(204);
-  const head = await t.store.headPosition() as bigint;
-  await t.projection.waitFor(head, 5000);
-  while (seen.length < 9) await new Promise((r) => setTimeout(r, 10));
-  await watch.close();
-  expect(seen.map((e) => isAsAppended(e))).toEqual(seen.map(() => true));
-  const live = ids.map((id) => t.readModel.getJson(id));
-  const matching = t.readModel.matching('post_save', 'shop', 'order').map((v) => v.id);
-  await t.close(false);
-  for (const f of ['read-model.sqlite', 'read-model.sqlite-wal', 'read-model.sqlite-shm']) rmSync(join(t.dir, f), { force: true });
-  const again = await startTestApp(BROKERS_CONFIG, t.dir);
-  expect(ids.map((id) => again.readModel.getJson(id))).toEqual(live);
-  expect(again.readModel.matching('post_save', 'shop', 'order').map((v) => v.id)).toEqual(matching);
-  expect(live[3]).toBeUndefined();
-  expect(live.filter(Boolean)).toHaveLength(4);
   await again.close();
 });
 
