@@ -55,7 +55,10 @@ const threadCpu = (pids: number[]) => {
   return out;
 };
 
-const startApi = (dir: string, flags: string[], env: Record<string, string>) => new Promise<{ url: string; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
+/** What a service said last: printed when a run stalls (a process that died, a start that hung). */
+const TAIL_CHARS = 16 * 1024;
+
+const startApi = (dir: string, flags: string[], env: Record<string, string>) => new Promise<{ url: string; pid: number; tail: () => string; stop: () => Promise<void> }>((resolve, reject) => {
   const built = join(dir, 'dist/src/main.js');
   const entry = existsSync(built) ? [built] : ['-r', 'ts-node/register/transpile-only', join(dir, 'src/main.ts')];
   const profile = process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}/${basename(dir)}`] : [];
@@ -69,9 +72,10 @@ const startApi = (dir: string, flags: string[], env: Record<string, string>) => 
     if (!url || (out.match(/listening/g) ?? []).length < Number(procs)) return;
     child.stdout!.off('data', onData);
     child.stderr!.off('data', onData);
-    child.stdout!.resume();
-    child.stderr!.resume();
-    resolve({ url, pid: child.pid!, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) });
+    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-TAIL_CHARS); };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    resolve({ url, pid: child.pid!, tail: () => out.slice(-TAIL_CHARS), stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) });
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
@@ -102,6 +106,9 @@ const main = async () => {
           console.log(`    ${label} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
         }
         console.log(`| ${round + 1} | ${label} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
+        if (r.requests.total === 0 || r.timeouts > 0) {
+          console.log(`    ${label} stalled (${r.requests.total} answered, ${r.timeouts} timed out); processes ${processTree(api.pid).join(' ')}; its last output:\n${api.tail()}`);
+        }
         await api.stop();
         rmSync(data, { recursive: true, force: true });
       }
