@@ -61,8 +61,8 @@ export const withWatchedWorkflowThreads = async <T>(
   let reported = 0;
   const timer = setInterval(() => {
     const started = oldestStart();
-    const ms = stuckMs();
-    if (ms > 0 && started !== reported) { reported = started; onStuck(ms); }
+    const ms = started === 0 ? 0 : Date.now() - started;
+    if (ms > stuckAfterMs && started !== reported) { reported = started; onStuck(ms); }
   }, Math.min(1000, stuckAfterMs)).unref();
   return { created, watch: { longestCallMs, stuckMs, threads: clocks.length, stop: () => clearInterval(timer) } };
 };
