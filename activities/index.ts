@@ -13,6 +13,7 @@ import { createBreaker } from '../src/breaker/record-outcome';
 import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
 import { signalInOrder } from './order-signals';
+import { turnActivities } from './turns';
 import { Channels, firstAttempts } from './delivery/first-attempts';
 import { createSlots } from '../src/kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../src/kernel/limits';
@@ -69,6 +70,7 @@ export const createActivities = (deps: ActivityDeps) => {
     // One worker's first attempts in flight at once, over all its batches.
     deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
     signalInOrder,
+    ...turnActivities(deps.store),
   };
 };
 

@@ -8,8 +8,6 @@ import { threadCpu } from './thread-cpu';
 
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 2000);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20);
-/** Order workflows sampled for their share of each delivery's Temporal actions. */
-const SAMPLED = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
@@ -61,22 +59,13 @@ const measure = async (rx: Receiver, path: string, total: number, started: numbe
   return { perS: total / seconds, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), duplicates: received.length - total, outOfOrder };
 };
 
-/** Temporal actions per delivery: a dispatch's own history, plus its share of its instance's order workflow (every run of it). */
-const actionsPerDelivery = async (address: string, dispatchIds: string[], orderIds: string[]) => {
+/** Temporal actions per delivery: the mean over the dispatches' histories (turns are kept in our store, not in a workflow of their own). */
+const actionsPerDelivery = async (address: string, dispatchIds: string[]) => {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
     const dispatches = await Promise.all(dispatchIds.map(async (id) => countActions((await client.workflow.getHandle(`signal-${id}`).fetchHistory()).events ?? [])));
-    let orderTotal = 0;
-    let served = 0;
-    for (const id of orderIds) {
-      for await (const w of client.workflow.list({ query: `WorkflowId = '${id}'` })) {
-        const events = (await client.workflow.getHandle(id, w.runId).fetchHistory()).events ?? [];
-        orderTotal += countActions(events).total;
-      }
-      served += SIGNALS / INSTANCES;
-    }
-    return { dispatch: meanActions(dispatches).total, order: orderTotal / served };
+    return meanActions(dispatches);
   } finally {
     await connection.close();
   }
@@ -88,8 +77,7 @@ const actionsPerDelivery = async (address: string, dispatchIds: string[], orderI
  * second trigger, unordered then `per_instance` (paced below what ordered delivery keeps up with,
  * then all at once), in one run (service = API + worker,
  * loopback receiver answering at once). Reports deliveries/s, accept→receipt p50/p99, out-of-order
- * arrivals, duplicates, and the Temporal actions per ordered delivery (its dispatch plus its share
- * of the order workflow, visibility-listed runs included).
+ * arrivals, duplicates, and the Temporal actions per ordered and per unordered delivery.
  */
 export const benchOrdering = async () => {
   installSdkLogging(silentLogger, 'error');
@@ -100,7 +88,7 @@ export const benchOrdering = async () => {
     webhooks: [{ url: rx.url(path), http_method: 'POST' }], payload: { key: '{{ instance.id }}', n: '{{ instance.n }}', sent: '{{ instance.sent }}' },
   })).json() as { id: string }).id;
   try {
-    const orderedTrigger = await trigger('ordered', 'per_instance');
+    await trigger('ordered', 'per_instance');
     await trigger('unordered', 'none');
     const ordered = await run(post, rx, 'ordered');
     const unordered = await run(post, rx, 'unordered');
@@ -128,11 +116,9 @@ export const benchOrdering = async () => {
     const pacedRounds: Array<Awaited<ReturnType<typeof beside>>> = [];
     for (let r = 1; r <= PACED_ROUNDS; r++) pacedRounds.push(await beside(PACED, `paced${r}`));
     const burst = await beside(BURST, 'burst');
-    const orderIds = Array.from({ length: Math.min(SAMPLED, INSTANCES) }, (_, i) => `ordered-${orderedTrigger}-i${i}`);
-    await sleep(1000); // visibility lists the order workflows' runs a moment after they change
     const sample = (ids: string[]) => ids.filter((_, i) => i % Math.max(1, Math.floor(SIGNALS / 20)) === 0);
-    const actions = await actionsPerDelivery(temporal.address, sample(ordered.ids), orderIds);
-    const unorderedActions = await actionsPerDelivery(temporal.address, sample(unordered.ids), []);
+    const actions = await actionsPerDelivery(temporal.address, sample(ordered.ids));
+    const unorderedActions = await actionsPerDelivery(temporal.address, sample(unordered.ids));
 
     console.log(`\nOrdering benchmark (${SIGNALS} signals over ${INSTANCES} instances, one webhook each, receiver answering at once; service = API + worker)\n`);
     console.log('| measure | ordering: per_instance | ordering: none |\n|---|---:|---:|');
@@ -153,9 +139,10 @@ export const benchOrdering = async () => {
     const cpuOf = (c: number[]) => `Temporal ${c[0]!.toFixed(1)} + service ${c[1]!.toFixed(1)}`;
     console.log(`CPU ms per signal (two deliveries each), beside an unordered trigger → beside a per_instance one: ${[...pacedRounds.map((p, i) => [`paced round ${i + 1}`, p] as const), ['at once', burst] as const]
       .map(([label, p]) => `${label} ${cpuOf(p.cpu.pair)} → ${cpuOf(p.cpu.mixed)}`).join('; ')}`);
-    console.log(`\nTemporal actions per ordered delivery: ${(actions.dispatch + actions.order).toFixed(2)} `
-      + `(its dispatch ${actions.dispatch.toFixed(2)}, its share of the order workflow ${actions.order.toFixed(2)}, from ${SAMPLED} instances' order histories); `
-      + `per unordered delivery: ${unorderedActions.dispatch.toFixed(2)}`);
+    const kinds = (a: typeof actions) => `${a.workflowTasks.toFixed(2)} workflow tasks, ${a.localActivities.toFixed(2)} local activities, ${a.activities.toFixed(2)} activities, `
+      + `${a.signals.toFixed(2)} signals, ${a.timers.toFixed(2)} timers`;
+    console.log(`\nTemporal actions per ordered delivery: ${actions.total.toFixed(2)} (${kinds(actions)}); `
+      + `per unordered delivery: ${unorderedActions.total.toFixed(2)} (${kinds(unorderedActions)})`);
   } finally {
     await stop();
   }

@@ -81,9 +81,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   let searchAttributesReady = native !== undefined;
   const api = role === 'worker' ? undefined : await startApiRole({
     config, store, readModel, projection, log, dispatch, metrics, ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
-    startDispatch: async (signal, plan, redelivery, requestId) => {
+    startDispatch: async (signal, plan, redelivery, requestId, turns) => {
       if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-      return dispatch.start(signal, plan, redelivery, requestId);
+      return dispatch.start(signal, plan, redelivery, requestId, turns);
     },
   });
   let server: Server | undefined;

@@ -1,13 +1,9 @@
-import {
-  allHandlersFinished, condition, defineQuery, proxyLocalActivities, setHandler, upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { defineQuery, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ActionOutcome, DispatchInput, DispatchPlan, DispatchStatus } from '../src/dispatch/types';
+import type { DispatchInput, DispatchStatus } from '../src/dispatch/types';
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../src/dispatch/search-attributes';
-import { orderOf, turnSignal } from '../src/dispatch/ordering';
 import { runActions } from './actions';
-import { sendOrderSignal } from './order-signals';
+import { inOrderOf, runInOrder } from './in-order';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -20,57 +16,13 @@ const { planActions } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** A `per_instance` trigger of this dispatch and the workflow that gives it its turn. */
-interface InOrder { triggerId: string; orderWorkflowId: string }
-
-/**
- * The triggers whose actions wait for their turn: only in a signal's own dispatch planned with an
- * instance key (a redelivery is sent at once; dispatches planned before ordering have none).
- */
-const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] => (input.redeliveryOf || !input.plan ? [] : plan.triggers.flatMap((t) => {
-  const o = orderOf(t);
-  return o ? [{ triggerId: t.triggerId, orderWorkflowId: o.orderWorkflowId }] : [];
-}));
-
-/**
- * Runs each `per_instance` trigger's actions when its order says it is this dispatch's turn, and
- * then tells the order they ended; a turn heard again after that (a new run of the order) is
- * answered the same way. The other actions run at once.
- */
-const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[]) => {
-  const turns = new Set<string>();
-  const ended = new Set<string>();
-  // An order that no longer runs waits for nothing.
-  const tellEnded = (o: InOrder) => sendOrderSignal(input.orderSignalsBy, { workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId });
-  setHandler(turnSignal, async (triggerId) => {
-    turns.add(triggerId);
-    const o = inOrder.find((x) => x.triggerId === triggerId);
-    if (o && ended.has(triggerId)) await tellEnded(o);
-  });
-  const ofTrigger = (id: string | undefined) => plan.actions.flatMap((a, i) => ((inOrder.some((o) => o.triggerId === a.triggerId) ? a.triggerId : undefined) === id ? [i] : []));
-  const run = (indices: number[], batchIds?: string) => runActions(input, indices.map((i) => plan.actions[i]!), indices.map((i) => outcomes[i]!), batchIds);
-  await Promise.all([
-    run(ofTrigger(undefined)),
-    ...inOrder.map(async (o) => {
-      const indices = ofTrigger(o.triggerId);
-      for (const i of indices) outcomes[i]!.state = 'waiting';
-      await condition(() => turns.has(o.triggerId));
-      for (const i of indices) outcomes[i]!.state = 'pending';
-      await run(indices, `${o.triggerId}-`);
-      ended.add(o.triggerId);
-      await tellEnded(o);
-    }),
-  ]);
-  await condition(allHandlersFinished);
-};
-
 /**
  * One workflow per accepted signal (id `signal-<signal id>`): the matching triggers (planned by
  * the API at acceptance and recorded in the input), then every action concurrently: first
  * attempts locally (small dispatches), in batches (larger ones) or as activities (older ones),
  * the later attempts of each action its own activity with its own time-out and retries. The
- * actions of a trigger that delivers in order per instance wait for their turn
- * (instance-order.ts). A failing action never stops the others; the result lists every outcome.
+ * actions of a trigger that delivers in order per instance wait for their turn (in-order.ts).
+ * A failing action never stops the others; the result lists every outcome.
  */
 export async function dispatchSignal(input: DispatchInput): Promise<DispatchStatus> {
   const status: DispatchStatus = { signalId: input.signal.id, state: 'matching', triggers: [], actions: [] };

@@ -46,7 +46,7 @@ export interface ApiAdapters {
 export const startApiRole = async (a: ApiAdapters) => {
   const { config, store, readModel, log, dispatch } = a;
   const policy = policyOf(config);
-  const relay = dispatch && startRelay({ store, log, start: a.startDispatch ?? dispatch.start, enqueue: dispatch.enqueue });
+  const relay = dispatch && startRelay({ store, log, start: a.startDispatch ?? dispatch.start, giveTurn: dispatch.giveTurn });
   const signalIndex = await startProjection(store, signalProjectionOf(readModel), log, 'signal');
   const retention = a.retention === false ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
   const eventStreams = createEventStreams(store, log);

@@ -44,3 +44,6 @@ export interface OrderSignal { workflowId: string; signal: 'turn' | 'done'; arg:
 
 /** The definition of each signal an OrderSignal names. */
 export const orderSignalDefinitions = { turn: turnSignal, done: doneSignal } as const;
+
+/** A dispatch's place in one instance order (turns.ts), as its turn activities take it. */
+export interface TurnArgs { orderId: string; workflowId: string; position: string; triggerId: string }

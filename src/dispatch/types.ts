@@ -52,9 +52,19 @@ export interface DispatchInput {
   marksFailed?: true;
   /** The id of the request that accepted the signal: each attempt's log lines carry it. Absent in older dispatches. */
   requestId?: string;
-  /** How the dispatch tells its instance orders it is done (ordering.ts, OrderSignalsBy). Absent in older dispatches and in those with no order. */
+  /** How the dispatch tells its instance orders it is done (ordering.ts, OrderSignalsBy). Only in dispatches started before `turns`. */
   orderSignalsBy?: OrderSignalsBy;
+  /** Its turns in its instance orders, kept in our store (turns.ts). Absent in older dispatches and in those with no order. */
+  turns?: DispatchTurns;
 }
+
+/**
+ * `position`: the signal's store position, its place in each order; `given`: the `per_instance`
+ * triggers whose turn was already this dispatch's when the relay queued it (they go at once);
+ * `checkSecs`: how long a waiting one waits before it looks for a dispatch before it that closed
+ * without ending its turn (default 300; tests set it short).
+ */
+export interface DispatchTurns { position: string; given: string[]; checkSecs?: number }
 
 /** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */
 export type RedeliveryMode = 'as_dispatched' | 'current';

@@ -1,13 +1,14 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, RedeliveryMode, RetrySettings, SignalEnvelope, TriggerOrdering } from '../dispatch/types';
+import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, DispatchTurns, RedeliveryMode, RetrySettings, SignalEnvelope, TriggerOrdering } from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
 import type { NotMatched } from '../signals/model/signal-record';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
 import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatch/list';
-import { enqueueSignal, InstanceOrderInput, orderOf } from '../dispatch/ordering';
+import type { GiveTurn } from '../dispatch/turn-store';
+import { giveTurnThrough } from './give-turn';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows). */
 export interface DispatchView {
@@ -35,14 +36,11 @@ export interface DispatchView {
 export interface DispatchClient {
   /**
    * Starts the signal's workflow with its plan (or, for a redelivery, the redelivery's workflow);
-   * the same workflow id never starts a second one.
+   * the same workflow id never starts a second one. `turns`: its place in its instance orders.
    */
-  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string): Promise<{ workflowId: string; duplicate: boolean }>;
-  /**
-   * Puts a started dispatch in the order of one trigger's dispatches for one instance, starting
-   * that order's workflow if none runs; the same dispatch again is ignored by the workflow.
-   */
-  enqueue(order: { workflowId: string; triggerId: string; instanceKey: string }, dispatchWorkflowIds: string[]): Promise<void>;
+  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string, turns?: DispatchTurns): Promise<{ workflowId: string; duplicate: boolean }>;
+  /** Tells a dispatch waiting in an instance order that it is its turn (turn-store.ts). */
+  giveTurn: GiveTurn;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
@@ -93,15 +91,14 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
  */
 const attemptsAsFor = (plan: DispatchPlan): AttemptsAs => (plan.actions.length <= MAX_LOCAL_FIRST_ATTEMPTS ? 'local-first' : 'batched');
 
-/** Whether the dispatch waits for its turn in an instance order (a `per_instance` trigger with an instance key). */
-const joinsOrders = (plan: DispatchPlan) => plan.triggers.some((t) => orderOf(t) !== undefined);
-
 export interface DispatchClientOptions {
   eagerStart?: boolean;
+  /** How long a dispatch waiting for its turn waits before it looks for one before it that closed (default 300 s; tests set it short). */
+  turnCheckSecs?: number;
 }
 
 export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions = {}): DispatchClient => ({
-  start: async (signal, plan, redelivery, requestId) => {
+  start: async (signal, plan, redelivery, requestId, turns) => {
     const workflowId = redelivery?.workflowId ?? workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
@@ -111,8 +108,8 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
         taskQueue, workflowId, args: [{
           signal, retry, plan, attemptsAs: attemptsAsFor(plan), marksFailed: true, ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
           ...(requestId ? { requestId } : {}),
-          // Only a signal's own dispatch joins orders (a redelivery is sent at once).
-          ...(!redelivery && joinsOrders(plan) ? { orderSignalsBy: 'local-activity' as const } : {}),
+          // Only a signal's own dispatch takes turns (a redelivery is sent at once).
+          ...(!redelivery && turns ? { turns: { ...turns, ...(options.turnCheckSecs ? { checkSecs: options.turnCheckSecs } : {}) } } : {}),
         }],
         // A running or finished workflow with this id means the signal was accepted before.
         workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -129,13 +126,7 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
       throw e;
     }
   },
-  enqueue: async (order, dispatchWorkflowIds) => {
-    const input: InstanceOrderInput = { triggerId: order.triggerId, instanceKey: order.instanceKey, queue: [], remembered: [], signalsBy: 'local-activity' };
-    await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.signalWithStart('instanceOrder', {
-      taskQueue, workflowId: order.workflowId, args: [input], signal: enqueueSignal, signalArgs: [dispatchWorkflowIds],
-      typedSearchAttributes: [{ key: TriggerIds, value: [order.triggerId] }],
-    }));
-  },
+  giveTurn: giveTurnThrough(client),
   status: async (signalId, workflowId = workflowIdOf(signalId)) => {
     const handle = client.workflow.getHandle(workflowId);
     let description;

@@ -32,7 +32,7 @@ export const TEST_RETRY = { initial_interval_secs: 0.2, backoff_coefficient: 2, 
  * The API and a worker on the shared Temporal dev server and RabbitMQ, with a fresh task queue
  * and fresh data dir: isolation by fresh ids, not by wiping shared state.
  */
-export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger; metrics?: Metrics } = {}) => {
+export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger; metrics?: Metrics; turnCheckSecs?: number } = {}) => {
   captureRuntimeLogs();
   const servers = testServers();
   const taskQueue = `test-${randomUUID()}`;
@@ -42,7 +42,7 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false });
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false, turnCheckSecs: options.turnCheckSecs });
   const dir = tempDir();
   const t = await startTestApp(file, dir, dispatch, {}, options.metrics);
   const worker = options.worker === false ? undefined : await startWorker({

@@ -6,7 +6,9 @@ import { silentLogger } from '../../src/kernel/logger';
 import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
 import { Relay, startRelay } from '../../src/signals/intake/relay';
 import { relayCheckpoint } from '../../src/signals/model/relay-lease';
-import { SignalEnvelope } from '../../src/dispatch/types';
+import { DispatchTurns, SignalEnvelope } from '../../src/dispatch/types';
+import type { GiveTurn } from '../../src/dispatch/turn-store';
+import { turnStateOf } from '../../src/dispatch/turns';
 import { tempDir } from '../support/test-app';
 
 /**
@@ -25,7 +27,9 @@ const acceptOrdered = (store: EventStore, id: string, order: string) => store.ap
   plan: { triggers: [{ triggerId: 't', version: 1, ordering: { instanceKey: order, orderWorkflowId: `ordered-t-${order}` } }],
     actions: [{ deliveryId: `${id}-w0`, triggerId: 't', version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }] },
 }, new Date())], 'no_stream');
-const noOrders = async () => undefined;
+/** Turns given to dispatches waiting in an order, as `<workflow id> <trigger id>`. */
+const told: string[] = [];
+const noOrders: GiveTurn = async (workflowId, triggerId) => { told.push(`${workflowId} ${triggerId}`); return 'given'; };
 const until = async (check: () => boolean, ms = 5000) => {
   for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('condition not met');
 };
@@ -40,7 +44,7 @@ it('starts later signals while an earlier start hangs, and keeps its checkpoint 
   const gates = new Map<string, () => void>();
   const started: string[] = [];
   const ended: string[] = [];
-  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, start: (signal) => new Promise<void>((resolve) => {
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders, start: (signal) => new Promise<void>((resolve) => {
     started.push(signal.id);
     gates.set(signal.id, () => { ended.push(signal.id); resolve(); });
   }) });
@@ -75,7 +79,7 @@ it('bounds the starts in flight across batches (concurrency)', async () => {
   let inFlight = 0;
   let most = 0;
   const gates: Array<() => void> = [];
-  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, concurrency: 3, start: () => new Promise<void>((resolve) => {
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders, concurrency: 3, start: () => new Promise<void>((resolve) => {
     most = Math.max(most, ++inFlight);
     gates.push(() => { inFlight--; resolve(); });
   }) });
@@ -92,7 +96,7 @@ it('bounds the starts in flight across batches (concurrency)', async () => {
 it('saves a checkpoint that moves just after a save within 200 ms, not at the next renewal', async () => {
   const gates = new Map<string, () => void>();
   // Renewals every 10 s: only the trailing save can store the second move in time.
-  relay = startRelay({ store, log: silentLogger, enqueue: noOrders, leaseMs: 30_000, start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }) });
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders, leaseMs: 30_000, start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }) });
   await until(() => relay!.status().holding);
   const first = await accept(store, 'one');
   await until(() => gates.has('one')); // two batches: the checkpoint moves by whole batches
@@ -112,42 +116,33 @@ it('saves a checkpoint that moves just after a save within 200 ms, not at the ne
   }
 });
 
-it('puts dispatches in their instance order as stored, even when a later start ends first, without holding other orders; the ready ones of an order go together', async () => {
-  const gates = new Map<string, () => void>();
-  const enqueued: string[] = [];
-  let sends = 0;
-  relay = startRelay({ store, log: silentLogger,
-    start: (signal) => new Promise<void>((resolve) => { gates.set(signal.id, resolve); }),
-    enqueue: async (order, workflowIds) => { sends++; enqueued.push(...workflowIds.map((id) => `${order.workflowId} ${id}`)); } });
-  await acceptOrdered(store, 'a1', 'x');
-  await acceptOrdered(store, 'b1', 'y');
-  await acceptOrdered(store, 'a2', 'x');
-  await until(() => gates.size === 3);
-  gates.get('a2')!();
-  gates.get('b1')!();
-  await until(() => enqueued.length === 1);
-  await new Promise((r) => setTimeout(r, 100));
-  // b1 joined its own order; a2 waits for a1, stored before it.
-  expect(enqueued).toEqual(['ordered-t-y signal-b1']);
-  gates.get('a1')!();
-  await until(() => enqueued.length === 3);
-  expect(enqueued).toEqual(['ordered-t-y signal-b1', 'ordered-t-x signal-a1', 'ordered-t-x signal-a2']);
-  expect(sends).toBe(2);
+it('queues dispatches in their instance order as stored before each starts: the first of an order starts with its turn, a later one without, other orders untouched', async () => {
+  const turns = new Map<string, DispatchTurns | undefined>();
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders,
+    start: async (signal, _plan, _redelivery, _requestId, t) => { turns.set(signal.id, t); } });
+  const a1 = await acceptOrdered(store, 'a1', 'x');
+  const b1 = await acceptOrdered(store, 'b1', 'y');
+  const a2 = await acceptOrdered(store, 'a2', 'x');
+  await accept(store, 'plain');
+  await until(() => turns.size === 4);
+  expect(turns.get('a1')).toEqual({ position: a1.position.toString(), given: ['t'] });
+  expect(turns.get('b1')).toEqual({ position: b1.position.toString(), given: ['t'] });
+  expect(turns.get('a2')).toEqual({ position: a2.position.toString(), given: [] });
+  expect(turns.get('plain')).toBeUndefined();
+  expect(turnStateOf(await store.read('ordered-t-x')).pending.map((p) => p.workflowId)).toEqual(['signal-a1', 'signal-a2']);
 });
 
-it('a dispatch that could not join its order (Temporal refusing) is sent again with those after it, in order, and the checkpoint passes them once they joined', async () => {
-  const enqueued: string[] = [];
-  let refusals = 2;
-  relay = startRelay({ store, log: silentLogger, start: async () => undefined,
-    enqueue: async (order, workflowIds) => {
-      if (refusals-- > 0) throw new Error('temporal unavailable');
-      enqueued.push(...workflowIds.map((id) => `${order.workflowId} ${id}`));
-    } });
+it('a dispatch Temporal refuses for good is passed over in its order: the one after it is told its turn', async () => {
+  told.length = 0;
+  const started: string[] = [];
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders, start: async (signal) => {
+    if (signal.id === 'c1') throw Object.assign(new Error('request too large'), { code: 3 });
+    started.push(signal.id);
+  } });
   await acceptOrdered(store, 'c1', 'z');
-  const last = await acceptOrdered(store, 'c2', 'z');
-  await until(() => enqueued.length === 2);
-  expect(enqueued).toEqual(['ordered-t-z signal-c1', 'ordered-t-z signal-c2']);
-  for (const end = Date.now() + 5000; await relayCheckpoint(store) !== last.position; await new Promise((r) => setTimeout(r, 5))) {
-    if (Date.now() > end) throw new Error('the checkpoint did not pass the signals');
-  }
+  await acceptOrdered(store, 'c2', 'z');
+  await until(() => told.length === 1, 10_000);
+  expect(told).toEqual(['signal-c2 t']);
+  expect(started).toEqual(['c2']);
+  expect(turnStateOf(await store.read('ordered-t-z')).pending.map((p) => p.workflowId)).toEqual(['signal-c2']);
 });

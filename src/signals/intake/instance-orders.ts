@@ -1,115 +1,111 @@
 import type { StoredEvent } from '../../event-store/port';
-import type { DispatchClient } from '../../temporal/dispatch-client';
 import { orderOf } from '../../dispatch/ordering';
+import { workflowIdOf } from '../../dispatch/types';
+import type { QueuedDispatch } from '../../dispatch/turns';
+import type { TurnStore } from '../../dispatch/turn-store';
 import { acceptedRecordOf, SIGNAL_ACCEPTED } from '../model/signal-record';
 
-export type Order = Parameters<DispatchClient['enqueue']>[0];
+/** One `per_instance` trigger's order for one instance: its stream (turns.ts) and the trigger. */
+export interface Order { orderId: string; triggerId: string }
 
 /**
- * The instance orders a signal's own dispatch joins: one per `per_instance` trigger it matched
- * with an instance key. A redelivery joins none: it is sent at once.
+ * The orders a signal's own dispatch is queued in (one per `per_instance` trigger it matched with
+ * an instance key) and its place there. A redelivery is in none: it is sent at once.
  */
-export const ordersOf = (e: StoredEvent): Order[] => (e.type !== SIGNAL_ACCEPTED ? [] : acceptedRecordOf(e).plan.triggers.flatMap((t) => {
-  const o = orderOf(t);
-  return o ? [{ workflowId: o.orderWorkflowId, triggerId: t.triggerId, instanceKey: o.instanceKey }] : [];
-}));
+export const ordersOf = (e: StoredEvent): { orders: Order[]; dispatch: QueuedDispatch } | undefined => {
+  if (e.type !== SIGNAL_ACCEPTED) return undefined;
+  const { plan, signal } = acceptedRecordOf(e);
+  const orders = plan.triggers.flatMap((t) => {
+    const o = orderOf(t);
+    return o ? [{ orderId: o.orderWorkflowId, triggerId: t.triggerId }] : [];
+  });
+  return orders.length === 0 ? undefined : { orders, dispatch: { workflowId: workflowIdOf(signal.id), position: e.position.toString() } };
+};
 
-/** A signal's place in one order: taken in store order, filled once its dispatch started (or skipped when none did). */
-interface Place {
-  line: Line;
-  workflowId?: string;
-  filled: boolean;
-  resolve(): void;
+interface Waiting {
+  dispatch: QueuedDispatch;
+  /** Whether its turn is already its own: may be told before its write (see `write`). */
+  given(isHead: boolean): void;
+  written(): void;
   reject(e: unknown): void;
 }
+interface Line { waiting: Waiting[]; busy: boolean }
 
-interface Line { order: Order; places: Place[]; sending: boolean }
+/** A promise and the functions that settle it. */
+const settleable = <T>() => {
+  let resolve!: (value: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  return { promise, resolve, reject };
+};
 
-export interface JoinOptions {
-  /** Puts started dispatches in an order, in this order (DispatchClient.enqueue). */
-  send: (order: Order, workflowIds: string[]) => Promise<void>;
-  /** False once the relay lost its lease or stops: places not yet sent are given up (`gone` rejects them). */
+export interface QueueOptions {
+  turns: Pick<TurnStore, 'queue' | 'isIdle'>;
+  /** False once the relay lost its lease or stops: dispatches not yet queued are given up (`gone` rejects them). */
   holding: () => boolean;
   gone: () => Error;
-  /** Waits before sending again after a failure, attempt 1, 2, …; reports the failure. */
+  /** Waits before writing again after a failure, attempt 1, 2, …; reports the failure. */
   retryPause: (attempt: number, error: unknown) => Promise<void>;
 }
 
 /**
- * Puts dispatches in their instance orders in the order their signals were stored, although
- * they start concurrently: a place is taken when the relay reads the signal, and each order
- * sends its leading filled places together, one send in flight per order. A burst of one
- * instance's signals joins with a few sends, not one each, and waiting never holds a start slot.
+ * Queues each dispatch in its instance orders in the order the relay read the signals: one write
+ * per order in flight, the dispatches that came meanwhile together in the next. A write that
+ * fails is tried again as it was, so a retry never changes the order. A dispatch that must wait
+ * starts after its write (the one before it may tell it its turn only once it is written); the
+ * first of an idle order starts at once, without waiting for the write's fsync.
  */
-export class InstanceJoins {
+export class InstanceQueues {
   private lines = new Map<string, Line>();
-  private waiting = 0;
-  private roomWaiters: Array<() => void> = [];
 
-  constructor(private readonly o: JoinOptions) {}
+  constructor(private readonly o: QueueOptions) {}
 
-  /** Places not yet sent: the relay reads no further while there are too many. */
-  get pending(): number { return this.waiting; }
-
-  /** Resolves once places were sent or given up (the relay then looks at `pending` again). */
-  whenSent(): Promise<void> { return new Promise((resolve) => this.roomWaiters.push(resolve)); }
-
-  /** Takes the signal's places in its orders, now, in store order. */
-  reserve(orders: readonly Order[]): { places: Place[]; sent: Promise<void> } {
-    const places: Place[] = [];
-    const sent = Promise.all(orders.map((order) => new Promise<void>((resolve, reject) => {
-      const line = this.lines.get(order.workflowId) ?? { order, places: [], sending: false };
-      this.lines.set(order.workflowId, line);
-      const place: Place = { line, filled: false, resolve, reject };
-      line.places.push(place);
-      places.push(place);
-      this.waiting++;
-    }))).then(() => undefined);
-    return { places, sent };
+  /**
+   * Queues the dispatch in each order, now, in store order: `given`, the triggers whose turn is
+   * already its own (it may start then); `written`, once every order holds it (the relay's
+   * checkpoint may pass it then).
+   */
+  queue(orders: readonly Order[], dispatch: QueuedDispatch): { given: Promise<string[]>; written: Promise<void> } {
+    const each = orders.map((order) => {
+      const given = settleable<boolean>();
+      const written = settleable<void>();
+      const line = this.lines.get(order.orderId) ?? { waiting: [], busy: false };
+      this.lines.set(order.orderId, line);
+      line.waiting.push({ dispatch, given: given.resolve, written: written.resolve, reject: (e) => { given.reject(e); written.reject(e); } });
+      void this.write(order.orderId, line);
+      return { given: given.promise.then((isHead) => (isHead ? [order.triggerId] : [])), written: written.promise };
+    });
+    return { given: Promise.all(each.map((e) => e.given)).then((g) => g.flat()), written: Promise.all(each.map((e) => e.written)).then(() => undefined) };
   }
 
-  /** The dispatch started (its workflow id) or did not (undefined): its places may go. */
-  fill(places: readonly Place[], workflowId: string | undefined) {
-    for (const p of places) { p.workflowId = workflowId; p.filled = true; }
-    for (const line of new Set(places.map((p) => p.line))) void this.sendFrom(line);
-  }
-
-  private async sendFrom(line: Line) {
-    if (line.sending) return;
-    line.sending = true;
+  private async write(orderId: string, line: Line) {
+    if (line.busy) return;
+    line.busy = true;
     try {
-      for (;;) {
-        const ready: Place[] = [];
-        for (const p of line.places) { if (!p.filled) break; ready.push(p); }
-        if (ready.length === 0) break;
-        const ids = ready.flatMap((p) => (p.workflowId ? [p.workflowId] : []));
-        for (let attempt = 1; ids.length > 0; attempt++) {
-          if (!this.o.holding()) return this.giveUp(line);
+      // Only the first write of a line can find the order idle: later ones follow this relay's own.
+      let first = true;
+      while (line.waiting.length > 0) {
+        const batch = line.waiting.splice(0);
+        if (first && await this.o.turns.isIdle(orderId).catch(() => false)) batch[0]!.given(true);
+        first = false;
+        for (let attempt = 1; ; attempt++) {
+          if (!this.o.holding()) {
+            const error = this.o.gone();
+            for (const w of [...batch, ...line.waiting.splice(0)]) w.reject(error);
+            return;
+          }
           try {
-            await this.o.send(line.order, ids);
+            const head = await this.o.turns.queue(orderId, batch.map((w) => w.dispatch));
+            for (const w of batch) { w.given(head === w.dispatch.workflowId); w.written(); }
             break;
           } catch (e) {
             await this.o.retryPause(attempt, e);
           }
         }
-        line.places.splice(0, ready.length);
-        this.leave(ready.length);
-        for (const p of ready) p.resolve();
       }
     } finally {
-      line.sending = false;
-      if (line.places.length === 0) this.lines.delete(line.order.workflowId);
+      line.busy = false;
+      if (line.waiting.length === 0) this.lines.delete(orderId);
     }
-  }
-
-  private giveUp(line: Line) {
-    const error = this.o.gone();
-    this.leave(line.places.length);
-    for (const p of line.places.splice(0)) p.reject(error);
-  }
-
-  private leave(count: number) {
-    this.waiting -= count;
-    for (const w of this.roomWaiters.splice(0)) w();
   }
 }

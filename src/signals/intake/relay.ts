@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
+import { DispatchPlan, DispatchTurns, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
 import { acquireLease, Lease, leaseEnds, renewLease } from '../model/relay-lease';
@@ -7,10 +7,11 @@ import { originOf, Redelivery, refusedEvent, SignalRecord } from '../model/signa
 import { context } from '@opentelemetry/api';
 import { withLogFields } from '../../kernel/log-context';
 import { contextOf } from '../../observability/tracing';
-import type { DispatchClient, RedeliveryStart } from '../../temporal/dispatch-client';
+import type { RedeliveryStart } from '../../temporal/dispatch-client';
 import { isTransient } from './transient';
 import { requestOf, startsDispatch } from './relay-requests';
-import { InstanceJoins, ordersOf } from './instance-orders';
+import { InstanceQueues, ordersOf } from './instance-orders';
+import { createTurnStore, GiveTurn } from '../../dispatch/turn-store';
 
 export interface RelayOptions {
   readonly store: EventStore;
@@ -18,9 +19,9 @@ export interface RelayOptions {
    * Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id).
    * Called in the trace of the request that stored it; `requestId` is that request's.
    */
-  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string) => Promise<unknown>;
-  /** Puts started dispatches in an instance's order (DispatchClient.enqueue); called in the order the signals were stored. */
-  readonly enqueue: DispatchClient['enqueue'];
+  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string, turns?: DispatchTurns) => Promise<unknown>;
+  /** Gives the next dispatch of an instance order its turn when one queued there can never start (DispatchClient.giveTurn). */
+  readonly giveTurn: GiveTurn;
   readonly log: Logger;
   /** How long a lease lasts unless renewed; another relay takes over this long after a holder died. */
   readonly leaseMs?: number;
@@ -40,10 +41,11 @@ export interface Relay {
 const PERMANENT_TRIES = 5;
 const MAX_BACKOFF_MS = 5000;
 const CHECKPOINT_SAVE_MS = 200;
-/** Dispatches started but not yet in their instance orders: past this many the relay reads no further. */
-const MAX_JOINING = 2000;
 
 class LeaseLost extends Error {}
+
+/** A signal's dispatch in its instance orders: its place, the triggers whose turn it already has, and when every order holds it. */
+type Queued = NonNullable<ReturnType<typeof ordersOf>> & { given: Promise<string[]>; written: Promise<void> };
 
 /**
  * Starts the dispatch of every stored signal that matched something, in the order stored, from
@@ -72,30 +74,48 @@ export const startRelay = (o: RelayOptions): Relay => {
    * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
    * its ids are on every log line. Retried while Temporal is away; a refusal for good is recorded on the signal.
    */
-  const startOne = async (event: StoredEvent): Promise<string | undefined> => {
+  const startOne = async (event: StoredEvent, queued?: Queued): Promise<string | undefined> => {
     const request = await requestOf(o.store, event);
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
     const origin = originOf(event);
     const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
     return withLogFields(ids, () => context.with(contextOf(origin.traceparent), async () => (
-      await startIn(event, request, origin.request_id) ? workflowIdOf(request.record.signal.id) : undefined)));
+      await startIn(event, request, origin.request_id, queued) ? workflowIdOf(request.record.signal.id) : undefined)));
   };
 
-  /** Started dispatches join their instance orders in store order, retried until Temporal takes them (they wait for their turn meanwhile). */
-  const newJoins = () => new InstanceJoins({
-    send: o.enqueue,
+  const turns = createTurnStore(o.store);
+  /** Dispatches are queued in their instance orders in store order, retried until the store takes them (they start after). */
+  const newQueues = () => new InstanceQueues({
+    turns,
     holding: () => !stopped && lease !== undefined,
     gone: () => new LeaseLost(),
     retryPause: async (attempt, e) => {
       waiting = e instanceof Error ? e.message : String(e);
-      o.log.warn('could not put dispatches in their instance order; retrying', { error: waiting });
+      o.log.warn('could not queue dispatches in their instance order; retrying', { error: waiting });
       await pause(Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1)));
     },
   });
 
+  /** A dispatch Temporal refused for good never takes its turns: each order passes it over. */
+  const skipInOrders = async (queued: Queued) => {
+    for (const order of queued.orders) {
+      for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
+        if (stopped || !lease) throw new LeaseLost();
+        try {
+          await turns.skip(order.orderId, queued.dispatch, order.triggerId, o.giveTurn);
+          break;
+        } catch (e) {
+          o.log.warn('could not pass a refused dispatch over in its instance order; retrying', { error: String(e) });
+          await pause(delay);
+        }
+      }
+    }
+  };
+
   /** True once started (or started before); false when Temporal refused it for good (recorded on the signal). */
-  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined): Promise<boolean> => {
+  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined, queued?: Queued): Promise<boolean> => {
     const { record, redelivery } = request;
+    const turnsOf: DispatchTurns | undefined = queued && { position: queued.dispatch.position, given: await queued.given };
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       if (stopped || !lease) throw new LeaseLost();
       try {
@@ -103,7 +123,7 @@ export const startRelay = (o: RelayOptions): Relay => {
         const workflowId = redelivery?.workflow_id ?? workflowIdOf(record.signal.id);
         await o.start(record.signal, redelivery?.plan ?? record.plan, redelivery && {
           workflowId, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
-        }, requestId);
+        }, requestId, turnsOf);
         waiting = undefined;
         o.log.info('dispatch started', { workflow_id: workflowId });
         return true;
@@ -112,6 +132,7 @@ export const startRelay = (o: RelayOptions): Relay => {
         if (!isTransient(e) && tries >= PERMANENT_TRIES) {
           o.log.error('dispatch refused by Temporal; recorded on the signal', { signal_id: record.signal.id, error: waiting });
           await o.store.append(event.streamId, [refusedEvent(waiting.slice(0, 300), redelivery?.number)], 'any');
+          if (queued) await skipInOrders(queued);
           return false;
         }
         if (tries === 1) o.log.warn('could not start a dispatch; retrying', { signal_id: record.signal.id, error: waiting });
@@ -156,10 +177,10 @@ export const startRelay = (o: RelayOptions): Relay => {
   };
 
   /** Starts one, again after a fault of ours (a store read), until done or the lease is gone. */
-  const startUntilDone = async (event: StoredEvent) => {
+  const startUntilDone = async (event: StoredEvent, queued?: Queued) => {
     for (let delay = 100; ; delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
       try {
-        return await startOne(event);
+        return await startOne(event, queued);
       } catch (e) {
         if (e instanceof LeaseLost || stopped || !lease) throw e;
         o.log.error('relay failed; retrying', { error: String(e) });
@@ -168,28 +189,23 @@ export const startRelay = (o: RelayOptions): Relay => {
     }
   };
 
-  let joins = newJoins();
-  /** Until the joins sent (or gave up) places, or a lost lease or stop wakes the relay. */
-  const untilSentOrWoken = () => new Promise<void>((resolve) => {
-    const done = () => { sleepers.delete(done); resolve(); };
-    sleepers.add(done);
-    void joins.whenSent().then(done);
-  });
+  let queues = newQueues();
 
   const relayBatch = async (events: readonly StoredEvent[]) => {
     const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
     open.push(batch);
     for (const event of events.filter(startsDispatch)) {
-      while (joins.pending >= MAX_JOINING && lease && !stopped) await untilSentOrWoken();
       await takeSlot();
       if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
       batch.left++;
-      const { places, sent } = joins.reserve(ordersOf(event));
-      // A start (or join) that ends without the lease leaves its batch open: the next holder starts it again.
-      const run = startUntilDone(event);
+      // Queued now, in store order; it starts once it is known whether its turn is already its own.
+      const inOrders = ordersOf(event);
+      const queued = inOrders && { ...inOrders, ...queues.queue(inOrders.orders, inOrders.dispatch) };
+      queued?.given.catch(() => undefined); // a lost lease: the start says so
+      // A start (or a write in its orders) that ends without the lease leaves its batch open: the next holder starts it again.
+      const run = startUntilDone(event, queued);
       void run.then(freeSlot, freeSlot);
-      const done: Promise<void> = run.then(async (workflowId) => { joins.fill(places, workflowId); await sent; batch.left--; },
-        () => joins.fill(places, undefined))
+      const done: Promise<void> = run.then(() => queued?.written).then(() => { batch.left--; })
         .catch(() => undefined)
         .finally(() => { inFlight.delete(done); settle(); });
       inFlight.add(done);
@@ -201,7 +217,7 @@ export const startRelay = (o: RelayOptions): Relay => {
   const relayWhileHolding = async () => {
     checkpoint = lease!.checkpoint;
     open = [];
-    joins = newJoins();
+    queues = newQueues();
     const timer = setInterval(() => void renew(), leaseMs / 3);
     const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
       if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });

@@ -34,7 +34,9 @@ export const startRetention = (store: EventStore, retentionMs: number, log: Logg
     if (index && through !== 'start') index.removeSignalsBefore(before, through);
     // Delivery records only matter while their dispatch may replay, long done after the window.
     const deliveries = await removeBefore(store, 'delivered', before, await store.headPosition('delivered'), () => stopped);
-    if (signals + deliveries > 0) log.info('removed signals past their retention', { signals, deliveries, before: before.toISOString() });
+    // An order's records older than the window are of turns long ended (a turn waits at most as long as its retries).
+    const turns = await removeBefore(store, 'ordered', before, await store.headPosition('ordered'), () => stopped);
+    if (signals + deliveries + turns > 0) log.info('removed signals past their retention', { signals, deliveries, turns, before: before.toISOString() });
   };
   const run = () => { running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) })); };
   const timer = setInterval(run, intervalMs);

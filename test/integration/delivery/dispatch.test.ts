@@ -224,7 +224,9 @@ test('two signals for one instance of a per_instance trigger: the second waits w
   expect(later.triggers).toEqual([expect.objectContaining({ instance_key: '9' })]);
   expect(later.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
   expect(rx.on('/in-order').map((r) => (JSON.parse(r.body) as { n: number }).n)).toEqual([1, 1, 2]);
-  // The order workflow (still running, waiting for more) and the dispatch that waited its turn are recorded too.
-  recorded.push({ name: 'a dispatch that waited for its turn in its instance order', workflowId: second.workflow_id },
-    { name: 'the order of one trigger s dispatches for one instance', workflowId: `ordered-${t.id}-9` });
+  // The first had its turn when queued; the second asked, waited, and was told by the first when its turn ended.
+  const told = (await h.client.workflow.getHandle(second.workflow_id).fetchHistory()).events?.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turn');
+  expect(told).toHaveLength(1);
+  expect((await h.store.read(`ordered-${t.id}-9`)).map((e) => e.type)).toEqual(['DispatchQueued', 'DispatchQueued', 'TurnEnded', 'TurnEnded']);
+  recorded.push({ name: 'a dispatch that waited for its turn in its instance order', workflowId: second.workflow_id });
 });

@@ -1,15 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { temporal } from '@temporalio/proto';
+import { retrySettingsOf } from '../../../src/config';
+import { planDispatch } from '../../../src/dispatch/plan';
+import type { DispatchInput, SignalEnvelope } from '../../../src/dispatch/types';
 import { orderWorkflowIdOf } from '../../../src/dispatch/instance-key';
-import { enqueueSignal, InstanceOrderInput } from '../../../src/dispatch/ordering';
+import { enqueueSignal, InstanceOrderInput, OrderSignalsBy } from '../../../src/dispatch/ordering';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
 import { Receiver, startReceiver } from '../../support/receiver';
 
 /**
- * The order of one instance's dispatches outlives its workflow's runs: a run continues as new
- * after a number of history events, carrying the queue and the dispatches it handled. Started
- * here with a low limit (the service's runs use 4,000), so a few dozen signals cross several runs.
+ * Dispatches started before turns were kept in our store wait in an order workflow, which the
+ * worker still runs for them (they may be waiting when the service is upgraded). The order of one
+ * instance's dispatches outlives that workflow's runs: a run continues as new after a number of
+ * history events, carrying the queue and the dispatches it handled. Started here with a low
+ * limit (the service's runs used 4,000), so a few dozen dispatches cross several runs. The
+ * dispatches are started as clients started them then, and enqueued as the relay did.
  * Real Temporal dev server, worker in this process, real receiver.
  */
 let h: Awaited<ReturnType<typeof startDispatchHarness>>;
@@ -61,6 +68,18 @@ const turnsIn = (events: Event[]) => events
 const enqueuedIn = (events: Event[]) => events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'enqueue')
   .flatMap((e) => e.workflowExecutionSignaledEventAttributes!.input?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8')).join('\n');
 
+/** A dispatch as clients started it before turns were kept in the store: the order's workflow gives its turn. */
+const startEarlierDispatch = async (model: string, key: string, n: number, signalsBy: OrderSignalsBy | undefined) => {
+  const signal: SignalEnvelope = { id: randomUUID(), signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: key, n }, occurred_at: new Date().toISOString() };
+  const input: DispatchInput = {
+    signal, retry: retrySettingsOf(h.config), plan: planDispatch(h.readModel, 10, signal), attemptsAs: 'local-first', marksFailed: true,
+    ...(signalsBy ? { orderSignalsBy: signalsBy } : {}),
+  };
+  const workflowId = `signal-${signal.id}`;
+  await h.client.workflow.start('dispatchSignal', { taskQueue: h.taskQueue, workflowId, args: [input] });
+  return workflowId;
+};
+
 const millisOf = (e: Event) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
 
 /**
@@ -88,11 +107,12 @@ test.each([
   const input: InstanceOrderInput = { triggerId: trigger.id, instanceKey: key, queue: [], remembered: [], eventsPerRun: 40, ...(signalsBy ? { signalsBy } : {}) };
   const order = await h.client.workflow.start('instanceOrder', { taskQueue: h.taskQueue, workflowId: orderId, args: [input] });
 
-  // 30 signals for one instance, in requests of 5: the relay enqueues them into the running order.
-  const ids: string[] = [];
+  // 30 dispatches for one instance, enqueued 5 at a time into the running order, as the relay did.
+  const dispatchIds: string[] = [];
   for (let i = 0; i < 30; i += 5) {
-    const batch = Array.from({ length: 5 }, (_, j) => ({ signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: key, n: i + j } }));
-    ids.push(...((await request(h.app).post('/api/signals').send(batch).expect(202)).body as Array<{ id: string }>).map((a) => a.id));
+    const batch = await Promise.all(Array.from({ length: 5 }, (_, j) => startEarlierDispatch(model, key, i + j, signalsBy)));
+    await h.client.workflow.getHandle(orderId).signal(enqueueSignal, batch);
+    dispatchIds.push(...batch);
   }
   await rx.waitFor(() => delivered.length >= 30, 120_000);
   expect(delivered).toEqual(Array.from({ length: 30 }, (_, n) => n));
@@ -100,21 +120,21 @@ test.each([
   const runs = await runsOf(orderId, order.firstExecutionRunId);
   expect(runs.length).toBeGreaterThanOrEqual(3);
   for (const run of runs.slice(0, -1)) expect(run.events.length).toBeLessThan(40 + 30);
-  const dispatchIds = ids.map((id) => `signal-${id}`);
   // The turns given, to `ids` (as workflows signal: every turn in the order's runs).
   const given = async (ids: string[]) => (signalsBy ? turnsHeard(ids) : (await runsOf(orderId, order.firstExecutionRunId)).flatMap((run) => turnsIn(run.events)));
   expect(await given(dispatchIds)).toEqual(dispatchIds);
 
-  // A relay taking over enqueues again what it cannot know was handled: ids from the first run, then a new signal.
+  // A relay taking over enqueued again what it could not know was handled: ids from the first run, then a new dispatch.
   const current = h.client.workflow.getHandle(orderId);
   await current.signal(enqueueSignal, dispatchIds.slice(0, 3));
-  const last = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: key, n: 30 } }).expect(202)).body as { id: string };
+  const last = await startEarlierDispatch(model, key, 30, signalsBy);
+  await current.signal(enqueueSignal, [last]);
   await rx.waitFor(() => delivered.length >= 31, 30_000);
   expect(delivered.slice(30)).toEqual([30]);
-  expect(await given([...dispatchIds, `signal-${last.id}`])).toEqual([...dispatchIds, `signal-${last.id}`]);
+  expect(await given([...dispatchIds, last])).toEqual([...dispatchIds, last]);
 
   const after = await runsOf(orderId, order.firstExecutionRunId);
   recorded.push({ name: `${recordedAs}an instance order that continued as new`, workflowId: orderId, runId: order.firstExecutionRunId },
     { name: `${recordedAs}an instance order after continuing as new that ignored a dispatch enqueued again`, workflowId: orderId,
-      runId: after.find((run) => enqueuedIn(run.events).includes(`signal-${last.id}`))!.runId });
+      runId: after.find((run) => enqueuedIn(run.events).includes(last))!.runId });
 }, 180_000);

@@ -7,7 +7,7 @@ import { testServers } from '../../support/servers';
  * history in test/fixtures/histories (made with
  * `RECORD_HISTORIES=1 npx jest test/integration/delivery/dispatch.test.ts
  * test/integration/delivery/ordering-runs.test.ts`: dispatches, and the order of a trigger's
- * dispatches per instance, including runs that continued as new) replays against today's
+ * dispatches per instance of older dispatches, including runs that continued as new) replays against today's
  * workflow code (bundled by the global setup) without a non-determinism error.
  */
 const histories = loadHistories();
@@ -17,7 +17,7 @@ const workflowTypeOf = (history: unknown) => (history as { events: Array<{ workf
   .events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 const signalsIn = (history: unknown): string[] => JSON.stringify(history).match(/"signalName":"[a-z]+"/g) ?? [];
 
-test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn, with signals sent by local activities and as workflows signal', () => {
+test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn, given by an order workflow (signals sent by local activities and as workflows signal) and by the dispatch before it', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);
   const orders = histories.filter((h) => workflowTypeOf(h.history) === 'instanceOrder');
   expect(orders.length).toBeGreaterThanOrEqual(1);
@@ -30,6 +30,8 @@ test('recorded histories cover the dispatch scenarios, an order per instance (al
   const waited = histories.filter((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'));
   expect(new Set(orders.map(byLocalActivity))).toEqual(new Set([true, false]));
   expect(new Set(waited.map(byLocalActivity))).toEqual(new Set([true, false]));
+  // And one whose turns were kept in our store: told by the dispatch before it, not by an order's workflow.
+  expect(waited.some((h) => /"turns":\{"position"/.test(historyText(h.history)))).toBe(true);
 });
 
 test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {

@@ -1,0 +1,22 @@
+import { Context } from '@temporalio/activity';
+import type { EventStore } from '../src/event-store/port';
+import { createTurnStore } from '../src/dispatch/turn-store';
+import { giveTurnThrough } from '../src/temporal/give-turn';
+import type { TurnArgs } from '../src/dispatch/ordering';
+
+/**
+ * A dispatch's turns in its instance orders, in our store (src/dispatch/turns.ts), run as local
+ * activities by the dispatch workflow; the next dispatch is told through the worker's client.
+ */
+export const turnActivities = (store: EventStore) => {
+  const turns = createTurnStore(store);
+  const give = () => giveTurnThrough(Context.current().client);
+  return {
+    /** Whether it is the dispatch's turn; `passClosed` (a watchdog): a dispatch before it that closed without ending its turn is passed first. */
+    takeTurn: ({ orderId, workflowId, position, triggerId, passClosed }: TurnArgs & { passClosed?: boolean }): Promise<boolean> =>
+      turns.isTurn(orderId, { workflowId, position }, triggerId, passClosed ? give() : undefined),
+    /** The dispatch's actions of the trigger ended: the next dispatch's turn. */
+    endTurn: ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<void> =>
+      turns.end(orderId, { workflowId, position }, triggerId, give()),
+  };
+};

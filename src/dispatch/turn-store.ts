@@ -1,0 +1,74 @@
+import type { EventStore } from '../event-store/port';
+import { isTurnOf, QUEUED, QueuedDispatch, SKIPPED, TURN_ENDED, TurnState, turnStateOf } from './turns';
+
+/** What became of a turn given to a dispatch's workflow. */
+export type TurnGiven = 'given' | 'not-started' | 'closed';
+
+/**
+ * Tells a dispatch it is its turn (the `turn` signal with the trigger id): `not-started` when its
+ * workflow does not exist yet (it finds its turn itself when it starts), `closed` when it ended
+ * without ending its turn (terminated by an operator): the order ends the turn for it.
+ */
+export type GiveTurn = (workflowId: string, triggerId: string) => Promise<TurnGiven>;
+
+/** An order's stream is cut once it holds this many events (each cut is a write: not after every turn). */
+const CUT_AFTER = 64;
+
+/** One trigger's order for one instance in the store (turns.ts): stream id = the order's id. */
+export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'truncateBefore'>) => {
+  const stateOf = async (orderId: string): Promise<TurnState> => {
+    const events = await store.read(orderId);
+    const state = turnStateOf(events);
+    if (events.length >= CUT_AFTER && state.cutBefore !== undefined && state.cutBefore > events[0]!.revision) {
+      await store.truncateBefore(orderId, state.cutBefore);
+    }
+    return state;
+  };
+  const appendAll = (orderId: string, type: string, entries: readonly QueuedDispatch[]) =>
+    store.append(orderId, entries.map((e) => ({ type, data: { workflowId: e.workflowId, position: e.position }, metadata: {} })), 'any');
+
+  /**
+   * Gives the turn to the first dispatch waiting, ending it for those that no longer run. An
+   * end is written before the next is told: a dispatch that starts meanwhile reads the end.
+   */
+  const passTurn = async (orderId: string, triggerId: string, give: GiveTurn) => {
+    for (;;) {
+      const next = (await stateOf(orderId)).pending[0];
+      if (!next || await give(next.workflowId, triggerId) !== 'closed') return;
+      await appendAll(orderId, TURN_ENDED, [next]);
+    }
+  };
+
+  return {
+    /** Whether no dispatch waits or runs in the order. */
+    isIdle: async (orderId: string) => turnStateOf(await store.read(orderId)).pending.length === 0,
+    /** Queues dispatches (in this order); resolves to the workflow id whose turn it now is, if one. */
+    queue: async (orderId: string, entries: readonly QueuedDispatch[]): Promise<string | undefined> => {
+      await appendAll(orderId, QUEUED, entries);
+      return (await stateOf(orderId)).pending[0]?.workflowId;
+    },
+    /**
+     * Whether it is the dispatch's turn. With `giveTurn`, a dispatch before it whose workflow
+     * closed without ending its turn has it ended first (a watchdog's check, not every one).
+     */
+    isTurn: async (orderId: string, d: QueuedDispatch, triggerId: string, giveTurn?: GiveTurn): Promise<boolean> => {
+      const state = await stateOf(orderId);
+      if (isTurnOf(state, d)) return true;
+      if (!giveTurn) return false;
+      await passTurn(orderId, triggerId, giveTurn);
+      return isTurnOf(await stateOf(orderId), d);
+    },
+    /** The dispatch's turn ended: the next one's begins. */
+    end: async (orderId: string, d: QueuedDispatch, triggerId: string, giveTurn: GiveTurn) => {
+      await appendAll(orderId, TURN_ENDED, [d]);
+      await passTurn(orderId, triggerId, giveTurn);
+    },
+    /** A queued dispatch that will never start: it is passed over. */
+    skip: async (orderId: string, d: QueuedDispatch, triggerId: string, giveTurn: GiveTurn) => {
+      await appendAll(orderId, SKIPPED, [d]);
+      await passTurn(orderId, triggerId, giveTurn);
+    },
+  };
+};
+
+export type TurnStore = ReturnType<typeof createTurnStore>;

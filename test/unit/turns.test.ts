@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { openSqliteStore } from '../../src/event-store/sqlite';
+import { EventStore } from '../../src/event-store/port';
+import { QUEUED, SKIPPED, TURN_ENDED, TurnEvent, turnStateOf } from '../../src/dispatch/turns';
+import { createTurnStore, GiveTurn, TurnGiven } from '../../src/dispatch/turn-store';
+import { tempDir } from '../support/test-app';
+
+/**
+ * An instance order kept in our store: dispatches queued in store order, each one's turn when
+ * every one before it ended, the next told when a turn ends, and one that closed without ending
+ * its turn passed over. Real SQLite store; the Temporal side is a recorded function.
+ */
+const d = (n: number) => ({ workflowId: `signal-${n}`, position: String(n) });
+const ev = (type: string, n: number, revision: number): TurnEvent => ({ type, data: d(n), revision: BigInt(revision) });
+const ids = (events: TurnEvent[]) => turnStateOf(events).pending.map((p) => p.workflowId);
+
+test('what an order\'s events say: queued ones wait in position order until they end; one queued again counts once; an end covers every position before it; a skipped one never waits', () => {
+  expect(ids([ev(QUEUED, 3, 0), ev(QUEUED, 5, 1), ev(QUEUED, 3, 2)])).toEqual(['signal-3', 'signal-5']);
+  expect(ids([ev(QUEUED, 3, 0), ev(QUEUED, 5, 1), ev(TURN_ENDED, 3, 2)])).toEqual(['signal-5']);
+  // A relay that took over queues again what it read after the checkpoint; ended ones stay ended even after their queue record was cut.
+  expect(ids([ev(TURN_ENDED, 5, 7), ev(QUEUED, 4, 8), ev(QUEUED, 5, 9), ev(QUEUED, 6, 10)])).toEqual(['signal-6']);
+  // Out of order appends (two relays at a take-over) still wait by position.
+  expect(ids([ev(QUEUED, 9, 0), ev(QUEUED, 8, 1)])).toEqual(['signal-8', 'signal-9']);
+  expect(ids([ev(QUEUED, 1, 0), ev(QUEUED, 2, 1), ev(SKIPPED, 2, 2), ev(QUEUED, 3, 3)])).toEqual(['signal-1', 'signal-3']);
+  // Events of another shape are not guessed at.
+  expect(ids([{ type: QUEUED, data: { workflowId: 'x', position: 'first' }, revision: 0n }, ev(QUEUED, 1, 1)])).toEqual(['signal-1']);
+  // The stream may be cut before the first waiting one and the last end, never past either.
+  expect(turnStateOf([ev(QUEUED, 1, 0), ev(QUEUED, 2, 1), ev(TURN_ENDED, 1, 2), ev(QUEUED, 3, 3)]).cutBefore).toBe(1n);
+  expect(turnStateOf([ev(QUEUED, 1, 0), ev(TURN_ENDED, 1, 1)]).cutBefore).toBe(1n);
+});
+
+let dir: string;
+let store: EventStore;
+beforeEach(() => { dir = tempDir('at-turns-'); store = openSqliteStore(join(dir, 'events.sqlite')); });
+afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+
+/** Records each turn given; `answers` says what Temporal answers for a workflow (default: it runs). */
+const recordingGive = (answers: Record<string, TurnGiven> = {}) => {
+  const given: string[] = [];
+  const give: GiveTurn = async (workflowId, triggerId) => { given.push(`${workflowId} ${triggerId}`); return answers[workflowId] ?? 'given'; };
+  return { give, given };
+};
+
+test('the first queued has its turn; when it ends the next is told, and a dispatch that starts late finds its turn itself', async () => {
+  const turns = createTurnStore(store);
+  expect(await turns.queue('ordered-t-k', [d(1), d(2)])).toBe('signal-1');
+  expect(await turns.queue('ordered-t-k', [d(3)])).toBe('signal-1');
+  expect(await turns.isTurn('ordered-t-k', d(2), 't')).toBe(false);
+  const { give, given } = recordingGive({ 'signal-3': 'not-started' });
+  await turns.end('ordered-t-k', d(1), 't', give);
+  expect(given).toEqual(['signal-2 t']);
+  expect(await turns.isTurn('ordered-t-k', d(2), 't')).toBe(true);
+  expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(false);
+  // signal-3 has not started: told nothing it could hear, it reads its turn when it starts.
+  await turns.end('ordered-t-k', d(2), 't', give);
+  expect(given).toEqual(['signal-2 t', 'signal-3 t']);
+  expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(true);
+  // Other orders are untouched.
+  expect(await turns.queue('ordered-t-other', [d(2)])).toBe('signal-2');
+});
+
+test('a dispatch that closed without ending its turn is passed over: at the end of the one before it, and by a waiting one\'s check', async () => {
+  const turns = createTurnStore(store);
+  await turns.queue('ordered-t-k', [d(1), d(2), d(3), d(4)]);
+  const { give, given } = recordingGive({ 'signal-2': 'closed' });
+  await turns.end('ordered-t-k', d(1), 't', give);
+  expect(given).toEqual(['signal-2 t', 'signal-3 t']);
+  expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(true);
+  // signal-3 is terminated while it has its turn: signal-4's own check passes it over, a plain check does not.
+  expect(await turns.isTurn('ordered-t-k', d(4), 't')).toBe(false);
+  const closed = recordingGive({ 'signal-3': 'closed' });
+  expect(await turns.isTurn('ordered-t-k', d(4), 't', closed.give)).toBe(true);
+  // A check while the one before still runs only tells it again.
+  await turns.queue('ordered-t-k', [d(5)]);
+  const running = recordingGive();
+  expect(await turns.isTurn('ordered-t-k', d(5), 't', running.give)).toBe(false);
+  expect(running.given).toEqual(['signal-4 t']);
+});
+
+test('a dispatch that will never start is skipped without holding the next, wherever it waits', async () => {
+  const turns = createTurnStore(store);
+  await turns.queue('ordered-t-k', [d(1), d(2), d(3)]);
+  const { give, given } = recordingGive();
+  await turns.skip('ordered-t-k', d(2), 't', give);
+  expect(given).toEqual(['signal-1 t']);
+  await turns.end('ordered-t-k', d(1), 't', give);
+  expect(given).toEqual(['signal-1 t', 'signal-3 t']);
+  await turns.skip('ordered-t-k', d(3), 't', give);
+  expect(await turns.queue('ordered-t-k', [d(4)])).toBe('signal-4');
+});
+
+test('an order that goes on for ever keeps a short stream: what every turn ended is cut away', async () => {
+  const turns = createTurnStore(store);
+  const { give } = recordingGive();
+  for (let n = 1; n <= 300; n++) {
+    await turns.queue('ordered-t-k', [d(n)]);
+    if (n > 1) await turns.end('ordered-t-k', d(n - 1), 't', give);
+  }
+  expect(await turns.isTurn('ordered-t-k', d(300), 't')).toBe(true);
+  expect(await turns.isTurn('ordered-t-k', d(299), 't')).toBe(true);
+  expect((await store.read('ordered-t-k')).length).toBeLessThanOrEqual(64);
+  // A relay that took over queues an ended one again: it does not wait, nor make others wait.
+  expect(await turns.queue('ordered-t-k', [d(150), d(301)])).toBe('signal-300');
+});
