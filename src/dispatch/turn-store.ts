@@ -40,13 +40,17 @@ export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'tru
   };
 
   return {
-    /** Whether no dispatch waits or runs in the order. */
-    isIdle: async (orderId: string) => turnStateOf(await store.read(orderId)).pending.length === 0,
-    /** Queues dispatches (in this order); resolves to the workflow id whose turn it now is, if one. */
-    queue: async (orderId: string, entries: readonly QueuedDispatch[]): Promise<string | undefined> => {
-      await appendAll(orderId, QUEUED, entries);
-      return (await stateOf(orderId)).pending[0]?.workflowId;
+    /**
+     * Whether no dispatch waits or runs in the order. A stream longer than a cut leaves is not
+     * read through (a busy order; its dispatch then reads its turn itself): the relay's reads
+     * stay small however many wait.
+     */
+    isIdle: async (orderId: string) => {
+      const events = await store.read(orderId, { direction: 'backwards', maxCount: CUT_AFTER + 1 });
+      return events.length <= CUT_AFTER && turnStateOf(events.reverse()).pending.length === 0;
     },
+    /** Queues dispatches, in this order. */
+    queue: async (orderId: string, entries: readonly QueuedDispatch[]) => { await appendAll(orderId, QUEUED, entries); },
     /**
      * Whether it is the dispatch's turn. With `giveTurn`, a dispatch before it whose workflow
      * closed without ending its turn has it ended first (a watchdog's check, not every one).

@@ -44,8 +44,11 @@ const recordingGive = (answers: Record<string, TurnGiven> = {}) => {
 
 test('the first queued has its turn; when it ends the next is told, and a dispatch that starts late finds its turn itself', async () => {
   const turns = createTurnStore(store);
-  expect(await turns.queue('ordered-t-k', [d(1), d(2)])).toBe('signal-1');
-  expect(await turns.queue('ordered-t-k', [d(3)])).toBe('signal-1');
+  expect(await turns.isIdle('ordered-t-k')).toBe(true);
+  await turns.queue('ordered-t-k', [d(1), d(2)]);
+  await turns.queue('ordered-t-k', [d(3)]);
+  expect(await turns.isIdle('ordered-t-k')).toBe(false);
+  expect(await turns.isTurn('ordered-t-k', d(1), 't')).toBe(true);
   expect(await turns.isTurn('ordered-t-k', d(2), 't')).toBe(false);
   const { give, given } = recordingGive({ 'signal-3': 'not-started' });
   await turns.end('ordered-t-k', d(1), 't', give);
@@ -57,7 +60,9 @@ test('the first queued has its turn; when it ends the next is told, and a dispat
   expect(given).toEqual(['signal-2 t', 'signal-3 t']);
   expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(true);
   // Other orders are untouched.
-  expect(await turns.queue('ordered-t-other', [d(2)])).toBe('signal-2');
+  expect(await turns.isIdle('ordered-t-other')).toBe(true);
+  await turns.end('ordered-t-k', d(3), 't', give);
+  expect(await turns.isIdle('ordered-t-k')).toBe(true);
 });
 
 test('a dispatch that closed without ending its turn is passed over: at the end of the one before it, and by a waiting one\'s check', async () => {
@@ -87,7 +92,7 @@ test('a dispatch that will never start is skipped without holding the next, wher
   await turns.end('ordered-t-k', d(1), 't', give);
   expect(given).toEqual(['signal-1 t', 'signal-3 t']);
   await turns.skip('ordered-t-k', d(3), 't', give);
-  expect(await turns.queue('ordered-t-k', [d(4)])).toBe('signal-4');
+  expect(await turns.isIdle('ordered-t-k')).toBe(true);
 });
 
 test('an order that goes on for ever keeps a short stream: what every turn ended is cut away', async () => {
@@ -101,5 +106,20 @@ test('an order that goes on for ever keeps a short stream: what every turn ended
   expect(await turns.isTurn('ordered-t-k', d(299), 't')).toBe(true);
   expect((await store.read('ordered-t-k')).length).toBeLessThanOrEqual(64);
   // A relay that took over queues an ended one again: it does not wait, nor make others wait.
-  expect(await turns.queue('ordered-t-k', [d(150), d(301)])).toBe('signal-300');
+  await turns.queue('ordered-t-k', [d(150), d(301)]);
+  expect(await turns.isTurn('ordered-t-k', d(301), 't')).toBe(false);
+  await turns.end('ordered-t-k', d(300), 't', give);
+  expect(await turns.isTurn('ordered-t-k', d(301), 't')).toBe(true);
+});
+
+test('the relay\'s look at whether an order is idle reads a bounded part of it: a long one counts as busy', async () => {
+  const turns = createTurnStore(store);
+  await turns.queue('ordered-t-k', Array.from({ length: 200 }, (_, i) => d(i + 1)));
+  const { give } = recordingGive();
+  for (let n = 1; n < 200; n++) await store.append('ordered-t-k', [{ type: 'TurnEnded', data: d(n), metadata: {} }], 'any');
+  // 399 events, of which only signal-200 waits: busy either way; once it ended and a cut came, idle.
+  expect(await turns.isIdle('ordered-t-k')).toBe(false);
+  await turns.end('ordered-t-k', d(200), 't', give);
+  expect((await store.read('ordered-t-k')).length).toBe(1);
+  expect(await turns.isIdle('ordered-t-k')).toBe(true);
 });

@@ -51,9 +51,10 @@ export interface QueueOptions {
 /**
  * Queues each dispatch in its instance orders in the order the relay read the signals: one write
  * per order in flight, the dispatches that came meanwhile together in the next. A write that
- * fails is tried again as it was, so a retry never changes the order. A dispatch that must wait
- * starts after its write (the one before it may tell it its turn only once it is written); the
- * first of an idle order starts at once, without waiting for the write's fsync.
+ * fails is tried again as it was, so a retry never changes the order. The first of an idle order
+ * has its turn and starts at once, without waiting for its write's fsync; any other starts after
+ * its write (the one before it can tell it its turn only once it is written) and reads its turn
+ * itself.
  */
 export class InstanceQueues {
   private lines = new Map<string, Line>();
@@ -95,8 +96,9 @@ export class InstanceQueues {
             return;
           }
           try {
-            const head = await this.o.turns.queue(orderId, batch.map((w) => w.dispatch));
-            for (const w of batch) { w.given(head === w.dispatch.workflowId); w.written(); }
+            await this.o.turns.queue(orderId, batch.map((w) => w.dispatch));
+            // One whose turn came while it was written finds it when it starts.
+            for (const w of batch) { w.given(false); w.written(); }
             break;
           } catch (e) {
             await this.o.retryPause(attempt, e);
