@@ -9,12 +9,13 @@ import { createLogger } from '../../../src/kernel/logger';
 import { acquireLease, relayCheckpoint, renewLease } from '../../../src/signals/model/relay-lease';
 import { streamOf } from '../../../src/triggers/model/events';
 import { createDefinitionAt } from '../../../src/triggers/model/definition-at';
+import { createTurnStore, GiveTurn } from '../../../src/dispatch/turn-store';
 import { PostgresServer, startPostgres, stopPostgres } from '../../support/brokers/postgres';
 
 /**
  * What the service keeps in the store besides triggers and signals, on PostgreSQL with two
  * store connections standing for two hosts: the circuit breaker, the delivered ledger, the
- * relay lease. (Categories, retention and subscriptions: the contract suite.)
+ * relay lease, the turns of an instance order. (Categories, retention and subscriptions: the contract suite.)
  */
 let server: PostgresServer;
 let hosts: [EventStore, EventStore];
@@ -78,4 +79,25 @@ test('the relay lease: one holder at a time across hosts; the other takes it whe
   // The old holder can no longer move the checkpoint.
   expect(await renewLease(hosts[0], renewed!, 99n, 1000, now + 1700)).toBeUndefined();
   expect(await relayCheckpoint(hosts[0])).toBe(42n);
+});
+
+test('the turns of an instance order: queued by the relay\'s host, ended and passed on by workers on both, cut as they go', async () => {
+  const [relay, workerA, workerB] = [createTurnStore(hosts[0]), createTurnStore(hosts[0]), createTurnStore(hosts[1])];
+  const orderId = `ordered-${uuidv7()}-k`;
+  const d = (n: number) => ({ workflowId: `signal-${n}`, position: String(n) });
+  const told: string[] = [];
+  const give: GiveTurn = async (workflowId) => { told.push(workflowId); return 'given'; };
+  expect(await relay.isIdle(orderId)).toBe(true);
+  for (let n = 1; n <= 100; n++) await relay.queue(orderId, [d(n)]);
+  expect(await relay.isIdle(orderId)).toBe(false);
+  for (let n = 1; n <= 100; n++) {
+    // Each dispatch's turn is read and ended on either host; the next is told by the one that ended.
+    const host = n % 2 === 0 ? workerA : workerB;
+    expect(await host.isTurn(orderId, d(n), 't')).toBe(true);
+    if (n < 100) expect(await host.isTurn(orderId, d(n + 1), 't')).toBe(false);
+    await host.end(orderId, d(n), 't', give);
+  }
+  expect(told).toEqual(Array.from({ length: 99 }, (_, i) => `signal-${i + 2}`));
+  expect(await relay.isIdle(orderId)).toBe(true);
+  expect((await hosts[1].read(orderId)).length).toBeLessThan(64);
 });

@@ -10,7 +10,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { startTestApp } from '../../support/test-app';
 import { waitForDispatch } from '../../support/signals';
 
-/** Stored signals and their delivery records are kept for the retention window, then removed; trigger streams never are. */
+/** Stored signals, their delivery records and the turns of instance orders are kept for the retention window, then removed; trigger streams never are. */
 let rx: Receiver;
 beforeAll(async () => { rx = await startReceiver(); });
 afterAll(async () => { await rx?.close(); });
@@ -21,14 +21,19 @@ const trigger = (model: string) => ({
 });
 const signal = (model: string, id: string) => ({ id, signal: 'post_save', app_label: 'kept', model_name: model, instance: { id } });
 
-test('past the window signals and delivery records are removed from the store (an unmatched one is 404, its id new again); the trigger stays', async () => {
+test('past the window signals, delivery records and turns are removed from the store (an unmatched one is 404, its id new again); the trigger stays', async () => {
   const h = await startDispatchHarness({});
   try {
     const created = await request(h.app).post('/api/action-triggers').send(trigger('old')).expect(201);
+    const inOrder = await request(h.app).post('/api/action-triggers').send({ ...trigger('inorder'), ordering: 'per_instance' }).expect(201);
     await request(h.app).post('/api/signals').send(signal('old', 'kept-1')).expect(202);
     await request(h.app).post('/api/signals').send(signal('nothing', 'kept-2')).expect(202);
+    await request(h.app).post('/api/signals').send(signal('inorder', 'kept-3')).expect(202);
     await waitForDispatch(h.app, 'kept-1');
     await waitForDispatch(h.app, 'kept-2');
+    await waitForDispatch(h.app, 'kept-3');
+    const turns = `ordered-${inOrder.body.id as string}-kept-3`;
+    expect((await h.store.read(turns)).map((e) => e.type).sort()).toEqual(['DispatchQueued', 'TurnEnded']);
     // The small dispatch sent its first attempt locally, so the delivered ledger has it.
     expect((await h.store.read('delivered-signal-kept-1')).map((e) => e.type)).toEqual(['ActionDelivered']);
     // Within the window: kept, and the same id is a duplicate.
@@ -39,7 +44,7 @@ test('past the window signals and delivery records are removed from the store (a
     // Past it (the relay has passed both): removed.
     await new Promise((r) => setTimeout(r, 2000)); // the relay saves its checkpoint with its next lease renewal
     const listed = async () => (await request(h.app).get('/api/signals?limit=100').expect(200)).body.items.map((i: { id: string }) => i.id);
-    expect(await listed()).toEqual(['kept-2', 'kept-1']);
+    expect(await listed()).toEqual(['kept-3', 'kept-2', 'kept-1']);
     const past = startRetention(h.store, 1, silentLogger, h.readModel);
     await past.sweep();
     await past.stop();
@@ -48,6 +53,7 @@ test('past the window signals and delivery records are removed from the store (a
     // The unmatched one is gone; the dispatched one is still told by its workflow (Temporal keeps it for its own retention).
     await request(h.app).get('/api/signals/kept-2').expect(404);
     expect(await h.store.read('delivered-signal-kept-1')).toEqual([]);
+    expect(await h.store.read(turns)).toEqual([]);
     const told = (await request(h.app).get('/api/signals/kept-1').expect(200)).body;
     expect(told).toMatchObject({ state: 'completed' });
     expect(told.accepted_at).toBeUndefined();
