@@ -24,11 +24,13 @@ const { takeTurn, endTurn } = proxyLocalActivities<Activities>({
 });
 
 /**
- * How long a dispatch waits for its turn before it looks again itself, passing over one before it
- * that closed without ending its turn (terminated by an operator). One timer per waiting
- * dispatch; a dispatch whose turn is already its own sets none.
+ * How long a dispatch waits for its turn before it looks itself, passing over one before it that
+ * closed without ending its turn (terminated by an operator); each wait after that twice the
+ * last, up to an hour, so many dispatches waiting behind a stuck receiver cost little. One timer
+ * at a time per waiting dispatch; a dispatch whose turn is already its own sets none.
  */
 const TURN_CHECK_SECS = 300;
+const TURN_CHECK_MAX_SECS = 3600;
 
 type Run = (indices: number[], batchIds?: string) => Promise<void>;
 
@@ -38,8 +40,9 @@ const indicesOf = (plan: DispatchPlan, inOrder: readonly InOrder[], id: string |
 
 /**
  * Turns kept in our store (src/dispatch/turns.ts): a trigger whose turn the relay saw was already
- * this dispatch's goes at once; another asks the store once, then waits for the `turn` signal
- * the dispatch before it sends when its turn ends. Each ends its turn when its actions ended.
+ * this dispatch's goes at once; another waits for the `turn` signal the dispatch before it sends
+ * when its turn ends (it waits for this one to start, if need be). Each ends its turn when its
+ * actions ended.
  */
 const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[], run: Run) => {
   const told = new Set<string>();
@@ -51,9 +54,10 @@ const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outco
       const indices = indicesOf(plan, inOrder, o.triggerId);
       if (!turns.given.includes(o.triggerId)) {
         for (const i of indices) outcomes[i]!.state = 'waiting';
-        let mine = await takeTurn(argsOf(o));
-        const checkMs = (turns.checkSecs ?? TURN_CHECK_SECS) * 1000;
-        while (!mine) mine = await condition(() => told.has(o.triggerId), checkMs) || await takeTurn({ ...argsOf(o), passClosed: true });
+        const first = turns.checkSecs ?? TURN_CHECK_SECS;
+        for (let secs = first; !await condition(() => told.has(o.triggerId), secs * 1000); secs = Math.min(Math.max(first, TURN_CHECK_MAX_SECS), secs * 2)) {
+          if (await takeTurn({ ...argsOf(o), passClosed: true })) break;
+        }
         for (const i of indices) outcomes[i]!.state = 'pending';
       }
       await run(indices, `${o.triggerId}-`);

@@ -13,9 +13,15 @@ export type GiveTurn = (workflowId: string, triggerId: string) => Promise<TurnGi
 
 /** An order's stream is cut once it holds this many events (each cut is a write: not after every turn). */
 const CUT_AFTER = 64;
+/**
+ * How long passing a turn waits for the next dispatch to start before it fails (and its caller
+ * tries again): the relay starts a dispatch just after writing it, unless Temporal is away.
+ */
+const NOT_STARTED_WAIT_MS = 10_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One trigger's order for one instance in the store (turns.ts): stream id = the order's id. */
-export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'truncateBefore'>) => {
+export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'truncateBefore'>, notStartedWaitMs = NOT_STARTED_WAIT_MS) => {
   const stateOf = async (orderId: string): Promise<TurnState> => {
     const events = await store.read(orderId);
     const state = turnStateOf(events);
@@ -28,22 +34,32 @@ export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'tru
     store.append(orderId, entries.map((e) => ({ type, data: { workflowId: e.workflowId, position: e.position }, metadata: {} })), 'any');
 
   /**
-   * Gives the turn to the first dispatch waiting, ending it for those that no longer run. An
-   * end is written before the next is told: a dispatch that starts meanwhile reads the end.
+   * Gives the turn to the first dispatch waiting, ending it for those that no longer run. A
+   * waiting dispatch never reads its turn itself, so one not started yet is waited for: it is
+   * told once it runs (here, or when the caller tries again).
    */
   const passTurn = async (orderId: string, triggerId: string, give: GiveTurn) => {
-    for (;;) {
+    for (let waited = 0, pauseMs = 10; ;) {
       const next = (await stateOf(orderId)).pending[0];
-      if (!next || await give(next.workflowId, triggerId) !== 'closed') return;
-      await appendAll(orderId, TURN_ENDED, [next]);
+      if (!next) return;
+      const given = await give(next.workflowId, triggerId);
+      if (given === 'given') return;
+      if (given === 'closed') {
+        await appendAll(orderId, TURN_ENDED, [next]);
+        continue;
+      }
+      if (waited >= notStartedWaitMs) throw new Error(`${next.workflowId}, next in its instance order, has not started yet`);
+      await sleep(pauseMs);
+      waited += pauseMs;
+      pauseMs = Math.min(1000, pauseMs * 2);
     }
   };
 
   return {
     /**
      * Whether no dispatch waits or runs in the order. A stream longer than a cut leaves is not
-     * read through (a busy order; its dispatch then reads its turn itself): the relay's reads
-     * stay small however many wait.
+     * read through (a busy order: its dispatch waits to be told): the relay's reads stay small
+     * however many wait.
      */
     isIdle: async (orderId: string) => {
       const events = await store.read(orderId, { direction: 'backwards', maxCount: CUT_AFTER + 1 });
@@ -52,8 +68,8 @@ export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'tru
     /** Queues dispatches, in this order. */
     queue: async (orderId: string, entries: readonly QueuedDispatch[]) => { await appendAll(orderId, QUEUED, entries); },
     /**
-     * Whether it is the dispatch's turn. With `giveTurn`, a dispatch before it whose workflow
-     * closed without ending its turn has it ended first (a watchdog's check, not every one).
+     * Whether it is the dispatch's turn. With `giveTurn` (a waiting dispatch's occasional check),
+     * a dispatch before it whose workflow closed without ending its turn has it ended first.
      */
     isTurn: async (orderId: string, d: QueuedDispatch, triggerId: string, giveTurn?: GiveTurn): Promise<boolean> => {
       const state = await stateOf(orderId);

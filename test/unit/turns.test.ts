@@ -35,14 +35,18 @@ let store: EventStore;
 beforeEach(() => { dir = tempDir('at-turns-'); store = openSqliteStore(join(dir, 'events.sqlite')); });
 afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
 
-/** Records each turn given; `answers` says what Temporal answers for a workflow (default: it runs). */
-const recordingGive = (answers: Record<string, TurnGiven> = {}) => {
+/** Records each turn given; `answers` says what Temporal answers for a workflow, one answer per try, the last again (default: it runs). */
+const recordingGive = (answers: Record<string, TurnGiven | TurnGiven[]> = {}) => {
   const given: string[] = [];
-  const give: GiveTurn = async (workflowId, triggerId) => { given.push(`${workflowId} ${triggerId}`); return answers[workflowId] ?? 'given'; };
+  const give: GiveTurn = async (workflowId, triggerId) => {
+    given.push(`${workflowId} ${triggerId}`);
+    const answer = answers[workflowId] ?? 'given';
+    return Array.isArray(answer) ? (answer.length > 1 ? answer.shift()! : answer[0]!) : answer;
+  };
   return { give, given };
 };
 
-test('the first queued has its turn; when it ends the next is told, and a dispatch that starts late finds its turn itself', async () => {
+test('the first queued has its turn; when it ends the next is told, one that has not started yet once it runs', async () => {
   const turns = createTurnStore(store);
   expect(await turns.isIdle('ordered-t-k')).toBe(true);
   await turns.queue('ordered-t-k', [d(1), d(2)]);
@@ -50,14 +54,14 @@ test('the first queued has its turn; when it ends the next is told, and a dispat
   expect(await turns.isIdle('ordered-t-k')).toBe(false);
   expect(await turns.isTurn('ordered-t-k', d(1), 't')).toBe(true);
   expect(await turns.isTurn('ordered-t-k', d(2), 't')).toBe(false);
-  const { give, given } = recordingGive({ 'signal-3': 'not-started' });
+  const { give, given } = recordingGive({ 'signal-3': ['not-started', 'not-started', 'given'] });
   await turns.end('ordered-t-k', d(1), 't', give);
   expect(given).toEqual(['signal-2 t']);
   expect(await turns.isTurn('ordered-t-k', d(2), 't')).toBe(true);
   expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(false);
-  // signal-3 has not started: told nothing it could hear, it reads its turn when it starts.
+  // signal-3 had not started: told again until it runs.
   await turns.end('ordered-t-k', d(2), 't', give);
-  expect(given).toEqual(['signal-2 t', 'signal-3 t']);
+  expect(given).toEqual(['signal-2 t', 'signal-3 t', 'signal-3 t', 'signal-3 t']);
   expect(await turns.isTurn('ordered-t-k', d(3), 't')).toBe(true);
   // Other orders are untouched.
   expect(await turns.isIdle('ordered-t-other')).toBe(true);
@@ -122,4 +126,19 @@ test('the relay\'s look at whether an order is idle reads a bounded part of it: 
   await turns.end('ordered-t-k', d(200), 't', give);
   expect((await store.read('ordered-t-k')).length).toBe(1);
   expect(await turns.isIdle('ordered-t-k')).toBe(true);
+});
+
+test('a next dispatch that does not start (Temporal away) fails the pass after a while, and the caller tries again', async () => {
+  // Waiting 300 ms here (10 s in the service).
+  const turns = createTurnStore(store, 300);
+  await turns.queue('ordered-t-k', [d(1), d(2)]);
+  const { give, given } = recordingGive({ 'signal-2': 'not-started' });
+  const t0 = Date.now();
+  await expect(turns.end('ordered-t-k', d(1), 't', give)).rejects.toThrow('signal-2, next in its instance order, has not started yet');
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+  expect(given.length).toBeGreaterThan(3);
+  // The end itself was written: trying again only tells the next.
+  const running = recordingGive();
+  await turns.end('ordered-t-k', d(1), 't', running.give);
+  expect(running.given).toEqual(['signal-2 t']);
 });

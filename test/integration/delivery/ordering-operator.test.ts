@@ -6,9 +6,9 @@ import { turnStateOf } from '../../../src/dispatch/turns';
 
 /**
  * An operator may terminate a dispatch that holds its instance's turn (a receiver that will not
- * recover): the dispatch after it does not wait for ever. It looks again after its check time
- * (1 s here, 5 minutes in the service), passes the closed one over and goes. Real Temporal dev
- * server, worker in this process, real receiver.
+ * recover): the dispatch after it does not wait for ever. It looks itself after its check time
+ * (1 s here, then 2, 4, …; 5 minutes in the service, doubling up to an hour), passes the closed
+ * one over and goes. Real Temporal dev server, worker in this process, real receiver.
  */
 let h: Awaited<ReturnType<typeof startDispatchHarness>>;
 let rx: Receiver;
@@ -40,7 +40,7 @@ test('a dispatch terminated while it holds its turn is passed over: the next one
   expect(rx.on('/held').every((r) => (JSON.parse(r.body) as { n: number }).n === 0)).toBe(true);
 
   await h.client.workflow.getHandle(first!.workflow_id).terminate('the receiver will not recover');
-  const done = await waitForDispatch(h.app, second!.id, undefined, 15_000);
+  const done = await waitForDispatch(h.app, second!.id, undefined, 30_000);
   expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 1 });
   expect(rx.on('/held').filter((r) => (JSON.parse(r.body) as { n: number }).n === 1)).toHaveLength(1);
   // Both turns ended in the store: the terminated one's by the one after it.
