@@ -14,6 +14,7 @@ import { DynamicValueSource } from './delivery/dynamic-values';
 import { createPlanActions } from './plan';
 import { signalInOrder } from './order-signals';
 import { turnActivities } from './turns';
+import type { TurnArgs } from '../src/dispatch/ordering';
 import { Channels, firstAttempts } from './delivery/first-attempts';
 import { createSlots } from '../src/kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../src/kernel/limits';
@@ -34,12 +35,18 @@ export interface ActivityDeps {
   readonly metrics?: Metrics;
 }
 
-/** One activity per channel: the shared attempt pipeline, with a result that stays small whatever the trigger renders. */
-const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>) => (args: ActionArgs): Promise<DeliveryReceipt> =>
+type EndTurn = (args: TurnArgs) => Promise<boolean>;
+
+/**
+ * One activity per channel: the shared attempt pipeline, with a result that stays small whatever
+ * the trigger renders; a delivery that `endsTurn` ends its dispatch's turn in its instance order.
+ */
+const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>, endTurn: EndTurn) => (args: ActionArgs): Promise<DeliveryReceipt> =>
   // Every line of the attempt (the pipeline's, the ledger's, the breaker's) names the signal and its request.
   withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
     const receipt = await runAttempt(deps, channel, args);
-    return { ...receipt, warnings: boundWarnings(receipt.warnings) };
+    const turnEnded = args.endsTurn !== undefined && await endTurn(args.endsTurn);
+    return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
   });
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
@@ -63,14 +70,16 @@ export const createActivities = (deps: ActivityDeps) => {
     }) as Channel<unknown>,
     broker: brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false }) as Channel<unknown>,
   };
+  const turns = turnActivities(deps.store);
   return {
     planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
-    deliverWebhook: activityOf(pipeline, channels.webhook),
-    publishToBroker: activityOf(pipeline, channels.broker),
+    deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery),
+    publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery),
     // One worker's first attempts in flight at once, over all its batches.
     deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
     signalInOrder,
-    ...turnActivities(deps.store),
+    takeTurn: turns.takeTurn,
+    endTurn: turns.endTurn,
   };
 };
 

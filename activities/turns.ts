@@ -10,8 +10,16 @@ import type { TurnArgs } from '../src/dispatch/ordering';
  */
 export const turnActivities = (store: EventStore) => {
   const turns = createTurnStore(store);
+  // Inside a delivery's attempt: a next dispatch not started yet is left to the workflow's own end of the turn.
+  const turnsAtOnce = createTurnStore(store, 0);
   const give = () => giveTurnThrough(Context.current().client);
   return {
+    /**
+     * Ends the turn from the attempt that delivered the trigger's only action in the order (true),
+     * or leaves it to the workflow (false: the store or Temporal failed, or the next has not started).
+     */
+    endTurnOnDelivery: async ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<boolean> =>
+      turnsAtOnce.end(orderId, { workflowId, position }, triggerId, give()).then(() => true, () => false),
     /** Whether it is the dispatch's turn; `passClosed` (a watchdog): a dispatch before it that closed without ending its turn is passed first. */
     takeTurn: ({ orderId, workflowId, position, triggerId, passClosed }: TurnArgs & { passClosed?: boolean }): Promise<boolean> =>
       turns.isTurn(orderId, { workflowId, position }, triggerId, passClosed ? give() : undefined),

@@ -4,7 +4,7 @@ import { installSdkLogging } from '../src/worker';
 import { countActions, meanActions } from '../src/temporal/history-actions';
 import { Receiver } from '../test/support/receiver';
 import { startBenchStack } from './server';
-import { threadCpu } from './thread-cpu';
+import { threadCpu, threadRows } from './thread-cpu';
 
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 2000);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20);
@@ -101,17 +101,26 @@ export const benchOrdering = async () => {
       await trigger(`${name}-pair`, 'none', `/${name}-pair-other`);
       const pairAt = Date.now();
       const cpuPair = cpu();
+      const threadsPair = threadCpu(service.child.pid!);
       const none = await run(post, rx, `${name}-pair`, `/${name}-pair`, load);
       await measure(rx, `/${name}-pair-other`, load.count, pairAt);
       const pairCpu = perSignal(cpuPair, load.count);
+      const pairThreads = threadRows(service.child.pid!, threadsPair, threadCpu(service.child.pid!), load.count);
       await trigger(`${name}-mixed`, 'none', `/${name}-mixed`);
       await trigger(`${name}-mixed`, 'per_instance', `/${name}-mixed-ordered`);
       const mixedAt = Date.now();
       const cpuMixed = cpu();
+      const threadsMixed = threadCpu(service.child.pid!);
       const ordered = await run(post, rx, `${name}-mixed`, `/${name}-mixed`, load);
       // Its ordered partner's own figures; the next measure starts on a quiet service.
       const orderedPartner = await measure(rx, `/${name}-mixed-ordered`, load.count, mixedAt);
-      return { none, ordered, orderedPartner, cpu: { pair: pairCpu, mixed: perSignal(cpuMixed, load.count) } };
+      const mixedCpu = perSignal(cpuMixed, load.count);
+      if (process.env.BENCH_THREADS) {
+        const rows = threadRows(service.child.pid!, threadsMixed, threadCpu(service.child.pid!), load.count);
+        console.log(`${name}: service CPU ms per signal by thread, beside an unordered trigger → beside a per_instance one: ${
+          [...new Set([...pairThreads, ...rows].map((r) => r.label))].map((label) => `${label} ${(pairThreads.find((r) => r.label === label)?.ms ?? 0).toFixed(1)} → ${(rows.find((r) => r.label === label)?.ms ?? 0).toFixed(1)}`).join('; ')}`);
+      }
+      return { none, ordered, orderedPartner, cpu: { pair: pairCpu, mixed: mixedCpu } };
     };
     const pacedRounds: Array<Awaited<ReturnType<typeof beside>>> = [];
     for (let r = 1; r <= PACED_ROUNDS; r++) pacedRounds.push(await beside(PACED, `paced${r}`));

@@ -4,6 +4,7 @@ import type { ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, Failure
 import { FIRST_ATTEMPT_BATCH } from '../src/dispatch/bounds';
 import { FailedAttempt, recordDelivered, recordFailed } from '../src/dispatch/attempts';
 import { millis, retryPolicyOf } from '../src/dispatch/retry-schedule';
+import type { TurnArgs } from '../src/dispatch/ordering';
 
 /**
  * Extra time Temporal allows an attempt beyond `timeout_secs`. The activity cuts the request at
@@ -49,11 +50,11 @@ const failedOf = (err: unknown): FailedAttempt => {
 
 
 /** One attempt of an action through `activities`, with the arguments its dispatch's attempts take. */
-const attemptOf = (input: DispatchInput, plan: ActionPlan, ledger: boolean): Attempt => (activities, attemptsBefore) => {
+const attemptOf = (input: DispatchInput, plan: ActionPlan, ledger: boolean, endsTurn?: TurnArgs): Attempt => (activities, attemptsBefore) => {
   // Only dispatches that use the ledger say so: older histories replay their arguments unchanged.
   const args = {
     plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(ledger ? { ledger: true } : {}),
-    ...(input.requestId ? { requestId: input.requestId } : {}),
+    ...(input.requestId ? { requestId: input.requestId } : {}), ...(endsTurn ? { endsTurn } : {}),
   };
   return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
 };
@@ -86,13 +87,20 @@ const retryAction = async (input: DispatchInput, plan: ActionPlan, outcome: Acti
   }
 };
 
-const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean) => {
+/** Its attempts until delivered or failed for good; true when the first one delivered and also ended the turn it was given (`endsTurn`). */
+const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean, endsTurn?: TurnArgs): Promise<boolean> => {
   const ledger = input.attemptsAs === 'local-first';
-  if (!localFirst) return retryAction(input, plan, outcome, 0, ledger);
+  if (!localFirst) {
+    await retryAction(input, plan, outcome, 0, ledger);
+    return false;
+  }
   try {
-    recordDelivered(outcome, await attemptOf(input, plan, ledger)(firstAttempt(plan), 0));
+    const receipt = await attemptOf(input, plan, ledger, endsTurn)(firstAttempt(plan), 0);
+    recordDelivered(outcome, receipt);
+    return receipt.turnEnded === true;
   } catch (err) {
     if (await afterFailedFirst(input, outcome, failedOf(err))) await retryAction(input, plan, outcome, 1, ledger);
+    return false;
   }
 };
 
@@ -148,9 +156,16 @@ const firstAttemptsLocal = (input: DispatchInput) => (input.attemptsAs !== undef
 /**
  * Every action's attempts as the dispatch says (`attemptsAs`), until each is delivered or failed
  * for good. `batchIds` tells the batch activities of one call from another's in the same dispatch.
+ * With `endsTurn`, a single action tried locally first ends that turn when its first attempt
+ * delivers it: true then (the caller ends it otherwise).
  */
-export const runActions = async (input: DispatchInput, plans: readonly ActionPlan[], outcomes: readonly ActionOutcome[], batchIds = '') => {
-  if (input.attemptsAs === 'batched') return runBatched(input, plans, outcomes, batchIds);
+export const runActions = async (input: DispatchInput, plans: readonly ActionPlan[], outcomes: readonly ActionOutcome[], batchIds = '', endsTurn?: TurnArgs): Promise<boolean> => {
+  if (input.attemptsAs === 'batched') {
+    await runBatched(input, plans, outcomes, batchIds);
+    return false;
+  }
   const localFirst = firstAttemptsLocal(input);
-  await Promise.all(plans.map((plan, i) => runAction(input, plan, outcomes[i]!, localFirst)));
+  const alone = plans.length === 1 ? endsTurn : undefined;
+  const ended = await Promise.all(plans.map((plan, i) => runAction(input, plan, outcomes[i]!, localFirst, alone)));
+  return alone !== undefined && ended[0] === true;
 };

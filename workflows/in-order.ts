@@ -32,7 +32,8 @@ const { takeTurn, endTurn } = proxyLocalActivities<Activities>({
 const TURN_CHECK_SECS = 300;
 const TURN_CHECK_MAX_SECS = 3600;
 
-type Run = (indices: number[], batchIds?: string) => Promise<void>;
+/** Runs the actions at `indices`; true when their attempt also ended `endsTurn` (runActions). */
+type Run = (indices: number[], batchIds?: string, endsTurn?: TurnArgs) => Promise<boolean>;
 
 /** The indices of the actions of trigger `id`, or with undefined those of no trigger in order. */
 const indicesOf = (plan: DispatchPlan, inOrder: readonly InOrder[], id: string | undefined) =>
@@ -60,8 +61,7 @@ const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outco
         }
         for (const i of indices) outcomes[i]!.state = 'pending';
       }
-      await run(indices, `${o.triggerId}-`);
-      await endTurn(argsOf(o));
+      if (!await run(indices, `${o.triggerId}-`, argsOf(o))) await endTurn(argsOf(o));
     }),
   ]);
 };
@@ -97,7 +97,7 @@ const runWithOrderWorkflow = async (input: DispatchInput, plan: DispatchPlan, ou
 
 /** Runs each `per_instance` trigger's actions in its turn; the other actions at once. */
 export const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[]) => {
-  const run: Run = (indices, batchIds) => runActions(input, indices.map((i) => plan.actions[i]!), indices.map((i) => outcomes[i]!), batchIds);
+  const run: Run = (indices, batchIds, endsTurn) => runActions(input, indices.map((i) => plan.actions[i]!), indices.map((i) => outcomes[i]!), batchIds, endsTurn);
   if (input.turns) await runWithStoreTurns(input.turns, plan, outcomes, inOrder, run);
   else await runWithOrderWorkflow(input, plan, outcomes, inOrder, run);
   await condition(allHandlersFinished);

@@ -7,6 +7,7 @@ import type { Logger } from '../../src/kernel/logger';
 import { DefinitionAt } from '../../src/triggers/model/definition-at';
 import type { DeliveredLedger } from './delivered-ledger';
 import type { OutcomeRecorder } from '../../src/breaker/record-outcome';
+import type { TurnArgs } from '../../src/dispatch/ordering';
 import { DynamicValueError, DynamicValueSource } from './dynamic-values';
 import { dynamicPathsIn, DynamicValues, Rendered, renderBody, renderStringMap, RenderTooLarge } from './render';
 import { countAttempt, DeliveryMetrics } from './attempt-metrics';
@@ -34,6 +35,11 @@ export interface ActionArgs {
   ledger?: boolean;
   /** The request that accepted the signal, for the attempt's log lines. */
   requestId?: string;
+  /**
+   * This action is its trigger's only one in an instance order: once delivered, the attempt ends
+   * the dispatch's turn itself (one workflow activation less per ordered delivery).
+   */
+  endsTurn?: TurnArgs;
 }
 
 export interface PipelineDeps {

@@ -100,6 +100,8 @@ export interface DeliveryReceipt {
   attempt: number;
   /** Render warnings, e.g. missing instance attributes; never resolved values. */
   warnings: string[];
+  /** The attempt also ended its dispatch's turn in an instance order (ActionArgs.endsTurn). */
+  turnEnded?: true;
 }
 
 /** What one batch of first attempts receives: the actions, the signal, the retry schedule. */
