@@ -53,8 +53,8 @@ export interface QueueOptions {
  * per order in flight, the dispatches that came meanwhile together in the next. A write that
  * fails is tried again as it was, so a retry never changes the order. The first of an idle order
  * has its turn and starts at once, without waiting for its write's fsync; any other starts after
- * its write (the one before it can tell it its turn only once it is written) and reads its turn
- * itself.
+ * its write, and the dispatch before it tells it its turn (it finds it in the order only once it
+ * is written).
  */
 export class InstanceQueues {
   private lines = new Map<string, Line>();
@@ -97,7 +97,7 @@ export class InstanceQueues {
           }
           try {
             await this.o.turns.queue(orderId, batch.map((w) => w.dispatch));
-            // One whose turn came while it was written finds it when it starts.
+            // One whose turn came meanwhile is told by the dispatch before it (which waits for it to start).
             for (const w of batch) { w.given(false); w.written(); }
             break;
           } catch (e) {

@@ -201,7 +201,9 @@ export const startRelay = (o: RelayOptions): Relay => {
       // Queued now, in store order; it starts once it is known whether its turn is already its own.
       const inOrders = ordersOf(event);
       const queued = inOrders && { ...inOrders, ...queues.queue(inOrders.orders, inOrders.dispatch) };
-      queued?.given.catch(() => undefined); // a lost lease: the start says so
+      // A lost lease rejects both: the start and the batch below say so (handled now, not when they get there).
+      queued?.given.catch(() => undefined);
+      queued?.written.catch(() => undefined);
       // A start (or a write in its orders) that ends without the lease leaves its batch open: the next holder starts it again.
       const run = startUntilDone(event, queued);
       void run.then(freeSlot, freeSlot);
