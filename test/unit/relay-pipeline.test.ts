@@ -146,3 +146,29 @@ it('a dispatch Temporal refuses for good is passed over in its order: the one af
   expect(started).toEqual(['c2']);
   expect(turnStateOf(await store.read('ordered-t-z')).pending.map((p) => p.workflowId)).toEqual(['signal-c2']);
 });
+
+it('a relay that stops while it cannot write dispatches into their order gives the writes up without an unhandled rejection; the checkpoint stays before them', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => { unhandled.push(e); };
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const started: string[] = [];
+    // The order's stream refuses writes (the store is failing for it).
+    const failingOrders: EventStore = { ...store, append: (streamId, events, expected) => (streamId.startsWith('ordered-') ? Promise.reject(new Error('disk full')) : store.append(streamId, events, expected)) };
+    relay = startRelay({ store: failingOrders, log: silentLogger, giveTurn: noOrders, start: async (signal) => { started.push(signal.id); } });
+    await acceptOrdered(store, 'd1', 'w');
+    await acceptOrdered(store, 'd2', 'w');
+    // d1 had its turn (the order was idle) and started; d2 waits for its write, which keeps failing.
+    await until(() => started.includes('d1'));
+    await new Promise((r) => setTimeout(r, 300));
+    await relay.stop();
+    relay = undefined;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(started).toEqual(['d1']);
+    expect(unhandled).toEqual([]);
+    // Neither was written, so the checkpoint stayed before both: the next holder queues and starts them again.
+    expect(await relayCheckpoint(store)).toBe('start');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
