@@ -21,10 +21,12 @@ const IDLE_TICKS = 2;
 const TURN_AGAIN_TICKS = 5;
 
 /**
- * The order of one trigger's dispatches for one instance (workflow id `ordered-<trigger>-<key>`):
- * the relay enqueues each dispatch in the order the store accepted its signal; each in turn is
- * told to send the trigger's actions, and the next waits until it says they ended (delivered or
- * failed for good). A dispatch that no longer runs cannot answer: the next one goes.
+ * The order of one trigger's dispatches for one instance (workflow id `ordered-<trigger>-<key>`),
+ * as it ran before turns were kept in our store (in-order.ts): kept so that orders and
+ * dispatches started then run to their end, and their histories replay. The relay enqueued each
+ * dispatch in the order the store accepted its signal; each in turn is told to send the
+ * trigger's actions, and the next waits until it says they ended (delivered or failed for
+ * good). A dispatch that no longer runs cannot answer: the next one goes.
  */
 export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
   const queue = [...input.queue];

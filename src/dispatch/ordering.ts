@@ -1,6 +1,8 @@
 /**
- * Deliveries in order per instance: the signals between a trigger's dispatches and the workflow
- * that orders them (workflows/instance-order.ts). Pure: the workflow bundle imports it.
+ * Deliveries in order per instance: the `turn` signal a dispatch hears and the arguments of its
+ * turn activities (turns kept in our store, turns.ts); and, for dispatches started before that,
+ * the signals between them and the workflow that ordered them (workflows/instance-order.ts).
+ * Pure: the workflow bundle imports it.
  */
 import { defineSignal } from '@temporalio/workflow';
 import type { MatchedTrigger } from './types';
@@ -10,7 +12,7 @@ export const orderOf = (t: MatchedTrigger) => (t.ordering && 'orderWorkflowId' i
 
 /** To the order's workflow: dispatches (by workflow id) in the order their signals were accepted (one id: as sent before batches). */
 export const enqueueSignal = defineSignal<[string | string[]]>('enqueue');
-/** To a dispatch: its turn to send the actions of this trigger. */
+/** To a dispatch: its turn to send the actions of this trigger (from the dispatch before it, or an order workflow). */
 export const turnSignal = defineSignal<[string]>('turn');
 /** To the order's workflow: the dispatch's actions of the trigger ended (delivered or failed for good). */
 export const doneSignal = defineSignal<[string]>('done');
