@@ -111,7 +111,7 @@ test('a receiver that keeps failing for one instance holds only that instance: t
   const second = await waitForDispatch(h.app, ids[keys.length]!, () => true);
   expect(second).toMatchObject({ state: 'running', triggers: [{ instance_key: 'stuck' }], actions: [{ state: 'waiting', attempts: 0 }] });
   expect(rx.received.filter((r) => r.path === '/ordered/b' && bodyOf(r).key === 'stuck').every((r) => bodyOf(r).n === 0)).toBe(true);
-  // A redelivery is sent at once, outside the order (it is not enqueued, so it never waits for a turn); a dispatch still running cannot be redelivered.
+  // A redelivery is sent at once, outside the order (it is not queued in the order, so it never waits for a turn); a dispatch still running cannot be redelivered.
   const s0 = await waitForDispatch(h.app, ids[1]!);
   const before = successes('/ordered/b', 's0').length;
   await request(h.app).post(`/api/signals/${ids[1]!}/redeliver`).send({ mode: 'as_dispatched', delivery_ids: [s0.actions[0].delivery_id] }).expect(202);
