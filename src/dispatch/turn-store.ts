@@ -6,8 +6,8 @@ export type TurnGiven = 'given' | 'not-started' | 'closed';
 
 /**
  * Tells a dispatch it is its turn (the `turn` signal with the trigger id): `not-started` when its
- * workflow does not exist yet (it finds its turn itself when it starts), `closed` when it ended
- * without ending its turn (terminated by an operator): the order ends the turn for it.
+ * workflow does not exist yet (it is told again once it does), `closed` when it ended without
+ * ending its turn (terminated by an operator): the order ends the turn for it.
  */
 export type GiveTurn = (workflowId: string, triggerId: string) => Promise<TurnGiven>;
 
