@@ -1,8 +1,6 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { OrderSignal, orderSignalDefinitions } from '../src/dispatch/ordering';
-
-const NOT_FOUND = 5; // gRPC status: the client over the worker's connection may report it bare
+import { workflowNotFound } from '../src/temporal/give-turn';
 
 /**
  * Sends a turn to a dispatch or `done` to an order, through the worker's client (ordering.ts,
@@ -14,7 +12,7 @@ export const signalInOrder = async ({ workflowId, signal, arg }: OrderSignal): P
     await Context.current().client.workflow.getHandle(workflowId).signal(orderSignalDefinitions[signal], arg);
     return true;
   } catch (e) {
-    if (e instanceof WorkflowNotFoundError || (e as { code?: unknown }).code === NOT_FOUND) return false;
+    if (workflowNotFound(e)) return false;
     throw e;
   }
 };

@@ -20,9 +20,9 @@ export const turnActivities = (store: EventStore) => {
      */
     endTurnOnDelivery: async ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<boolean> =>
       turnsAtOnce.end(orderId, { workflowId, position }, triggerId, give()).then(() => true, () => false),
-    /** Whether it is the dispatch's turn; `passClosed` (a watchdog): a dispatch before it that closed without ending its turn is passed first. */
-    takeTurn: ({ orderId, workflowId, position, triggerId, passClosed }: TurnArgs & { passClosed?: boolean }): Promise<boolean> =>
-      turns.isTurn(orderId, { workflowId, position }, triggerId, passClosed ? give() : undefined),
+    /** A waiting dispatch's check: whether it is its turn, once a dispatch before it that closed without ending its turn was passed over. */
+    takeTurn: ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<boolean> =>
+      turns.isTurn(orderId, { workflowId, position }, triggerId, give()),
     /** The dispatch's actions of the trigger ended: the next dispatch's turn. */
     endTurn: ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<void> =>
       turns.end(orderId, { workflowId, position }, triggerId, give()),

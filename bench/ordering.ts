@@ -8,6 +8,8 @@ import { threadCpu, threadRows } from './thread-cpu';
 
 const SIGNALS = Number(process.env.BENCH_SIGNALS ?? 2000);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 20);
+/** BENCH_THREADS=1: also the service's CPU per signal by thread, for each comparison. */
+const SHOW_THREADS = process.env.BENCH_THREADS !== undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
@@ -101,24 +103,26 @@ export const benchOrdering = async () => {
       await trigger(`${name}-pair`, 'none', `/${name}-pair-other`);
       const pairAt = Date.now();
       const cpuPair = cpu();
-      const threadsPair = threadCpu(service.child.pid!);
+      const threadsPair = SHOW_THREADS ? threadCpu(service.child.pid!) : undefined;
       const none = await run(post, rx, `${name}-pair`, `/${name}-pair`, load);
       await measure(rx, `/${name}-pair-other`, load.count, pairAt);
       const pairCpu = perSignal(cpuPair, load.count);
-      const pairThreads = threadRows(service.child.pid!, threadsPair, threadCpu(service.child.pid!), load.count);
+      const pairThreads = threadsPair && threadRows(service.child.pid!, threadsPair, threadCpu(service.child.pid!), load.count);
       await trigger(`${name}-mixed`, 'none', `/${name}-mixed`);
       await trigger(`${name}-mixed`, 'per_instance', `/${name}-mixed-ordered`);
       const mixedAt = Date.now();
       const cpuMixed = cpu();
-      const threadsMixed = threadCpu(service.child.pid!);
+      const threadsMixed = SHOW_THREADS ? threadCpu(service.child.pid!) : undefined;
       const ordered = await run(post, rx, `${name}-mixed`, `/${name}-mixed`, load);
       // Its ordered partner's own figures; the next measure starts on a quiet service.
       const orderedPartner = await measure(rx, `/${name}-mixed-ordered`, load.count, mixedAt);
       const mixedCpu = perSignal(cpuMixed, load.count);
-      if (process.env.BENCH_THREADS) {
-        const rows = threadRows(service.child.pid!, threadsMixed, threadCpu(service.child.pid!), load.count);
+      if (pairThreads && threadsMixed) {
+        const mixedThreads = threadRows(service.child.pid!, threadsMixed, threadCpu(service.child.pid!), load.count);
+        const msOf = (rows: typeof pairThreads, label: string) => (rows.find((r) => r.label === label)?.ms ?? 0).toFixed(1);
+        const labels = [...new Set([...pairThreads, ...mixedThreads].map((r) => r.label))];
         console.log(`${name}: service CPU ms per signal by thread, beside an unordered trigger → beside a per_instance one: ${
-          [...new Set([...pairThreads, ...rows].map((r) => r.label))].map((label) => `${label} ${(pairThreads.find((r) => r.label === label)?.ms ?? 0).toFixed(1)} → ${(rows.find((r) => r.label === label)?.ms ?? 0).toFixed(1)}`).join('; ')}`);
+          labels.map((label) => `${label} ${msOf(pairThreads, label)} → ${msOf(mixedThreads, label)}`).join('; ')}`);
       }
       return { none, ordered, orderedPartner, cpu: { pair: pairCpu, mixed: mixedCpu } };
     };

@@ -57,7 +57,7 @@ const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outco
         for (const i of indices) outcomes[i]!.state = 'waiting';
         const first = turns.checkSecs ?? TURN_CHECK_SECS;
         for (let secs = first; !await condition(() => told.has(o.triggerId), secs * 1000); secs = Math.min(Math.max(first, TURN_CHECK_MAX_SECS), secs * 2)) {
-          if (await takeTurn({ ...argsOf(o), passClosed: true })) break;
+          if (await takeTurn(argsOf(o))) break;
         }
         for (const i of indices) outcomes[i]!.state = 'pending';
       }

@@ -4,7 +4,8 @@ import { turnSignal } from '../dispatch/ordering';
 
 const NOT_FOUND = 5; // gRPC status: a client over the worker's native connection may report it bare
 
-const notFound = (e: unknown) => e instanceof WorkflowNotFoundError || (e as { code?: unknown }).code === NOT_FOUND;
+/** Temporal's "no such workflow" (not started, or closed when signalled), however the client reports it. */
+export const workflowNotFound = (e: unknown) => e instanceof WorkflowNotFoundError || (e as { code?: unknown }).code === NOT_FOUND;
 
 /**
  * Tells a dispatch it is its turn, through `client`. Temporal answers "not found" both for a
@@ -18,12 +19,12 @@ export const giveTurnThrough = (client: Client): GiveTurn => async (workflowId, 
       await handle.signal(turnSignal, triggerId);
       return 'given';
     } catch (e) {
-      if (!notFound(e)) throw e;
+      if (!workflowNotFound(e)) throw e;
     }
     try {
       if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
     } catch (e) {
-      if (notFound(e)) return 'not-started';
+      if (workflowNotFound(e)) return 'not-started';
       throw e;
     }
   }
