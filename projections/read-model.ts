@@ -3,7 +3,7 @@ import { MAX_LIST_PAGE_BYTES } from '../src/kernel/limits';
 import { Logger, silentLogger } from '../src/kernel/logger';
 import { TriggerView } from './trigger-view';
 import { ListFilter, ListPage } from './trigger-list';
-import { startCheckpointer } from './read-model-checkpointer';
+import { startCheckpointer } from '../src/event-store/sqlite-checkpointer';
 import { inodeOf, isCorruption, moveAside, openCheckedFile } from './read-model-file';
 import { bind, Queries } from './read-model-tables';
 import { SignalIndex } from './signal-index';
@@ -60,7 +60,7 @@ export interface ReadModelOptions {
   readonly log?: Logger;
   /** A list page stops before this many bytes (tests pass a small one). */
   readonly maxPageBytes?: number;
-  /** WAL checkpoints in a thread of their own (read-model-checkpointer.ts); default true. */
+  /** WAL checkpoints in a thread of their own (src/event-store/sqlite-checkpointer.ts); default true. */
   readonly backgroundCheckpoints?: boolean;
 }
 

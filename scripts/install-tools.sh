@@ -92,6 +92,13 @@ install_chromium() {
   apt_install chromium
 }
 
+# strace: the event store's tests read from the system calls that a write is durable before it resolves.
+install_strace() {
+  command -v strace >/dev/null 2>&1 || [ -x /usr/bin/strace ] && return
+  echo "installing strace"
+  apt_install strace
+}
+
 # Redis: Debian's redis-server (the tests start their own, on a free port).
 install_redis() {
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] && return
@@ -175,6 +182,7 @@ install_python_client() {
 if [ "${1:-}" != "--temporal-only" ]; then
   install_kafka
   install_chromium
+  install_strace
   install_redis
   install_moto
   install_pubsub

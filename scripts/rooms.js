@@ -8,7 +8,7 @@ const ROOMS = [
   // Shared kernel: pure helpers every room may use.
   ['src/kernel', 'limits, logger, codec helpers, field errors, template parsing, domain errors'],
   // Adapters with no domain knowledge.
-  ['src/event-store', 'the event store port, SQLite (writer thread, subscriptions) and KurrentDB'],
+  ['src/event-store', 'the event store port, SQLite (commits durable off the main thread, subscriptions) and KurrentDB'],
   ['activities/webhook', 'the webhook HTTP transport with its SSRF guard, signatures, Retry-After'],
   ['activities/publishers', 'one publisher per broker type, the broker keys table, shared connections'],
   ['src/observability', 'metrics registry, tracing, timings'],

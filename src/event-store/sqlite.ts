@@ -4,7 +4,8 @@ import { EventStore, StoredEvent } from './port';
 import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
 import { followPositions } from './follow-positions';
 import { boundedPage } from '../kernel/bounded-page';
-import { startSqliteWriter } from './sqlite-writer';
+import { openSqliteCommits } from './sqlite-commits';
+import { startCheckpointer } from './sqlite-checkpointer';
 import { categoryOf, EventRow, recentAppends } from './recent-appends';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
@@ -76,7 +77,8 @@ const migrate = (db: Database.Database) => db.transaction(() => {
 /**
  * Embedded event store in one SQLite file. WAL mode and BEGIN IMMEDIATE appends make it safe
  * for several processes (API and worker) on the same file: SQLite serialises the writers and
- * the (stream_id, revision) key enforces optimistic concurrency.
+ * the (stream_id, revision) key enforces optimistic concurrency. Writes go through
+ * sqlite-commits.ts (durable before they resolve, never blocking the event loop).
  */
 export const openSqliteStore = (file: string): EventStore => {
   const db = new Database(file);
@@ -93,10 +95,24 @@ export const openSqliteStore = (file: string): EventStore => {
   const readAfter = db.prepare<[string, bigint, number], EventRow>(
     `SELECT ${COLUMNS} FROM events WHERE category = +? AND position > ? ORDER BY position LIMIT +?`);
   readAfter.safeIntegers(true);
-  /** readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows past it are never read. */
-  const readAfterWithin = (category: string, position: bigint, limit: number, maxBytes: number) => {
+  /**
+   * readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows
+   * past it are never read. Rows read from the file may be another process's commit whose log is
+   * not on disk yet: a subscriber acts on them only once they are (this process's own were before
+   * they resolved).
+   */
+  const readAfterWithin = async (category: string, position: bigint, limit: number, maxBytes: number) => {
     const local = recent.after(category, position, limit, ((page) => (row: EventRow) => page.add(row.data))(boundedPage(maxBytes)));
     if (local) return { events: local.rows.map(toStored), cut: local.cut };
+    const read = readFromFile(category, position, limit, maxBytes);
+    const last = read.events.at(-1)?.position;
+    if (last !== undefined && last > durableThrough) {
+      await commits.durable();
+      if (last > durableThrough) durableThrough = last;
+    }
+    return read;
+  };
+  const readFromFile = (category: string, position: bigint, limit: number, maxBytes: number) => {
     const page = boundedPage(maxBytes);
     const rows: EventRow[] = [];
     // Read in chunks with .all(), not .iterate(): an iterator left early is finalized by the
@@ -117,20 +133,28 @@ export const openSqliteStore = (file: string): EventStore => {
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
     'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = +? AND position > ? LIMIT +?)');
   const recent = recentAppends();
+  /**
+   * Every event up to here is on disk: the log is durable only as a prefix, and positions follow
+   * its order, so a synced commit (this process's, or a reader's sync after reading) covers all
+   * before it. Later readers of the same rows then need no sync of their own.
+   */
+  let durableThrough = 0n;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
-  // Every write runs on the writer thread; this connection only reads (and migrated the file above).
-  const writer = startSqliteWriter(file);
+  // This connection only reads (and migrated the file above); writes have their own.
+  const commits = openSqliteCommits(file);
+  const checkpointer = startCheckpointer(file);
 
   // Only the subscriptions of the categories appended wake: the relay and the signal index
   // reading the file after every trigger created cost each create ~30 µs.
-  const groups = groupCommitter((group) => writer.call<AppendOutcome[]>('append', { group }), (group, outcomes) => {
+  const groups = groupCommitter((group) => commits.append(group), (group, outcomes) => {
     if (!outcomes) return appended.emit('append', undefined);
     recent.add(committedRows(group, outcomes));
+    for (const o of outcomes) if (o.ok && o.position > durableThrough) durableThrough = o.position;
     appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
   });
   let closed = false;
-  // Every write after close() is refused (a removal would otherwise start a new writer thread).
+  // Every write after close() is refused.
   const refuseWhenClosed = () => { if (closed) throw new Error('the event store is closed'); };
 
   return {
@@ -157,16 +181,17 @@ export const openSqliteStore = (file: string): EventStore => {
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
     removeRecordedBefore: async (category, before, through, max) => {
       refuseWhenClosed();
-      return writer.call<number>('removeBefore', { category, before: before.getTime(), through, max });
+      return commits.removeBefore(category, before.getTime(), through, max);
     },
     truncateBefore: async (streamId, revision) => {
       refuseWhenClosed();
-      return writer.call<void>('truncate', { streamId, revision });
+      return commits.truncate(streamId, revision);
     },
     close: async () => {
       closed = true;
       await groups.drained();
-      await writer.close();
+      checkpointer.stop();
+      await commits.close();
       db.close();
     },
   };

@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GROUP_MAX_CHARS, groupSize } from '../../../src/event-store/group-commit';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
 import { tempDir } from '../../support/test-app';
 
-// The embedded store commits on a writer thread (src/event-store/sqlite-writer.ts): a commit that
-// waits (fsync, a checkpoint, another process's write lock) never stops this process's event loop.
+// The embedded store commits on the caller's thread without blocking it (src/event-store/sqlite-commits.ts):
+// the log is made durable on libuv's thread pool, another process's write lock is waited for
+// between turns of the event loop, checkpoints run on a thread of their own.
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,8 +18,8 @@ const event = (n: number) => ({ type: 'SignalAccepted', data: { n }, metadata: {
 test('an append waiting for another writer\'s lock leaves the event loop running, and commits once the lock is released', async () => {
   const file = join(dir, 'locked.sqlite');
   const store = openSqliteStore(file);
-  // Another process's writer, holding the write lock for 400 ms (on this thread: the old store,
-  // committing on this thread too, waited in SQLite's busy handler here and never let it go).
+  // Another process's writer, holding the write lock for 400 ms (on this thread: a store waiting
+  // in SQLite's busy handler would never let it go).
   const other = new Database(file);
   try {
     other.exec('BEGIN IMMEDIATE');
@@ -98,8 +99,8 @@ test('appends larger than one group together commit in order, in several groups'
 });
 
 test('a process with nothing else to do waits for close to finish before it exits', async () => {
-  // The idle writer thread does not keep a process alive; while closing it must, or node
-  // exits (code 0) before close resolves and a script that appends, then closes, stops silently.
+  // Nothing the store holds may let node exit (code 0) before close resolves: a script that
+  // appends, then closes, would stop silently (it once did, with a writer thread unref'd when idle).
   const file = join(dir, 'close-alone.sqlite');
   const script = `
     const { openSqliteStore } = require(${JSON.stringify(join(__dirname, '../../../src/event-store/sqlite'))});
@@ -111,4 +112,68 @@ test('a process with nothing else to do waits for close to finish before it exit
   expect(child.stderr).toBe('');
   expect(child.stdout).toBe('closed\n');
   expect(child.status).toBe(0);
+});
+
+/**
+ * Runs `script` (the store as `openSqliteStore`, the file as `file`) under strace, and returns the
+ * system calls that matter here, in order: writes to the log, syncs of it, and what the script
+ * writes to stdout (`mark`) when a write resolved or a subscriber got its events.
+ */
+const traced = (name: string, script: string) => {
+  const file = join(dir, `${name}.sqlite`);
+  const trace = join(dir, `${name}.strace`);
+  const code = `
+    const { openSqliteStore } = require(${JSON.stringify(join(__dirname, '../../../src/event-store/sqlite'))});
+    const Database = require('better-sqlite3');
+    const file = ${JSON.stringify(file)};
+    const mark = (text) => require('node:fs').writeSync(1, text + '\\n');
+    ${script}`;
+  const child = spawnSync('strace', ['-f', '-y', '-e', 'trace=pwrite64,fdatasync,fsync,write', '-o', trace,
+    process.execPath, '-r', 'ts-node/register/transpile-only', '-e', code], { encoding: 'utf8', timeout: 60_000 });
+  expect(child.stderr).toBe('');
+  const log = `${file}-wal`;
+  // strace -f splits a call that another thread's call interrupted into "<unfinished ...>" and "<... resumed>".
+  const calls = readFileSync(trace, 'utf8').split('\n').flatMap((line): string[] => {
+    if (line.includes(`pwrite64(`) && line.includes(`<${log}>`)) return ['log written'];
+    if (/f(data)?sync\(/.test(line) && line.includes(`<${log}>`)) return [line.includes('unfinished') ? 'log sync started' : 'log synced'];
+    if (/<\.\.\. f(data)?sync resumed>\) += 0/.test(line)) return ['log synced'];
+    const marked = /write\(1<[^>]*>, "([a-z ]+)\\n"/.exec(line);
+    return marked ? [`mark ${marked[1]}`] : [];
+  });
+  return { stdout: child.stdout, calls };
+};
+
+/** Whether the log was synced after its last write before `mark`, and before the mark. */
+const syncedBefore = (calls: string[], mark: string) => {
+  const at = calls.indexOf(`mark ${mark}`);
+  expect(at).toBeGreaterThan(0);
+  const lastWrite = calls.lastIndexOf('log written', at);
+  expect(lastWrite).toBeGreaterThanOrEqual(0);
+  return calls.slice(lastWrite, at).includes('log synced');
+};
+
+test('an append resolves only once its log is on disk', () => {
+  const { stdout, calls } = traced('durable-append', `
+    const store = openSqliteStore(file);
+    store.append('signal-d', [{ type: 'SignalAccepted', data: { n: 1 }, metadata: {} }], 'no_stream')
+      .then(() => mark('appended')).then(() => store.close());`);
+  expect(stdout).toBe('appended\n');
+  expect(syncedBefore(calls, 'appended')).toBe(true);
+});
+
+test('a subscriber gets another process\'s commit only once its log is on disk', () => {
+  // The other writer commits without syncing (as every process's commits do, before their own sync).
+  const { stdout, calls } = traced('durable-read', `
+    const store = openSqliteStore(file);
+    const sub = store.subscribe('start', async (events) => {
+      mark('handled');
+      await sub.close();
+      await store.close();
+    }, (e) => { throw e; }, { category: 'signal', pollMs: 20 });
+    const other = new Database(file);
+    other.pragma('synchronous = OFF');
+    other.prepare("INSERT INTO events (stream_id, revision, type, data, metadata) VALUES ('signal-other', 0, 'SignalAccepted', '{}', '{}')").run();
+    other.close();`);
+  expect(stdout).toBe('handled\n');
+  expect(syncedBefore(calls, 'handled')).toBe(true);
 });

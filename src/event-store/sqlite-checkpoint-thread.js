@@ -1,5 +1,5 @@
-// Copies the read model's write-ahead log into its file, in a thread of its own (see
-// read-model-checkpointer.ts). Plain CommonJS: a worker thread loads it without ts-node.
+// Copies a SQLite file's write-ahead log into the file, in a thread of its own (see
+// sqlite-checkpointer.ts). Plain CommonJS: a worker thread loads it without ts-node.
 const { workerData } = require('node:worker_threads');
 const Database = require('better-sqlite3');
 

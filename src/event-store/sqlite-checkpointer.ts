@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
- * The read model's WAL checkpoints, off the thread that applies events. SQLite's automatic
- * checkpoint runs inside a commit every ~1,000 pages: on the API's main thread that was ~6 µs of
- * every trigger applied (and a whole checkpoint's stall now and then). The connection that
- * applies turns it off; this thread copies the log into the file every `intervalMs` instead,
- * each page once however often it changed in between.
+ * A SQLite file's WAL checkpoints (the event store's and the read model's), off the thread that
+ * writes. SQLite's automatic checkpoint runs inside a commit every ~1,000 pages: on the API's main
+ * thread that was ~6 µs of every trigger applied, and a whole checkpoint's stall now and then
+ * (once 1.35 s, with its fsyncs). The connections that write turn it off; this thread copies the
+ * log into the file every `intervalMs` instead, each page once however often it changed in between.
  */
 export interface Checkpointer { stop(): void }
 
@@ -14,7 +14,7 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
 
 export const startCheckpointer = (file: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer => {
   const flags = new Int32Array(new SharedArrayBuffer(8));
-  const worker = new Worker(join(__dirname, 'read-model-checkpoint-thread.js'), { workerData: { file, intervalMs, flags: flags.buffer } });
+  const worker = new Worker(join(__dirname, 'sqlite-checkpoint-thread.js'), { workerData: { file, intervalMs, flags: flags.buffer } });
   // Never what keeps a process alive; a thread that died leaves the log to grow until the next
   // start, which is safe (the log is part of the database), only larger.
   worker.unref();
