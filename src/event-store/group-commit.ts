@@ -31,12 +31,13 @@ export const serialized = (streamId: string, events: readonly NewEvent[], expect
 export const groupCommitter = (
   commit: (group: SerializedAppend[]) => Promise<AppendOutcome[]>,
   committed: (group: readonly SerializedAppend[], outcomes: readonly AppendOutcome[] | undefined) => void,
+  maxChars = GROUP_MAX_CHARS,
 ) => {
   interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
   const queue: Pending[] = [];
   let committing: Promise<void> | undefined;
   const commitGroup = async () => {
-    const group = queue.splice(0, groupSize(queue.map((p) => p.chars)));
+    const group = queue.splice(0, groupSize(queue.map((p) => p.chars), maxChars));
     const appends = group.map((p) => p.append);
     let outcomes: AppendOutcome[] | undefined;
     try {

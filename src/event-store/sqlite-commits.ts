@@ -23,6 +23,12 @@ export interface SqliteCommits {
   close(): Promise<void>;
 }
 
+/**
+ * One commit takes queued appends up to this much JSON (at least one): its statements run on the
+ * caller's thread, so a burst of large events is committed in steps of a few ms, not one long one.
+ */
+export const SQLITE_GROUP_MAX_CHARS = 1024 * 1024;
+
 /** How long a write waits for another process's write lock, in all, before it fails with SQLITE_BUSY (the thread's old busy_timeout). */
 const LOCK_WAIT_MS = 10_000;
 /** Pauses between tries for the lock (then the last again): the holder commits without fsync, in well under a millisecond. */
@@ -97,12 +103,12 @@ export const openSqliteCommits = (file: string): SqliteCommits => {
     void written.catch(() => undefined).finally(() => inHand.delete(written));
     return written;
   };
-  /** Runs `write` (its own transaction) once the write lock is free, then waits for the log to be on disk. */
-  const tryWrite = async <T>(write: () => T): Promise<T> => {
+  /** Runs `run` (its own transaction) once the write lock is free, then waits for the log to be on disk. */
+  const tryWrite = async <T>(run: () => T): Promise<T> => {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = write();
+        const result = run();
         await syncLog();
         return result;
       } catch (e) {

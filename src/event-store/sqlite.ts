@@ -4,7 +4,7 @@ import { EventStore, StoredEvent } from './port';
 import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
 import { followPositions } from './follow-positions';
 import { boundedPage } from '../kernel/bounded-page';
-import { openSqliteCommits } from './sqlite-commits';
+import { openSqliteCommits, SQLITE_GROUP_MAX_CHARS } from './sqlite-commits';
 import { startCheckpointer } from './sqlite-checkpointer';
 import { categoryOf, EventRow, recentAppends } from './recent-appends';
 
@@ -152,7 +152,7 @@ export const openSqliteStore = (file: string): EventStore => {
     recent.add(committedRows(group, outcomes));
     for (const o of outcomes) if (o.ok && o.position > durableThrough) durableThrough = o.position;
     appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
-  });
+  }, SQLITE_GROUP_MAX_CHARS);
   let closed = false;
   // Every write after close() is refused.
   const refuseWhenClosed = () => { if (closed) throw new Error('the event store is closed'); };

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GROUP_MAX_CHARS, groupSize } from '../../../src/event-store/group-commit';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
+import { SQLITE_GROUP_MAX_CHARS } from '../../../src/event-store/sqlite-commits';
 import { tempDir } from '../../support/test-app';
 
 // The embedded store commits on the caller's thread without blocking it (src/event-store/sqlite-commits.ts):
@@ -89,7 +90,7 @@ test('a commit takes queued appends up to GROUP_MAX_CHARS of JSON, always at lea
 test('appends larger than one group together commit in order, in several groups', async () => {
   const store = openSqliteStore(join(dir, 'large.sqlite'));
   try {
-    const big = 'x'.repeat(GROUP_MAX_CHARS / 3);
+    const big = 'x'.repeat(SQLITE_GROUP_MAX_CHARS / 2);
     const results = await Promise.all([0, 1, 2, 3, 4].map((n) => store.append('signal-big', [{ type: 'Big', data: { n, big }, metadata: {} }], 'any')));
     expect(results.map((r) => r.nextRevision)).toEqual([0n, 1n, 2n, 3n, 4n]);
     expect((await store.read('signal-big')).map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4]);
