@@ -30,7 +30,7 @@ const writeErrors = {
   409: problemResponse('The trigger changed concurrently too often; try again'),
   413: problemResponse('Body over the size limit'),
   415: problemResponse('Body is not JSON'),
-  503: problemResponse('An infrastructure fault: a stored event of this trigger cannot be read (needs an operator), the read model is being rebuilt, or the event store\'s server is away (the last two with Retry-After)'),
+  503: problemResponse('An infrastructure fault: a stored event of this trigger cannot be read (needs an operator), the read model is being rebuilt, the event store\'s server is away, or the store cannot write (its write lock held by another process for 10 s, a full disk, an I/O error; the last three with Retry-After)'),
 };
 const conditional = { 404: problemResponse('Unknown or deleted trigger'), 412: problemResponse('If-Match names another version') };
 const ids = (maxItems: number) => ({ type: 'array', minItems: 1, maxItems, items: TRIGGER_ID_SCHEMA });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { AppendOutcome, SerializedAppend } from './group-commit';
+import { StoreUnavailable } from './port';
 
 /**
  * The embedded store's writes, made on the caller's thread without ever blocking it:
@@ -29,12 +30,24 @@ export interface SqliteCommits {
  */
 export const SQLITE_GROUP_MAX_CHARS = 1024 * 1024;
 
-/** How long a write waits for another process's write lock, in all, before it fails with SQLITE_BUSY (the thread's old busy_timeout). */
+/** How long a write waits for another process's write lock, in all, before it fails (StoreUnavailable: a 503). */
 const LOCK_WAIT_MS = 10_000;
 /** Pauses between tries for the lock (then the last again): the holder commits without fsync, in well under a millisecond. */
 const RETRY_MS = [1, 2];
 
-const isBusy = (e: unknown) => String((e as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY');
+const codeOf = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
+const isBusy = (e: unknown) => codeOf(e).startsWith('SQLITE_BUSY');
+/** SQLite's codes for a fault of the machine (disk full, I/O, permissions), not of the write: nothing was written. */
+const MACHINE_FAULT = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOLFS|PROTOCOL)/;
+/**
+ * A write that failed for the machine's sake: StoreUnavailable (the API answers 503 saying why,
+ * and the client may try again); any other failure as it was. The reason holds codes only.
+ */
+const asOutage = (e: unknown): unknown => {
+  if (isBusy(e)) return new StoreUnavailable(`another process has held the write lock for ${LOCK_WAIT_MS / 1000} s`);
+  if (MACHINE_FAULT.test(codeOf(e))) return new StoreUnavailable(`the write failed (${codeOf(e)}); nothing was written`);
+  return e;
+};
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const openSqliteCommits = (file: string): SqliteCommits => {
@@ -107,14 +120,21 @@ export const openSqliteCommits = (file: string): SqliteCommits => {
   const tryWrite = async <T>(run: () => T): Promise<T> => {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
+      let result: T;
       try {
-        const result = run();
-        await syncLog();
-        return result;
+        result = run();
       } catch (e) {
-        if (!isBusy(e) || Date.now() - started >= LOCK_WAIT_MS) throw e;
+        if (!isBusy(e) || Date.now() - started >= LOCK_WAIT_MS) throw asOutage(e);
         await pause(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]!);
+        continue;
       }
+      try {
+        await syncLog();
+      } catch (e) {
+        // Committed, and readable until the machine fails: the client retrying may write it twice.
+        throw new StoreUnavailable(`the log could not be synced to disk (${codeOf(e) || 'closed'}); the write may have been kept`);
+      }
+      return result;
     }
   };
 

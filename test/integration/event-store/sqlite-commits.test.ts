@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { GROUP_MAX_CHARS, groupSize } from '../../../src/event-store/group-commit';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
 import { SQLITE_GROUP_MAX_CHARS } from '../../../src/event-store/sqlite-commits';
-import { tempDir } from '../../support/test-app';
+import request from 'supertest';
+import { aTrigger, startTestApp, tempDir } from '../../support/test-app';
 
 // The embedded store commits on the caller's thread without blocking it (src/event-store/sqlite-commits.ts):
 // the log is made durable on libuv's thread pool, another process's write lock is waited for
@@ -41,6 +42,23 @@ test('an append waiting for another writer\'s lock leaves the event loop running
     await store.close();
   }
 });
+
+test('a write lock held by another process past 10 s: the create answers 503 saying why, writes nothing, and succeeds once the lock is free', async () => {
+  const t = await startTestApp();
+  const other = new Database(join(t.dir, 'events.sqlite'));
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    const refused = await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [] }));
+    other.exec('ROLLBACK');
+    expect({ status: refused.status, retryAfter: refused.headers['retry-after'], detail: refused.body.detail })
+      .toEqual({ status: 503, retryAfter: '2', detail: 'the event store is unavailable: another process has held the write lock for 10 s' });
+    expect(other.prepare("SELECT COUNT(*) AS n FROM events WHERE stream_id LIKE 'action_trigger-%'").get()).toEqual({ n: 0 });
+    expect((await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [] }))).status).toBe(201);
+  } finally {
+    other.close();
+    await t.close();
+  }
+}, 30_000);
 
 test('appends made together commit in order, each checked against its own expected revision', async () => {
   const store = openSqliteStore(join(dir, 'group.sqlite'));
