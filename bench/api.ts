@@ -1,31 +1,38 @@
 import autocannon from 'autocannon';
-import { rmSync, writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchDefinition, seedTriggers } from './seed';
 import { startBaseline, startBenchTemporal, startService, waitForListening } from './server';
 import { benchStores, startBenchPostgres } from './postgres';
+import { benchCreateAlongside, compareDirs } from './create-alongside';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 /** Stored triggers the scenarios read (BENCH_TRIGGERS: fewer for a smoke run). */
 const TRIGGERS = Number(process.env.BENCH_TRIGGERS ?? 10_000);
+/** Untimed seconds of each scenario's own request before its timed run (BENCH_WARM_S). */
+const WARM_S = Number(process.env.BENCH_WARM_S ?? 3);
 
 interface Figures { name: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; ok: number }
 
+/**
+ * One scenario: WARM_S untimed, then DURATION_S timed. Without the warm-up a scenario's figure
+ * includes V8 compiling its path (the first seconds after a start, or after the previous
+ * scenario's different requests), which differs between builds by more than the builds do.
+ * `ok` counts both parts' 2xx answers (the triggers a create scenario stored).
+ */
 const run = async (name: string, opts: autocannon.Options): Promise<Figures> => {
+  const warm = WARM_S > 0 ? (await autocannon({ connections: CONNECTIONS, duration: WARM_S, ...opts }))['2xx'] : 0;
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...opts });
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, ok: r['2xx'] };
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, ok: r['2xx'] + warm };
 };
 
 /** Get, list, filtered list and create against one service; `label` names its process count. */
-/** `stored`: triggers in the store now (the seed, plus those earlier create scenarios made). */
+/** `stored`: triggers in the store when the scenarios start (PostgreSQL's second run also holds the first one's creates). */
 const scenarios = async (url: string, ids: string[], label: string, stored: number): Promise<Figures[]> => {
   const body = JSON.stringify(benchDefinition(1));
   let n = 0;
-  // Untimed: each service starts cold (JIT, page cache); the first figure should not pay for it.
-  await autocannon({ connections: CONNECTIONS, duration: 2, url: `${url}/api/action-triggers/${ids[0]}` });
   return [
     await run(`get one trigger ${label}`, { url, requests: [{ setupRequest: (req) => ({ ...req, path: `/api/action-triggers/${ids[(n++ * 7919) % ids.length]}` }) }] }),
     await run(`list (limit 100) ${label}`, { url: `${url}/api/action-triggers?limit=100` }),
@@ -44,13 +51,18 @@ const scenarios = async (url: string, ids: string[], label: string, stored: numb
  * against bare node and bare express; once as one process, once with API_PROCESSES=2 (one per core);
  * then one process again with `metrics.enabled: false`, for the cost of metrics in the same run;
  * then (BENCH_STORES, default both) one and two processes on a PostgreSQL store, with their
- * ratios to SQLite's.
+ * ratios to SQLite's; then, with BENCH_COMPARE_DIRS, creation side by side with other builds.
  */
 export const benchApi = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'at-bench-api-'));
-  const ids = await seedTriggers(dir, TRIGGERS);
+  // Seeded once; each service gets its own copy, so that every one starts with the same triggers
+  // stored (a create scenario adds tens of thousands, which later scans would otherwise pay for).
+  const seeded = join(dir, 'seeded');
+  mkdirSync(seeded);
+  const ids = await seedTriggers(seeded, TRIGGERS);
+  const copyOfSeed = (name: string) => { const data = join(dir, name); cpSync(seeded, data, { recursive: true }); return data; };
   const temporal = await startBenchTemporal();
-  let service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
+  let service = await startService({ DATA_DIR: copyOfSeed('one'), TEMPORAL_ADDRESS: temporal.address }, 'api');
   const sample = await (await fetch(`${service.url}/api/action-triggers/${ids[0]}`)).text();
   const baseline = await startBaseline('node', sample);
   const expressBaseline = await startBaseline('express', sample);
@@ -58,20 +70,20 @@ export const benchApi = async () => {
   try {
     results.push(await run('baseline: bare node:http, same JSON', { url: baseline.url }));
     results.push(await run('baseline: express 5, one route, same JSON', { url: `${expressBaseline.url}/api/action-triggers/${ids[0]}` }));
-    let stored = ids.length;
-    const counted = (figures: Figures[]) => { stored += figures.at(-1)!.ok; return figures; };
-    results.push(...counted(await scenarios(service.url, ids, '(1 process)', stored)));
+    results.push(...await scenarios(service.url, ids, '(1 process)', ids.length));
     await service.stop();
-    service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, API_PROCESSES: '2' }, 'api');
+    service = await startService({ DATA_DIR: copyOfSeed('two'), TEMPORAL_ADDRESS: temporal.address, API_PROCESSES: '2' }, 'api');
     await waitForListening(service, 2);
-    results.push(...counted(await scenarios(service.url, ids, '(API_PROCESSES=2)', stored)));
+    results.push(...await scenarios(service.url, ids, '(API_PROCESSES=2)', ids.length));
     await service.stop();
     const off = join(dir, 'metrics-off.json');
     writeFileSync(off, JSON.stringify({ metrics: { enabled: false } }));
-    service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: off }, 'api');
-    results.push(...await scenarios(service.url, ids, '(1 process, metrics off)', stored));
+    service = await startService({ DATA_DIR: copyOfSeed('metrics-off'), TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: off }, 'api');
+    results.push(...await scenarios(service.url, ids, '(1 process, metrics off)', ids.length));
     await service.stop();
     if (benchStores().includes('postgres')) results.push(...await onPostgres(temporal.address));
+    printTables(results);
+    if (compareDirs().length > 0) await benchCreateAlongside(temporal.address, DURATION_S);
   } finally {
     await service.stop();
     await baseline.stop();
@@ -79,7 +91,6 @@ export const benchApi = async () => {
     await temporal.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  printTables(results);
 };
 
 /** The same scenarios with the store on PostgreSQL (seeded alike; each API role's read model built from it at start). */

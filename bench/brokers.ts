@@ -8,6 +8,7 @@ import { bundleWorkflows, installSdkLogging } from '../src/worker';
 import { BENCH_BROKERS, Destination } from './broker-destinations';
 import { floor } from './dispatch';
 import { Running, startBenchTemporal, startService } from './server';
+import { pct } from './stats';
 
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 30);
 const RAW_S = Number(process.env.BENCH_RAW_S ?? 10);
@@ -22,7 +23,6 @@ const WARM_SIGNALS = 50;
 const WARM_S = 2;
 const BODY = JSON.stringify({ order: 42, note: 'bench' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 
 interface Row { type: string; clock: string; service: number; consumed: number; accepted: number; raw: number; latencies: number[]; paced: number }
 

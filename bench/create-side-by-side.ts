@@ -12,12 +12,12 @@
  * THREADS=1: also prints each thread's CPU per create (main, writer and checkpoint threads, V8's helpers).
  */
 import autocannon from 'autocannon';
-import { execSync, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { benchDefinition } from './seed';
 import { startBenchTemporal } from './server';
+import { cpuSeconds, processTree, startCheckoutApi } from './checkout-api';
 
 /** `<checkout>` or `<checkout>@<node flags>`: the same checkout with V8 flags of its own (e.g. `@--single-threaded-gc`). */
 const runs = (process.env.DIRS ?? '').split(',').filter(Boolean).map((d) => {
@@ -28,14 +28,6 @@ const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.D ?? 8);
 const warmSeconds = Number(process.env.WARM ?? 2);
 const procs = process.env.PROCS ?? '1';
-
-const processTree = (pid: number): number[] => {
-  try { return [pid, ...execSync(`pgrep -P ${pid}`).toString().trim().split('\n').filter(Boolean).map(Number).flatMap(processTree)]; } catch { return [pid]; }
-};
-/** CPU seconds (user + system) the processes used so far. */
-const cpuSeconds = (pids: number[]) => pids.reduce((sum, pid) => {
-  try { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return sum + Number(f[11]) + Number(f[12]); } catch { return sum; }
-}, 0) / 100;
 
 /** CPU seconds per thread, keyed by process role and thread name (THREADS=1 prints them per create). */
 const threadCpu = (pids: number[]) => {
@@ -55,33 +47,6 @@ const threadCpu = (pids: number[]) => {
   return out;
 };
 
-/** What a service said last: printed when a run stalls (a process that died, a start that hung). */
-const TAIL_CHARS = 16 * 1024;
-
-const startApi = (dir: string, flags: string[], env: Record<string, string>) => new Promise<{ url: string; pid: number; tail: () => string; stop: () => Promise<void> }>((resolve, reject) => {
-  const built = join(dir, 'dist/src/main.js');
-  const entry = existsSync(built) ? [built] : ['-r', 'ts-node/register/transpile-only', join(dir, 'src/main.ts')];
-  const profile = process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}/${basename(dir)}`] : [];
-  const child = spawn(process.execPath, [...flags, ...profile, ...entry, '--role=api'], {
-    cwd: dir, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', API_PROCESSES: procs, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const onData = (b: Buffer) => {
-    out += b.toString();
-    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(out)?.[1];
-    if (!url || (out.match(/listening/g) ?? []).length < Number(procs)) return;
-    child.stdout!.off('data', onData);
-    child.stderr!.off('data', onData);
-    const keep = (b: Buffer) => { out = (out + b.toString()).slice(-TAIL_CHARS); };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    resolve({ url, pid: child.pid!, tail: () => out.slice(-TAIL_CHARS), stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); }) });
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  child.once('exit', (code) => reject(new Error(`${dir} exited (${code}): ${out}`)));
-});
-
 const main = async () => {
   if (runs.length === 0) throw new Error('DIRS=<checkout>,<checkout>…');
   const temporal = await startBenchTemporal();
@@ -91,7 +56,7 @@ const main = async () => {
     for (let round = 0; round < rounds; round++) {
       for (const { dir, flags, label } of runs) {
         const data = mkdtempSync(join(tmpdir(), 'at-side-by-side-'));
-        const api = await startApi(dir, flags, { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address });
+        const api = await startCheckoutApi(dir, { flags, procs: Number(procs), profileDir: process.env.PROF, env: { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address } });
         const url = `${api.url}/api/action-triggers`;
         await post(url, warmSeconds);
         const pids = processTree(api.pid);

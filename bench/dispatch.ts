@@ -11,13 +11,13 @@ import { startReceiver } from '../test/support/receiver';
 import { jsonPoster } from './post';
 import { benchMetricsConfig, startBenchTemporal, startService } from './server';
 import { actionRows, actionsOfRecorded, actionsOfWorkflows, cpuSeconds, FIXTURES, serverCounter } from './temporal-costs';
+import { pct } from './stats';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 60);
 const SHORT_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const PACED_S = Math.min(SUSTAIN_S, 30);
 const RATES = (process.env.BENCH_RATES ?? '20,50').split(',').map(Number);
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The workflow before local first attempts with the delivered ledger: one webhook delivered at its first attempt, as recorded. */
 const BEFORE_HISTORY = join(FIXTURES, 'before-attempts-as-input', 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json');

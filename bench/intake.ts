@@ -9,10 +9,10 @@ import { startReceiver } from '../test/support/receiver';
 import { killProcess, startWorkerProcess } from '../test/support/worker-process';
 import { startService } from './server';
 import { benchIntakeRate } from './intake-rate';
+import { pct } from './stats';
 
 const OUTAGE_S = Number(process.env.BENCH_OUTAGE_S ?? 30);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
 
 /**
  * `npm run bench -- intake`: first how fast intake accepts on each store (intake-rate.ts); then a

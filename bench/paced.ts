@@ -3,6 +3,7 @@ import { startBenchStack } from './server';
 import { slowestStages } from './slowest';
 import { cpuSeconds } from './temporal-costs';
 import { threadCpu, threadRows } from './thread-cpu';
+import { median, pct } from './stats';
 
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const PACED_S = Number(process.env.BENCH_PACED_S ?? 30);
@@ -11,8 +12,6 @@ const WARM_S = Number(process.env.BENCH_WARM_S ?? 5);
 const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 0);
 /** `BENCH_REPEAT=<n>`: n measured windows one after another (this machine's noise shows in their spread). */
 const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1));
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN; };
-const median = (xs: number[]) => pct(xs, 50);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
