@@ -12,12 +12,13 @@
  * THREADS=1: also prints each thread's CPU per create (main, writer and checkpoint threads, V8's helpers).
  */
 import autocannon from 'autocannon';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { benchDefinition } from './seed';
 import { startBenchTemporal } from './server';
 import { cpuSeconds, processTree, startCheckoutApi } from './checkout-api';
+import { threadCpu } from './thread-cpu';
 
 /** `<checkout>` or `<checkout>@<node flags>`: the same checkout with V8 flags of its own (e.g. `@--single-threaded-gc`). */
 const runs = (process.env.DIRS ?? '').split(',').filter(Boolean).map((d) => {
@@ -30,18 +31,14 @@ const warmSeconds = Number(process.env.WARM ?? 2);
 const procs = process.env.PROCS ?? '1';
 
 /** CPU seconds per thread, keyed by process role and thread name (THREADS=1 prints them per create). */
-const threadCpu = (pids: number[]) => {
+const threadCpuByRole = (pids: number[]) => {
   const out = new Map<string, number>();
   pids.forEach((pid, i) => {
-    let tids: string[] = [];
-    try { tids = readdirSync(`/proc/${pid}/task`); } catch { return; }
-    for (const tid of tids) {
-      try {
-        const [comm, rest] = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split('(')[1]!.split(') ');
-        const f = rest!.split(' ');
-        const key = `${i === 0 ? 'primary' : 'api'}/${tid === String(pid) ? 'main' : comm}`;
-        out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-      } catch { /* gone */ }
+    let threads: ReturnType<typeof threadCpu>;
+    try { threads = threadCpu(pid); } catch { return; /* it ended */ }
+    for (const [tid, { name, seconds }] of threads) {
+      const key = `${i === 0 ? 'primary' : 'api'}/${tid === String(pid) ? 'main' : name}`;
+      out.set(key, (out.get(key) ?? 0) + seconds);
     }
   });
   return out;
@@ -61,13 +58,13 @@ const main = async () => {
         await post(url, warmSeconds);
         const pids = processTree(api.pid);
         const cpu0 = cpuSeconds(pids);
-        const threads0 = threadCpu(pids);
+        const threads0 = threadCpuByRole(pids);
         const t0 = process.hrtime.bigint() / 1000n;
         const r = await post(url, seconds);
         if (process.env.PROF) appendFileSync(join(process.env.PROF, 'windows.txt'), `${basename(dir)} ${t0} ${process.hrtime.bigint() / 1000n} ${r.requests.total}\n`);
         const cpuUs = ((cpuSeconds(pids) - cpu0) / r.requests.total) * 1e6;
         if (process.env.THREADS) {
-          const perCreate = [...threadCpu(pids)].map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const).filter(([, v]) => v >= 1);
+          const perCreate = [...threadCpuByRole(pids)].map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const).filter(([, v]) => v >= 1);
           console.log(`    ${label} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
         }
         console.log(`| ${round + 1} | ${label} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
