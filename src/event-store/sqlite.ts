@@ -7,6 +7,7 @@ import { boundedPage } from '../kernel/bounded-page';
 import { openSqliteCommits, SQLITE_GROUP_MAX_CHARS } from './sqlite-commits';
 import { startCheckpointer } from './sqlite-checkpointer';
 import { categoryOf, EventRow, recentAppends } from './recent-appends';
+import { openInWalMode } from './sqlite-open';
 
 /** How often a subscription looks for events appended by other processes on the same file. */
 const POLL_INTERVAL_MS = 100;
@@ -81,8 +82,7 @@ const migrate = (db: Database.Database) => db.transaction(() => {
  * sqlite-commits.ts (durable before they resolve, never blocking the event loop).
  */
 export const openSqliteStore = (file: string): EventStore => {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  const db = openInWalMode(file);
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
   migrate(db);

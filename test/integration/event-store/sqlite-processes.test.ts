@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
@@ -26,3 +27,28 @@ test('two processes appending to one stream in one SQLite file lose nothing', as
     expect(events.filter((e) => e.data.tag === tag).map((e) => e.data.i)).toEqual(Array.from({ length: 150 }, (_, i) => i));
   }
 }, 60000);
+
+/** A process that holds the write lock of a new file still in rollback mode (as one starting up does for a moment), then lets go. */
+const HOLD_WRITE_LOCK = `
+  const db = new (require('better-sqlite3'))(process.argv[1]);
+  db.exec('CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
+  console.log('locked');
+  setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
+
+test('a process opening a new file while another holds its write lock waits for it, then opens it in WAL mode', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'events.sqlite');
+  const holder = spawn(process.execPath, ['-e', HOLD_WRITE_LOCK, file, '500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(holder, 'exit');
+  await once(holder.stdout!, 'data');
+  const started = Date.now();
+  const store = openSqliteStore(file);
+  const waited = Date.now() - started;
+  await store.append('action_trigger-after-wait', [{ type: 'TriggerActivated', data: {}, metadata: {} }], 'no_stream');
+  const events = await store.read('action_trigger-after-wait');
+  await store.close();
+  expect(await exited).toEqual([0, null]);
+  rmSync(dir, { recursive: true, force: true });
+  expect(waited).toBeGreaterThan(100);
+  expect(events).toHaveLength(1);
+}, 30000);
