@@ -33,6 +33,38 @@ const reachable = async (address: string) => {
   }
 };
 
+/** What the server wrote to stderr: its first and last 4,000 characters (the reason comes first, a panic's trace after). */
+const stderrKept = (child: ChildProcess) => {
+  let head = '';
+  let tail = '';
+  child.stderr?.on('data', (b: Buffer) => {
+    const text = b.toString();
+    if (head.length < 4000) head += text.slice(0, 4000 - head.length);
+    else tail = (tail + text).slice(-4000);
+  });
+  return () => (tail ? `${head}\n…\n${tail}` : head);
+};
+
+/**
+ * Spawns the server and waits until it answers: the running child, or, when it exits first,
+ * what it wrote to stderr.
+ */
+const launch = async (cliPath: string, args: string[], address: string): Promise<ChildProcess | string> => {
+  // Go collects garbage each time its heap doubles (GOGC=100): at 50 dispatches/s every ~3 s, each
+  // 75-180 ms on one of the 2 cores, and the Go runtime was ~30 % of the server's CPU in a profile.
+  // GOGC=400 (a heap up to 5 × the live data, ~85 MB after a bench run) cut its CPU per dispatch
+  // ~8 % (docs/benchmarks.md § Session 7). A GOGC set by the caller wins.
+  const child = spawn(cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { GOGC: DEV_SERVER_GOGC, ...process.env } });
+  const stderr = stderrKept(child);
+  const deadline = Date.now() + 60_000;
+  while (!(await reachable(address))) {
+    if (child.exitCode !== null) return `exit code ${child.exitCode}: ${stderr()}`;
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`the Temporal dev server did not answer within 60s: ${stderr()}`); }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return child;
+};
+
 /**
  * Starts `temporal server start-dev` with its state in a SQLite file, and waits until it
  * answers. A dev server already answering on the port (left by an earlier run) is reused.
@@ -53,28 +85,24 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
     '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     ...Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
     ...(o.metricsPort === undefined ? [] : ['--metrics-port', String(o.metricsPort)])];
-  // Go collects garbage each time its heap doubles (GOGC=100): at 50 dispatches/s every ~3 s, each
-  // 75-180 ms on one of the 2 cores, and the Go runtime was ~30 % of the server's CPU in a profile.
-  // GOGC=400 (a heap up to 5 × the live data, ~85 MB after a bench run) cut its CPU per dispatch
-  // ~8 % (docs/benchmarks.md § Session 7). A GOGC set by the caller wins.
-  const child: ChildProcess = spawn(o.cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { GOGC: DEV_SERVER_GOGC, ...process.env } });
-  let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-4000); });
-  const deadline = Date.now() + 60_000;
-  while (!(await reachable(address))) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited (${child.exitCode}): ${stderr}`);
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`the Temporal dev server did not answer within 60s: ${stderr}`); }
-    await new Promise((r) => setTimeout(r, 250));
+  let child = await launch(o.cliPath, args, address);
+  if (typeof child === 'string') {
+    // The server picks its internal ports itself; another process may take one before it binds
+    // it, and it then exits during start-up (a Go panic). A second start picks them again.
+    o.log.warn('the Temporal dev server exited while starting; starting it once more', { address, stderr: child });
+    child = await launch(o.cliPath, args, address);
+    if (typeof child === 'string') throw new Error(`the Temporal dev server exited twice while starting: ${child}`);
   }
+  const server = child;
   o.log.info('Temporal dev server started', { address, ui: o.uiPort === undefined ? 'off' : `http://127.0.0.1:${o.uiPort}`, db: o.dbFile });
   return {
     address,
-    pid: child.pid,
+    pid: server.pid,
     stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      if (server.exitCode !== null) return resolve();
+      server.once('exit', () => resolve());
+      server.kill('SIGTERM');
+      setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
     }),
   };
 };
