@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Logger } from '../src/kernel/logger';
+import { openInWalMode } from '../src/event-store/sqlite-open';
 
 /**
  * The read model's SQLite file. It is derived data: when it is damaged it is moved aside and
@@ -52,9 +53,8 @@ const pruneAside = (file: string, log: Logger) => {
 };
 
 const openPlain = (file: string) => {
-  const db = new Database(file);
+  const db = openInWalMode(file);
   try {
-    db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 10000');
     return db;

@@ -8,9 +8,10 @@ const isBusy = (e: unknown) => String((e as { code?: unknown })?.code ?? '').sta
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
- * Opens the store's file in WAL mode. Turning a file to WAL takes an exclusive lock that SQLite
- * does not wait for (its busy handler is not called there): when the API and the worker start on
- * one new file together, one of them was refused SQLITE_BUSY at once and exited. It tries again
+ * Opens a SQLite file that several processes share (the event store, the read model) in WAL
+ * mode. Turning a file to WAL takes an exclusive lock that SQLite does not wait for (its busy
+ * handler is not called there): when the API processes and the worker started on one new file
+ * together, one of them was sometimes refused SQLITE_BUSY at once and exited. It tries again
  * until OPEN_WAIT_MS have passed; this runs once, at start-up, so the short blocking waits are fine.
  */
 export const openInWalMode = (file: string): Database.Database => {

@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
+import { openReadModel } from '../../../projections/read-model';
 import { tempDir } from '../../support/test-app';
 
 const runChild = (args: string[]) => new Promise<number>((resolve) => {
@@ -35,20 +37,30 @@ const HOLD_WRITE_LOCK = `
   console.log('locked');
   setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[2]));`;
 
-test('a process opening a new file while another holds its write lock waits for it, then opens it in WAL mode', async () => {
+/** Opens `file` as each SQLite file the service keeps does, writes to it, and closes it. */
+const OPENERS: Array<[string, (file: string) => Promise<void>]> = [
+  ['the event store', async (file) => {
+    const store = openSqliteStore(file);
+    await store.append('action_trigger-after-wait', [{ type: 'TriggerActivated', data: {}, metadata: {} }], 'no_stream');
+    await store.close();
+  }],
+  ['the read model', async (file) => { openReadModel(file).close(); }],
+];
+
+test.each(OPENERS)('%s: a process opening a new file while another holds its write lock waits for it, then opens it in WAL mode', async (_, open) => {
   const dir = tempDir();
-  const file = join(dir, 'events.sqlite');
+  const file = join(dir, 'shared.sqlite');
   const holder = spawn(process.execPath, ['-e', HOLD_WRITE_LOCK, file, '500'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(holder, 'exit');
   await once(holder.stdout!, 'data');
   const started = Date.now();
-  const store = openSqliteStore(file);
+  await open(file);
   const waited = Date.now() - started;
-  await store.append('action_trigger-after-wait', [{ type: 'TriggerActivated', data: {}, metadata: {} }], 'no_stream');
-  const events = await store.read('action_trigger-after-wait');
-  await store.close();
   expect(await exited).toEqual([0, null]);
+  const db = new Database(file, { readonly: true });
+  const mode = db.pragma('journal_mode', { simple: true });
+  db.close();
   rmSync(dir, { recursive: true, force: true });
   expect(waited).toBeGreaterThan(100);
-  expect(events).toHaveLength(1);
+  expect(mode).toBe('wal');
 }, 30000);
