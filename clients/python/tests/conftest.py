@@ -6,7 +6,6 @@ import atexit
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,13 +21,13 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parents[2]
 TMP = Path(tempfile.mkdtemp(prefix="atc-python-"))
+# This checkout's client first (also in the relay subprocesses), whatever the venv installed.
+SRC = str(TESTS.parent / "src")
+os.environ["PYTHONPATH"] = os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])])
+sys.path[:0] = [SRC, str(TESTS)]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
+import pg_cluster  # noqa: E402
+from ports import free_port  # noqa: E402
 
 SERVICE_PORT = free_port()
 SERVICE_URL = f"http://127.0.0.1:{SERVICE_PORT}"
@@ -38,12 +37,6 @@ os.environ["ATC_TEST_DB"] = str(TMP / "db.sqlite3")
 os.environ["ATC_BASE_URL"] = SERVICE_URL
 os.environ["ATC_MEDIA_ROOT"] = str(TMP / "media")
 os.environ["DJANGO_SETTINGS_MODULE"] = "testproject.settings"
-# This checkout's client first (also in the relay subprocesses), whatever the venv installed.
-SRC = str(TESTS.parent / "src")
-os.environ["PYTHONPATH"] = os.pathsep.join([SRC, *filter(None, [os.environ.get("PYTHONPATH")])])
-sys.path[:0] = [SRC, str(TESTS)]
-
-import pg_cluster  # noqa: E402
 
 # The session's Django database: the SQLite file above, or with ATC_TEST_DATABASE=postgresql a
 # cluster of its own (stopped in pytest_sessionfinish).

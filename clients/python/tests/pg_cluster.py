@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ports import free_port
 
 CLUSTER_OWNER = "postgres"  # initdb and postgres refuse to run as root
 
@@ -59,12 +60,6 @@ def _run(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start() -> Cluster:
     bin_dir = _bin_dir()
     if bin_dir is None:
@@ -79,7 +74,7 @@ def start() -> Cluster:
     root = Path(tempfile.mkdtemp(prefix="atc-pg-"))
     if owner is not None:
         os.chown(root, owner.pw_uid, owner.pw_gid)
-    cluster = Cluster(port=_free_port(), root=root, bin_dir=bin_dir)
+    cluster = Cluster(port=free_port(), root=root, bin_dir=bin_dir)
     data = root / "data"
     _run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]))
     options = f"-c listen_addresses=127.0.0.1 -p {cluster.port} -k {root} -c fsync=off -c max_connections=50"

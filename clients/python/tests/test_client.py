@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from action_triggers_client.client import ActionTriggersClient, ProblemError, RetryPolicy, TransportError
-from conftest import free_port
+from ports import free_port
 
 
 def _trigger(receiver_url: str, model: str) -> dict[str, Any]:

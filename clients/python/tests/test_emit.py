@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 import uuid
 from decimal import Decimal
 
@@ -143,7 +144,13 @@ def test_the_instance_is_serialised_like_djangos_serializer() -> None:
     assert pre.instance["pk"] is None and pre.instance_pk == "" and pre.id < row.id
     # Without EXPAND the foreign key is the related id, as serializers.serialize writes it.
     assert serialize(order, "default")["customer"] == customer.id
-    assert Emitter.objects.get().name  # the database's part of every signal id
+
+
+def test_a_database_names_itself_once_the_first_part_of_every_signal_id() -> None:
+    name = Emitter.name_for("default")
+    assert re.fullmatch(r"[0-9a-f]{12}", name)
+    assert Emitter.name_for("default") == name
+    assert list(Emitter.objects.values_list("name", flat=True)) == [name]
 
 
 def test_the_sender_after_commit_leaves_an_instance_with_older_rows_to_the_relay(triggers, receiver) -> None:

@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from action_triggers_client.django.models import Emitter, OutboxSignal, signal_id
 from action_triggers_client.django.after_commit import flush_sender
-from conftest import envelope_for, free_port, manage, relay_env
+from conftest import envelope_for, manage, relay_env
+from ports import free_port
 from shop.models import Customer, Order
 
 
