@@ -95,6 +95,7 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
       if (stored !== 'start' && (checkpoint === 'start' || stored > checkpoint)) {
         checkpoint = stored;
         caughtUpAt = Date.now();
+        failure = undefined; // what this runner failed on, if anything, another process applied
         settle();
       }
     } catch { /* a damaged file: the health check rebuilds it */ }
@@ -109,7 +110,11 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
       caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
       if (model.recovering()) void endRecovery().catch(() => undefined);
     } catch (e) {
-      if (!(e instanceof ReadModelUnavailable)) checkpoint = model.checkpoint();
+      if (!(e instanceof ReadModelUnavailable)) {
+        checkpoint = model.checkpoint();
+        // Another process on the file applied the batch meanwhile: nothing is stuck.
+        if (reached(checkpoint, events[events.length - 1]!.position)) { failure = undefined; return; }
+      }
       throw e;
     } finally {
       settle();

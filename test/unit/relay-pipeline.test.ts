@@ -10,6 +10,7 @@ import { DispatchTurns, SignalEnvelope } from '../../src/dispatch/types';
 import type { GiveTurn } from '../../src/dispatch/turn-store';
 import { turnStateOf } from '../../src/dispatch/turns';
 import { tempDir } from '../support/test-app';
+import { until } from '../support/until';
 
 /**
  * The relay keeps starting signals stored after one whose start is slow (no batch waits for
@@ -30,9 +31,6 @@ const acceptOrdered = (store: EventStore, id: string, order: string) => store.ap
 /** Turns given to dispatches waiting in an order, as `<workflow id> <trigger id>`. */
 const told: string[] = [];
 const noOrders: GiveTurn = async (workflowId, triggerId) => { told.push(`${workflowId} ${triggerId}`); return 'given'; };
-const until = async (check: () => boolean, ms = 5000) => {
-  for (const end = Date.now() + ms; !check(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('condition not met');
-};
 
 let dir: string;
 let store: EventStore;

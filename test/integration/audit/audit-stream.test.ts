@@ -14,6 +14,7 @@ import { aTrigger, startTestApp, tempDir } from '../../support/test-app';
 import { startServerProcess, stopServerProcess } from '../../support/server-process';
 import { testServers } from '../../support/servers';
 import { openSse, SseMessage } from '../../support/sse-client';
+import { until } from '../../support/until';
 
 /** GET /api/events/stream on a real server (node:http, the service's timeouts made short), read by a raw client. */
 type App = Awaited<ReturnType<typeof startTestApp>>;
@@ -61,14 +62,6 @@ const stop = async (t: App, server: Server) => {
 
 const create = async (t: App, n: number) => {
   for (let i = 0; i < n; i++) await request(t.app).post('/api/action-triggers').send(trigger).expect(201);
-};
-
-const until = async (done: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 };
 
 test('the stream sends the backlog then live events; a reconnect with Last-Event-ID resumes without loss or duplicates', async () => {

@@ -6,6 +6,7 @@ import { silentLogger } from '../../../src/kernel/logger';
 import { openReadModel } from '../../../projections/read-model';
 import { startProjection } from '../../../projections/runner';
 import { aTrigger, BROKERS_CONFIG, startTestApp, tempDir } from '../../support/test-app';
+import { until } from '../../support/until';
 
 const seed = async () => {
   const t = await startTestApp(BROKERS_CONFIG);
@@ -82,6 +83,34 @@ test('a runner whose events another process on the same file applied answers its
   modelA.close(); modelB.close();
   await Promise.all([storeA.close(), storeB.close()]);
   await t.close();
+});
+
+test('a runner that failed on a batch another process on the same file then applied goes on from there, no longer failing', async () => {
+  const t = await startTestApp(BROKERS_CONFIG);
+  // The app keeps its own read model; A and B share another, on the same events.
+  const shared = join(t.dir, 'shared-read-model.sqlite');
+  const [storeA, storeB] = [openSqliteStore(join(t.dir, 'events.sqlite')), openSqliteStore(join(t.dir, 'events.sqlite'))];
+  const [modelA, modelB] = [openReadModel(shared), openReadModel(shared)];
+  const failing = { ...modelB, apply: (): never => { throw new Error('B cannot apply'); } };
+  const b = await startProjection(storeB, failing, silentLogger);
+  let a: Awaited<ReturnType<typeof startProjection>> | undefined;
+  try {
+    for (let i = 0; i < 3; i++) await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
+    const head = await storeB.headPosition() as bigint;
+    await until(() => b.failure() === 'B cannot apply');
+    expect(await b.caughtUp()).toBe(false);
+
+    a = await startProjection(storeA, modelA, silentLogger);
+    expect(await a.waitFor(head, 5000)).toBe(true);
+    expect(await b.waitFor(head, 5000)).toBe(true);
+    expect(b.failure()).toBeUndefined();
+    expect(await b.caughtUp()).toBe(true);
+  } finally {
+    await Promise.all([a?.stop(), b.stop()]);
+    modelA.close(); modelB.close();
+    await Promise.all([storeA.close(), storeB.close()]);
+    await t.close();
+  }
 });
 
 test('content types whose parts hold dots are indexed by their two parts', async () => {
