@@ -39,8 +39,9 @@ const stderrKept = (child: ChildProcess) => {
   let tail = '';
   child.stderr?.on('data', (b: Buffer) => {
     const text = b.toString();
-    if (head.length < 4000) head += text.slice(0, 4000 - head.length);
-    else tail = (tail + text).slice(-4000);
+    const room = 4000 - head.length;
+    head += text.slice(0, room);
+    if (text.length > room) tail = (tail + text.slice(Math.max(room, 0))).slice(-4000);
   });
   return () => (tail ? `${head}\n…\n${tail}` : head);
 };
