@@ -99,6 +99,13 @@ install_strace() {
   apt_install strace
 }
 
+# A C compiler: the event store's tests build a preloaded shim that makes the log's syncs fail.
+install_cc() {
+  command -v cc >/dev/null 2>&1 && return
+  echo "installing gcc"
+  apt_install gcc libc6-dev
+}
+
 # Redis: Debian's redis-server (the tests start their own, on a free port).
 install_redis() {
   command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] && return
@@ -183,6 +190,7 @@ if [ "${1:-}" != "--temporal-only" ]; then
   install_kafka
   install_chromium
   install_strace
+  install_cc
   install_redis
   install_moto
   install_pubsub
