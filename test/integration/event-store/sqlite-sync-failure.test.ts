@@ -60,6 +60,11 @@ test('writes whose log cannot be synced answer 503 saying whether they may have 
   rmSync(flag);
   const retried = await post('/api/signals', signal);
   expect(retried.status).toBe(202);
+  // The triggers created under failing syncs that were kept are listed like the others.
+  const listed = async () => ((await (await fetch(`${api.url}/api/action-triggers?limit=100`)).json()) as unknown[]).length;
+  const total = answers.created + answers.kept;
+  for (const end = Date.now() + 5000; (await listed()) !== total && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+  expect(await listed()).toBe(total);
   await stopServerProcess(api);
 
   const events = new Database(join(dir, 'events.sqlite'), { readonly: true });
