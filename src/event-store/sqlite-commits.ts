@@ -36,7 +36,7 @@ const LOCK_WAIT_MS = 10_000;
 const RETRY_MS = [1, 2];
 
 const codeOf = (e: unknown) => String((e as { code?: unknown })?.code ?? '');
-const isBusy = (e: unknown) => codeOf(e).startsWith('SQLITE_BUSY');
+export const isBusy = (e: unknown) => codeOf(e).startsWith('SQLITE_BUSY');
 /** SQLite's codes for a fault of the machine (disk full, I/O, permissions), not of the write: nothing was written. */
 const MACHINE_FAULT = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOLFS|PROTOCOL)/;
 /**

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
+import { isBusy } from './sqlite-commits';
 
 /** How long opening waits, in all, for other processes to let go of a new file (as a write waits for the lock). */
 const OPEN_WAIT_MS = 10_000;
 const RETRY_MS = 5;
 
-const isBusy = (e: unknown) => String((e as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY');
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
