@@ -132,7 +132,7 @@ def test_a_row_sent_twice_is_one_dispatch(triggers, receiver) -> None:
         call_command("action_triggers_relay", "--once")
         row = OutboxSignal.objects.get(signal="post_save")
         assert row.state == "sent" and row.sent_at is not None
-        sid = signal_id(Emitter.objects.get().name, row.id)
+        sid = signal_id(Emitter.objects.get().name, row.id, row.token)
         assert receiver.wait_for(lambda r: r["headers"].get("webhook-id", "").startswith(sid + "."))
         OutboxSignal.objects.filter(id=row.id).update(state="pending")  # as after a crash before marking it
         call_command("action_triggers_relay", "--once")

@@ -117,11 +117,11 @@ def _accepted_order(service_url: str, wanted: set[str], timeout: float = 120) ->
 
 
 def _signal_id(hook: dict[str, Any]) -> str:
-    return hook["headers"]["webhook-id"].split(".")[0]  # "dj-<emitter>-<row id>.<action…>"
+    return hook["headers"]["webhook-id"].split(".")[0]  # "dj-<emitter>-<row id>-<row token>.<action…>"
 
 
 def _row_id(signal_id: str) -> int:
-    return int(signal_id.rsplit("-", 1)[1])
+    return int(signal_id.split("-")[2])
 
 
 def _customer_and_step(hook: dict[str, Any], prefix: str) -> tuple[int, int]:

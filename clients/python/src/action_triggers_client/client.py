@@ -6,7 +6,9 @@ dispatch (the service answers ``"duplicate": true`` to the same id). Calls that 
 repeat (GET, PUT, DELETE and signals with their fixed ids) are retried with exponential
 back-off and jitter on connection errors, time-outs, 408, 425, 429 and 5xx; creating and
 patching a trigger are not (a lost answer and a second ask would be a second change).
-Every error answer raises :class:`ProblemError`, which carries the problem+json body.
+Every error answer raises :class:`ProblemError`, which carries the problem+json body. Redirects
+are never followed (the API key would go wherever they point): a 3xx raises
+:class:`RedirectRefused`, naming the address to put in ``base_url`` instead.
 """
 from __future__ import annotations
 
@@ -22,12 +24,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .errors import RETRYABLE_STATUSES, ActionTriggersError, FieldError, ProblemError, TransportError
+from .errors import RETRYABLE_STATUSES, ActionTriggersError, FieldError, ProblemError, RedirectRefused, TransportError
 from .shapes import Accepted, ConfigSignal, ContentType, MessageBrokerQueue, Signal, Trigger, TriggerInput, Webhook
 
 # The shapes and errors live in their own modules and are part of this one's interface.
 __all__ = [
-    "ActionTriggersClient", "ActionTriggersError", "ProblemError", "TransportError", "FieldError",
+    "ActionTriggersClient", "ActionTriggersError", "ProblemError", "TransportError", "RedirectRefused", "FieldError",
     "Signal", "Accepted", "Trigger", "TriggerInput", "Webhook", "MessageBrokerQueue", "ContentType",
     "ConfigSignal", "TriggerPage", "RetryPolicy", "new_signal_id", "RETRYABLE_STATUSES",
 ]
@@ -93,8 +95,9 @@ class ActionTriggersClient:
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.user_agent = user_agent
-        # No proxies from the environment: the service is called directly.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        # No proxies from the environment: the service is called directly. No redirects either:
+        # urllib would follow one with the API key to wherever it points, as a GET.
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _RefuseRedirects())
 
     # ---- triggers ----------------------------------------------------------------------------
 
@@ -184,6 +187,9 @@ class ActionTriggersClient:
             with self._opener.open(request, timeout=self.timeout) as res:
                 return _Response(res.status, _lower(res.headers), _parse(res.read()))
         except urllib.error.HTTPError as e:
+            if 300 <= e.code < 400:
+                e.close()
+                raise RedirectRefused(e.code, method, url, e.headers.get("location")) from None
             with e:
                 raw = e.read()
                 parsed = _parse(raw, strict=False)
@@ -192,6 +198,13 @@ class ActionTriggersClient:
         except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout, TimeoutError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise TransportError(f"{method} {url}: {reason}", e) from e
+
+
+class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """Every 3xx is answered as it came (an HTTPError), never followed."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def _lower(headers: Any) -> dict[str, str]:

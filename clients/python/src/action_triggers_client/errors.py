@@ -53,3 +53,15 @@ class ProblemError(ActionTriggersError):
     @property
     def retryable(self) -> bool:
         return self.status in RETRYABLE_STATUSES
+
+
+class RedirectRefused(ActionTriggersError):
+    """The service's address answered with a redirect, which is never followed: the API key would
+    go along to wherever it points. Put the final address in ``base_url``."""
+
+    def __init__(self, status: int, method: str, url: str, location: str | None) -> None:
+        self.status = status
+        self.location = location
+        where = f" to {location}" if location else ""
+        super().__init__(f"{method} {url} answered {status}, a redirect{where}; redirects are not followed "
+                         "(the API key would go along): set the base URL to the final address")

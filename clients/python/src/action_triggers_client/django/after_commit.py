@@ -64,7 +64,8 @@ def send_after_commit(using: str, ids: list[int]) -> None:
     relay sends. A row of an instance that still has an older row pending waits for the relay,
     so rows of one instance go in the order written."""
     try:
-        rows = list(OutboxSignal.objects.using(using).filter(id__in=ids, state=OutboxSignal.State.PENDING).order_by("id"))
+        sender = Sender(using)
+        rows = sender.load(OutboxSignal.objects.using(using).filter(id__in=ids, state=OutboxSignal.State.PENDING).order_by("id"), len(ids))
         if not rows:
             return
         keys = {(r.app_label, r.model_name, r.instance_pk) for r in rows if r.instance_pk}
@@ -79,7 +80,7 @@ def send_after_commit(using: str, ids: list[int]) -> None:
                 blocked = keys if older.exists() else set()
             rows = [r for r in rows if (r.app_label, r.model_name, r.instance_pk) not in blocked]
         if rows:
-            Sender(using).send(rows)
+            sender.send(rows)
     except ServiceUnavailable as e:
         log.warning("outbox rows left to the relay: %s", e)
     except Exception:

@@ -27,6 +27,8 @@ class ClaimingDrain:
 
         def _rows(self) -> models.QuerySet[OutboxSignal]: ...
 
+        def load(self, query: models.QuerySet[OutboxSignal], limit: int) -> list[OutboxSignal]: ...
+
     def _drain_claiming(self, min_age: float, should_stop: Callable[[], bool]) -> Outcome:
         """Pass after pass, until nothing is left to claim: in one transaction, claim rows
         (locked, so no other relay takes them), send them holding the locks, settle them, commit.
@@ -38,8 +40,10 @@ class ClaimingDrain:
         while not should_stop():
             with transaction.atomic(using=self.using):
                 rows = self._claim(min_age)
-                if not rows:
+                if rows is None:
                     break
+                if not rows:
+                    continue  # every claimed row was set aside (it could not be read): claim again
                 passed, unavailable = self._send_keeping_settled(rows)
             outcome += passed
             if unavailable is not None:
@@ -54,7 +58,7 @@ class ClaimingDrain:
         except ServiceUnavailable as e:
             return Outcome(), e
 
-    def _claim(self, min_age: float) -> list[OutboxSignal]:
+    def _claim(self, min_age: float) -> list[OutboxSignal] | None:
         """Locks and returns the rows of this pass, in id order.
 
         First the heads: rows with no earlier pending row of their instance, locked with SKIP
@@ -67,15 +71,19 @@ class ClaimingDrain:
         heads = list(eligible.filter(~Exists(self._earlier_pending_of_same_instance())).order_by("id")
                      .select_for_update(skip_locked=True).values_list("id", flat=True)[:self.settings.batch_size])
         if not heads:
-            return []
+            return None
         # No SKIP LOCKED here: no other relay can hold these rows (it would have to own their
         # instance); skipping one would send the next row of its instance before it.
-        return list(eligible.filter(Q(id__in=heads) | Q(Exists(self._same_instance_as(heads)))).order_by("id")
-                    .select_for_update()[:self.settings.batch_size * 4])
+        return self.load(eligible.filter(Q(id__in=heads) | Q(Exists(self._same_instance_as(heads)))).order_by("id")
+                         .select_for_update(), self.settings.batch_size * 4)
 
     def _eligible(self, min_age: float) -> models.QuerySet[OutboxSignal]:
+        """Pending rows the sender after commit has had ``min_age`` seconds for, or has tried."""
+        pending = self._rows().filter(state=OutboxSignal.State.PENDING)
+        if min_age <= 0:  # every pending row (also one whose occurred_at was edited into the future)
+            return pending
         cutoff = timezone.now() - datetime.timedelta(seconds=min_age)
-        return self._rows().filter(state=OutboxSignal.State.PENDING).filter(Q(attempts__gt=0) | Q(occurred_at__lte=cutoff))
+        return pending.filter(Q(attempts__gt=0) | Q(occurred_at__lte=cutoff))
 
     def _earlier_pending_of_same_instance(self) -> models.QuerySet[OutboxSignal]:
         # Rows without a primary key (instance_pk "") belong to no instance: nothing goes before them.

@@ -6,6 +6,11 @@ import secrets
 from django.db import IntegrityError, models, transaction
 
 
+def new_row_token() -> str:
+    """A row's random part of its signal id (see :func:`signal_id`)."""
+    return secrets.token_hex(5)
+
+
 class OutboxSignal(models.Model):
     class State(models.TextChoices):
         PENDING = "pending", "pending"
@@ -24,6 +29,8 @@ class OutboxSignal(models.Model):
     attempts = models.PositiveIntegerField(default=0, help_text="Requests that did not settle the row (service away, 5xx).")
     last_error = models.TextField(blank=True, default="", help_text="Why the service refused the row, or the last transient error.")
     sent_at = models.DateTimeField(null=True, blank=True)
+    token = models.CharField(max_length=16, blank=True, default=new_row_token, editable=False,
+                             help_text="Random, the last part of the row's signal id: a row id reissued after a restore is a new signal.")
 
     class Meta:
         ordering = ["id"]
@@ -40,9 +47,10 @@ class OutboxSignal(models.Model):
 class Emitter(models.Model):
     """One row: a random name for this database, the first part of every signal id.
 
-    Signal ids are ``dj-<name>-<row id>``: stable for a row, so sending it twice is one
-    dispatch, and a fresh database (whose row ids start again at 1) never reuses an id the
-    service has already seen."""
+    Signal ids are ``dj-<name>-<row id>-<row token>``: stable for a row, so sending it twice is
+    one dispatch; a fresh database (whose row ids start again at 1) has another name, and a
+    restored one (the same name, row ids reissued) gives its new rows new tokens, so neither
+    reuses an id the service has already seen."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
     name = models.CharField(max_length=32)
@@ -66,8 +74,9 @@ class Emitter(models.Model):
         return cls.objects.using(using).get(id=1).name
 
 
-def signal_id(emitter: str, row_id: int) -> str:
-    return f"dj-{emitter}-{row_id}"
+def signal_id(emitter: str, row_id: int, token: str) -> str:
+    # Rows written before tokens existed keep the id they may already have been sent with.
+    return f"dj-{emitter}-{row_id}-{token}" if token else f"dj-{emitter}-{row_id}"
 
 
 class ImportedConfig(models.Model):

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from ..client import ActionTriggersClient, ActionTriggersError, ProblemError, TriggerInput
+from ..client import RETRYABLE_STATUSES, ActionTriggersClient, ActionTriggersError, ProblemError, TriggerInput
 from .models import ImportedConfig
 from .origin_mapping import MappedConfig, map_config
 
@@ -79,13 +79,24 @@ def _create(client: ActionTriggersClient, mapped: MappedConfig, using: str, row:
     try:
         created = client.create_trigger(mapped.body)
     except ProblemError as e:
-        row.delete(using=using)  # refused: nothing was created
+        if not nothing_created(e):
+            # A 5xx (a gateway's 502/504 among them), 408, 425, 429: the service may have created
+            # the trigger before the answer was lost. The row stays unsettled; the next run adopts it.
+            return _result(mapped, "", Outcome.FAILED, [f"{e} (the trigger may have been created: the next run "
+                                                        "looks for it before creating one)"])
+        row.delete(using=using)
         return _result(mapped, "", Outcome.FAILED, problem_lines(e, mapped))
     except ActionTriggersError as e:
         # The create may have happened: the row stays unsettled, and the next run looks first.
         return _result(mapped, "", Outcome.FAILED, [str(e)])
     _settle(row, created["id"], using)
     return _result(mapped, created["id"], Outcome.CREATED)
+
+
+def nothing_created(error: ProblemError) -> bool:
+    """Only a refusal of the request itself (a 4xx other than 408, 425 and 429) means the service
+    created nothing; any other answer may come from a proxy after the service did."""
+    return 400 <= error.status < 500 and error.status not in RETRYABLE_STATUSES
 
 
 def _settle(row: ImportedConfig, trigger_id: str, using: str) -> None:

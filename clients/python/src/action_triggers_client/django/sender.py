@@ -11,14 +11,16 @@ commit and the relay at once) is one dispatch: the service answers the second wi
 - A refusal naming items (``errors[].path`` ``[i]…``): those rows are kept as ``failed`` with the
   reason; the others are sent again at once. A refusal naming none: the batch's rows are sent
   one by one, and a lone row refused is ``failed``. Failed rows never block the rest.
-- Connection errors, time-outs, 408, 425, 429, 5xx, and 401/403/404/405 (a wrong key or URL:
-  not the row's fault): nothing is settled, the rows stay ``pending`` (``attempts`` and
+- A row that cannot be read back or sent as JSON (``poison.py``) is kept as ``failed`` with the
+  reason before anything is sent; the others go on.
+- Connection errors, time-outs, 408, 425, 429, 5xx, 401/403/404/405 (a wrong key or URL: not the
+  row's fault), any redirect (never followed: the key would go along) and a 2xx that is not the
+  service's answer: nothing is settled, the rows stay ``pending`` (``attempts`` and
   ``last_error`` say why) and :class:`ServiceUnavailable` is raised; the relay backs off.
 """
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import re
 from collections import deque
@@ -28,11 +30,12 @@ from django.db import connections, models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ..client import RETRYABLE_STATUSES, ActionTriggersClient, ProblemError, RetryPolicy, TransportError
+from ..client import RETRYABLE_STATUSES, ActionTriggersClient, ActionTriggersError, ProblemError, RetryPolicy
 from . import conf
 from .claims import ClaimingDrain
 from .models import Emitter, OutboxSignal, signal_id
-from .unavailable import Outcome, ServiceUnavailable
+from .poison import encoded_size, load_rows, unsendable_reason
+from .unavailable import Outcome, ServiceUnavailable, unavailable_reason
 
 log = logging.getLogger("action_triggers_client.relay")
 
@@ -54,7 +57,7 @@ def _iso(value: datetime.datetime) -> str:
 
 
 def signal_of(row: OutboxSignal, emitter: str) -> dict[str, Any]:
-    return {"id": signal_id(emitter, row.id), "signal": row.signal, "app_label": row.app_label,
+    return {"id": signal_id(emitter, row.id, row.token), "signal": row.signal, "app_label": row.app_label,
             "model_name": row.model_name, "instance": row.instance, "occurred_at": _iso(row.occurred_at)}
 
 
@@ -63,6 +66,7 @@ class Sender(ClaimingDrain):
         self.using = using
         self.settings = conf.settings()
         self.client = client or client_for(self.settings)
+        self.unreadable = 0  # rows set aside because they could not be read
 
     def _rows(self) -> models.QuerySet[OutboxSignal]:
         return OutboxSignal.objects.using(self.using)
@@ -72,11 +76,16 @@ class Sender(ClaimingDrain):
         rows not settled yet pending."""
         emitter = Emitter.name_for(self.using)
         queue: deque[tuple[OutboxSignal, dict[str, Any], int]] = deque()
-        for row in rows:
-            sig = signal_of(row, emitter)
-            queue.append((row, sig, len(json.dumps(sig, separators=(",", ":"), ensure_ascii=False).encode()) + 1))
-        alone: set[int] = set()
         outcome = Outcome()
+        for row in rows:
+            sig = None
+            try:
+                sig = signal_of(row, emitter)
+                queue.append((row, sig, encoded_size(sig)))
+            except Exception as e:  # noqa: BLE001 - whatever this row holds, it must not stop the others
+                self._failed(row, unsendable_reason(sig, e))
+                outcome.failed += 1
+        alone: set[int] = set()
         while queue:
             batch = [queue.popleft()]
             size = batch[0][2] + 2
@@ -86,11 +95,11 @@ class Sender(ClaimingDrain):
                     size += queue[0][2]
                     batch.append(queue.popleft())
             try:
-                self.client.emit_many([sig for _, sig, _ in batch])
+                accepted = self.client.emit_many([sig for _, sig, _ in batch])
             except ProblemError as e:
                 if e.status in RETRYABLE_STATUSES or e.status in CONFIG_STATUSES:
                     self._unsettled([r for r, _, _ in batch] + [r for r, _, _ in queue], str(e))
-                    raise ServiceUnavailable(str(e)) from e
+                    raise ServiceUnavailable(unavailable_reason(e)) from e
                 by_item = _item_errors(e, len(batch))
                 if by_item:
                     for i, reason in sorted(by_item.items()):
@@ -104,9 +113,14 @@ class Sender(ClaimingDrain):
                     self._failed(batch[0][0], str(e))
                     outcome.failed += 1
                 continue
-            except TransportError as e:
+            except ActionTriggersError as e:  # unreachable, a redirect, an answer that is not JSON
                 self._unsettled([r for r, _, _ in batch] + [r for r, _, _ in queue], str(e))
                 raise ServiceUnavailable(str(e)) from e
+            if not _answers_each(accepted, batch):
+                reason = (f"{self.settings.base_url}/api/signals answered 2xx with something other than the service's "
+                          "answer (one entry per signal, by id): a proxy or another server? Rows left pending")
+                self._unsettled([r for r, _, _ in batch] + [r for r, _, _ in queue], reason)
+                raise ServiceUnavailable(reason)
             self._sent([r.id for r, _, _ in batch])
             outcome.sent += len(batch)
         return outcome
@@ -115,12 +129,26 @@ class Sender(ClaimingDrain):
         if self.settings.keep_sent.total_seconds() > 0:
             self._rows().filter(id__in=ids).update(state=OutboxSignal.State.SENT, sent_at=timezone.now(), last_error="")
         else:
-            self._rows().filter(id__in=ids).delete()
+            _delete(self._rows().filter(id__in=ids), self.using)
 
     def _failed(self, row: OutboxSignal, reason: str) -> None:
-        log.warning("the service refused outbox row %s (%s.%s %s): %s", row.id, row.app_label, row.model_name, row.signal, reason)
-        self._rows().filter(id=row.id, state=OutboxSignal.State.PENDING).update(
-            state=OutboxSignal.State.FAILED, last_error=reason[:MAX_ERROR_CHARS], attempts=F("attempts") + 1)
+        self._set_aside(row.id, reason, f"({row.app_label}.{row.model_name} {row.signal})")
+
+    def _set_aside(self, row_id: int, reason: str, what: str = "") -> None:
+        # A reason may quote the bad value itself: lone surrogates are escaped, so any database takes it.
+        reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")[:MAX_ERROR_CHARS]
+        log.warning("outbox row %s %s set aside as failed: %s", row_id, what, reason)
+        self._rows().filter(id=row_id, state=OutboxSignal.State.PENDING).update(
+            state=OutboxSignal.State.FAILED, last_error=reason, attempts=F("attempts") + 1)
+
+    def load(self, query: models.QuerySet[OutboxSignal], limit: int) -> list[OutboxSignal]:
+        """The first ``limit`` rows of ``query``; rows that cannot be read are set aside (and
+        counted in :attr:`unreadable`)."""
+        return load_rows(query, limit, self._set_aside_unreadable)
+
+    def _set_aside_unreadable(self, row_id: int, reason: str) -> None:
+        self._set_aside(row_id, reason)
+        self.unreadable += 1
 
     def _unsettled(self, rows: list[OutboxSignal], reason: str) -> None:
         ids = [r.id for r in rows]
@@ -136,14 +164,22 @@ class Sender(ClaimingDrain):
         :meth:`_drain_claiming`); elsewhere (SQLite) one relay at a time."""
         min_age = self.settings.relay_min_age if min_age is None else min_age
         if connections[self.using].vendor == "postgresql":
-            return self._drain_claiming(min_age, should_stop)
+            outcome = self._drain_claiming(min_age, should_stop)
+        else:
+            outcome = self._drain_in_order(min_age, should_stop)
+        outcome.failed += self.unreadable
+        self.unreadable = 0
+        return outcome
+
+    def _drain_in_order(self, min_age: float, should_stop: Callable[[], bool]) -> Outcome:
         outcome = Outcome()
         last_id = 0
         while not should_stop():
-            cutoff = timezone.now() - datetime.timedelta(seconds=min_age)
-            rows = list(self._rows().filter(state=OutboxSignal.State.PENDING, id__gt=last_id)
-                        .filter(Q(attempts__gt=0) | Q(occurred_at__lte=cutoff)).order_by("id")[:self.settings.batch_size * 4])
+            query = self._eligible(min_age).filter(id__gt=last_id).order_by("id")
+            rows = self.load(query, self.settings.batch_size * 4)
             if not rows:
+                if query.exists():
+                    continue  # all of them were set aside
                 break
             outcome += self.send(rows)
             last_id = rows[-1].id
@@ -153,8 +189,19 @@ class Sender(ClaimingDrain):
         keep = self.settings.keep_sent
         if keep.total_seconds() <= 0:
             return 0
-        deleted, _ = self._rows().filter(state=OutboxSignal.State.SENT, sent_at__lt=timezone.now() - keep).delete()
-        return deleted
+        return _delete(self._rows().filter(state=OutboxSignal.State.SENT, sent_at__lt=timezone.now() - keep), self.using)
+
+
+def _delete(rows: models.QuerySet[OutboxSignal], using: str) -> int:
+    # One DELETE. QuerySet.delete() would first read every row back (this app's delete receivers
+    # make Django collect them): a wasted query, and one that fails on a row that cannot be read.
+    return rows._raw_delete(using)  # type: ignore[attr-defined]
+
+
+def _answers_each(accepted: Any, batch: list[tuple[OutboxSignal, dict[str, Any], int]]) -> bool:
+    """Whether the answer is the service's: one entry per signal sent, in order, by id."""
+    return (isinstance(accepted, list) and len(accepted) == len(batch)
+            and all(isinstance(a, dict) and a.get("id") == sig["id"] for a, (_, sig, _) in zip(accepted, batch)))
 
 
 def _item_errors(e: ProblemError, count: int) -> dict[int, str]:

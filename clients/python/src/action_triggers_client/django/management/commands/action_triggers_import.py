@@ -1,7 +1,8 @@
 """``python manage.py action_triggers_import``: creates in the service the triggers of
 django-action-triggers' configs (the ``action_triggers`` app installed in this project).
 
-One line per config, then a summary. ``--dry-run`` prints the plan and creates nothing. Exits
+One line per config, then a summary. ``--dry-run`` prints the plan (header values, connection details and URL credentials masked)
+and creates nothing. Exits
 non-zero when any config failed or could not be carried over; the others are imported anyway.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.db import DEFAULT_DB_ALIAS
 
 from ....client import ActionTriggersClient, RetryPolicy
 from ... import conf
+from ...dry_run import masked_body
 from ...origin_import import ConfigResult, Outcome, import_configs
 
 ORIGIN_APP = "action_triggers"
@@ -49,7 +51,7 @@ class Command(BaseCommand):
     def _report(self, r: ConfigResult) -> None:
         head = f"config {r.config_id}" + (f" -> trigger {r.trigger_id}" if r.trigger_id else "") + f": {r.outcome.value}"
         if r.outcome is Outcome.WOULD_CREATE:
-            head += " " + json.dumps(r.body, sort_keys=True)
+            head += " " + json.dumps(masked_body(r.body), sort_keys=True)
         self.stdout.write(head)
         for line in r.problems:
             self.stdout.write(f"  {line}")
