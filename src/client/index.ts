@@ -40,6 +40,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The service's address answered with a redirect. Redirects are never followed: the API key would
+ * go along to wherever they point (and a POST would become a GET). Put the final address in `baseUrl`.
+ */
+export class RedirectRefused extends Error {
+  constructor(readonly status: number, readonly location: string | null) {
+    super(`the service answered ${status}, a redirect${location ? ` to ${location}` : ''}; redirects are not followed (the API key would go along): set baseUrl to the final address`);
+    this.name = 'RedirectRefused';
+  }
+}
+
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
@@ -61,12 +72,14 @@ export const createClient = (options: ClientOptions) => {
       try {
         res = await doFetch(`${base}${path}`, {
           method,
+          redirect: 'manual',
           headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...headers },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       } catch (e) {
         if (!retry || attempt >= attempts) throw e;
       }
+      if (res && res.status >= 300 && res.status < 400) throw new RedirectRefused(res.status, res.headers.get('location'));
       if (res && (res.ok || !retry || !RETRYABLE.has(res.status) || attempt >= attempts)) {
         const text = await res.text();
         const parsed = text ? JSON.parse(text) : undefined;

@@ -1,5 +1,5 @@
 import { Server } from 'node:http';
-import { ApiError, createClient } from '../../../src/client';
+import { ApiError, createClient, RedirectRefused } from '../../../src/client';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 
@@ -88,4 +88,24 @@ test('a signal whose response is lost is retried with the same id and dispatched
   for (let i = 0; i < 100 && (await client.signals.status(accepted.id)).state !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 300));
   expect(rx.on('/lost')).toHaveLength(1);
+});
+
+test('a redirect is never followed: no request reaches the other origin, the key stays here, and nothing counts as sent', async () => {
+  const elsewhere = await startReceiver({ status: 200 });
+  const redirector = await startReceiver();
+  try {
+    for (const status of [301, 302, 303, 307, 308]) {
+      redirector.respond(() => ({ status, headers: { location: elsewhere.url('/api/signals') } }));
+      const client = createClient({ baseUrl: redirector.url(''), apiKey: 'the-key' });
+      const emitted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }).catch((e: unknown) => e);
+      expect(emitted).toBeInstanceOf(RedirectRefused);
+      expect(emitted).toMatchObject({ status, location: elsewhere.url('/api/signals') });
+      await expect(client.triggers.list()).rejects.toBeInstanceOf(RedirectRefused);
+    }
+    expect(redirector.received.every((r) => r.headers.authorization === 'Bearer the-key')).toBe(true);
+    expect(elsewhere.received).toEqual([]);
+  } finally {
+    await elsewhere.close();
+    await redirector.close();
+  }
 });
