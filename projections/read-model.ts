@@ -48,6 +48,9 @@ type ModelPart = 'triggers' | 'signals';
 
 export interface WatchingTrigger { id: string; version: number; active: boolean; signals: string[] }
 
+/** How soon a client may retry a request the read model could not answer (`Retry-After`): a rebuild takes seconds. */
+export const READ_MODEL_RETRY_AFTER_SECS = 5;
+
 /** The read model cannot answer now (its file is damaged; a rebuild is under way). */
 export class ReadModelUnavailable extends Error {
   constructor(readonly reason: string) {

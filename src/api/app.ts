@@ -14,8 +14,8 @@ import { TriggerPolicy } from '../triggers/model/policy';
 import { DOCS_PAGE } from '../http/docs-page';
 import { refuseUnsafeJson } from '../http/json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
-import { StoreUnavailable, UnreadableEvent } from '../event-store/port';
-import { ReadModelUnavailable } from '../../projections/read-model';
+import { STORE_RETRY_AFTER_SECS, StoreUnavailable, UnreadableEvent } from '../event-store/port';
+import { READ_MODEL_RETRY_AFTER_SECS, ReadModelUnavailable } from '../../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
@@ -75,10 +75,9 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent || err instanceof StoreUnavailable) {
     log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
     // A damaged read model is rebuilt within seconds, a store server is back as soon as it
-    // restarts; an unreadable event needs an operator.
-    if (err instanceof ReadModelUnavailable) res.set('Retry-After', '5');
-    if (err instanceof StoreUnavailable) res.set('Retry-After', '2');
-    return sendError(res, { _tag: 'Unavailable', reason: err.message });
+    // restarts; an unreadable event needs an operator (no Retry-After).
+    const retryAfterSecs = err instanceof ReadModelUnavailable ? READ_MODEL_RETRY_AFTER_SECS : err instanceof StoreUnavailable ? STORE_RETRY_AFTER_SECS : undefined;
+    return sendError(res, { _tag: 'Unavailable', reason: err.message, ...(retryAfterSecs === undefined ? {} : { retryAfterSecs }) });
   }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
   sendError(res, { _tag: 'Internal' });

@@ -1,4 +1,4 @@
-import { AppendResult, ExpectedRevision, NewEvent, WrongExpectedRevision } from './port';
+import { AppendResult, ExpectedRevision, NewEvent, StoreUnavailable, WrongExpectedRevision } from './port';
 
 /** One commit takes queued appends up to this much JSON (at least one append). */
 export const GROUP_MAX_CHARS = 16 * 1024 * 1024;
@@ -25,13 +25,16 @@ export const serialized = (streamId: string, events: readonly NewEvent[], expect
 /**
  * Group commit: the appends made while a store commits the last group go together in the next
  * one (one transaction, one fsync). `commit` runs each append of a group on its own, so a stale
- * expected revision fails only its own append; an error fails the whole group. `committed` runs
+ * expected revision fails only its own append; an error fails the whole group (and with
+ * `failQueued`, the store being unavailable fails the appends queued behind it too). `committed` runs
  * after each group that committed (subscriptions wake), with the group and its outcomes.
  */
 export const groupCommitter = (
   commit: (group: SerializedAppend[]) => Promise<AppendOutcome[]>,
   committed: (group: readonly SerializedAppend[], outcomes: readonly AppendOutcome[] | undefined) => void,
   maxChars = GROUP_MAX_CHARS,
+  /** Whether a group failing as unavailable fails the appends queued behind it (a store on a server). */
+  failQueued = false,
 ) => {
   interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
   const queue: Pending[] = [];
@@ -47,6 +50,9 @@ export const groupCommitter = (
         : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual))));
     } catch (e) {
       group.forEach((p) => p.reject(e));
+      // The store's server is away: the appends that queued meanwhile have waited as long as this
+      // group did, and would wait as long again for the same answer. They get it now.
+      if (failQueued && e instanceof StoreUnavailable) queue.splice(0).forEach((p) => p.reject(e));
     }
     committed(appends, outcomes);
   };

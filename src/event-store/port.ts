@@ -141,6 +141,9 @@ export class UnreadableEvent extends Error {
  * out of connections): the caller answers 503 and may try again. Nothing is half-written, but a
  * write whose connection dropped during its commit may have committed whole.
  */
+/** How soon a client may retry a write the store could not take (`Retry-After`): a store server is back as soon as it restarts. */
+export const STORE_RETRY_AFTER_SECS = 2;
+
 export class StoreUnavailable extends Error {
   constructor(readonly reason: string) {
     super(`the event store is unavailable: ${reason}`);

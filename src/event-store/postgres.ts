@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Pool } from 'pg';
 import { boundedPage } from '../kernel/bounded-page';
-import { AppendOutcome, groupCommitter, SerializedAppend } from './group-commit';
+import { AppendOutcome, GROUP_MAX_CHARS, groupCommitter, SerializedAppend } from './group-commit';
 import { EventStore, StoredEvent } from './port';
 import { migrate } from './postgres-schema';
 import { guarded, listenForAppends } from './postgres-connection';
@@ -71,7 +71,7 @@ export const openPostgresStore = async (options: PostgresOptions): Promise<Event
   };
   const groups = groupCommitter(commit, (group, outcomes) => {
     if (outcomes) appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
-  });
+  }, GROUP_MAX_CHARS, true);
 
   const rowsAfter = async (category: string, after: bigint | 'start', limit: number) => (await query((p) => p.query<Row>(
     `SELECT ${COLUMNS} FROM ${schema}.events WHERE category = $1 AND position > $2 ORDER BY position LIMIT $3`,

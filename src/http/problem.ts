@@ -90,4 +90,7 @@ const sendProblem = (res: Response, p: Problem): void => {
 };
 
 /** How every route answers with a failure. */
-export const sendError = (res: Response, e: ApiError): void => sendProblem(res, problemOf(e));
+export const sendError = (res: Response, e: ApiError): void => {
+  if (e._tag === 'Unavailable' && e.retryAfterSecs !== undefined) res.set('Retry-After', String(e.retryAfterSecs));
+  sendProblem(res, problemOf(e));
+};

@@ -2,7 +2,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
 import type { ReadModel } from '../../../projections/read-model';
 import type { DispatchPlan, SignalEnvelope } from '../../dispatch/types';
-import { EventStore, StoreUnavailable } from '../../event-store/port';
+import { EventStore, STORE_RETRY_AFTER_SECS, StoreUnavailable } from '../../event-store/port';
 import type { Logger } from '../../kernel/logger';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
@@ -79,6 +79,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
     return sendError(res, {
       _tag: 'Unavailable',
       reason: `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`,
+      retryAfterSecs: STORE_RETRY_AFTER_SECS,
       extensions: { signals: envelopes.map((e, i) => ({ id: e.id, accepted: outcomes[i]!.ok })) },
     });
   }
@@ -97,10 +98,11 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   try {
     // Dispatched (or accepted before signals were stored): the workflow knows.
     const asked = await deps.dispatch.status(id);
-    const view = asked && await withDeliveredSoFar(asked, deps.store);
-    if (stored) return res.status(200).json(dispatchedView(stored, view));
+    const view = stored ? dispatchedView(stored, asked) : asked;
     if (!view) return sendError(res, { _tag: 'SignalNotFound', id });
-    res.status(200).json(view);
+    // After the planned actions are filled in (a workflow busy with a task answers none): the
+    // ledger's deliveries show on them too.
+    res.status(200).json(await withDeliveredSoFar(view, deps.store));
   } catch (e) {
     deps.log.error('could not read dispatch status', { error: String(e) });
     sendError(res, { _tag: 'DispatchUnavailable' });

@@ -55,8 +55,8 @@ const timedReadyz = async () => {
   return { ms: Date.now() - started, status: res.status, body: await res.json() as { checks: Record<string, boolean>; reasons?: Record<string, string> } };
 };
 
-test('PostgreSQL killed and restarted while signals arrive: writes answer 503 with a reason, never 500; the processes stay up; every signal answered 202 is delivered', async () => {
-  const answers: { id: string; status: number; body: Record<string, unknown> }[] = [];
+test('PostgreSQL killed and restarted while signals arrive: writes answer 503 with a reason and Retry-After, never 500; the processes stay up; every signal answered 202 is delivered', async () => {
+  const answers: { id: string; status: number; retryAfter: string | null; body: Record<string, unknown> }[] = [];
   let sending = true;
   let n = 0;
   // Workflow ids (`signal-<id>`) are unique in the namespace every test file shares: signal ids of
@@ -69,7 +69,7 @@ test('PostgreSQL killed and restarted while signals arrive: writes answer 503 wi
         method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ id, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id } }),
       });
-      answers.push({ id, status: res.status, body: await res.json() as Record<string, unknown> });
+      answers.push({ id, status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as Record<string, unknown> });
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
@@ -89,7 +89,10 @@ test('PostgreSQL killed and restarted while signals arrive: writes answer 503 wi
 
   const statuses = new Set(answers.map((a) => a.status));
   expect([...statuses].sort()).toEqual([202, 503]);
-  for (const refused of answers.filter((a) => a.status === 503)) expect(refused.body.detail).toMatch(/unavailable/);
+  for (const refused of answers.filter((a) => a.status === 503)) {
+    expect(refused.body.detail).toMatch(/unavailable/);
+    expect(refused.retryAfter).toBe('2');
+  }
   const accepted = answers.filter((a) => a.status === 202).map((a) => a.id);
   // Some before the kill, some after the restart.
   expect(accepted.length).toBeGreaterThan(20);
