@@ -60,10 +60,8 @@ const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const dispatch = deps.dispatch;
   try {
-    res.status(200).json(await redeliveryView(stored, r, await relayCheckpoint(deps.store), async () => {
-      const view = await dispatch.status(id, r.workflow_id);
-      return view && withDeliveredSoFar(view, deps.store);
-    }));
+    const view = await redeliveryView(stored, r, await relayCheckpoint(deps.store), () => dispatch.status(id, r.workflow_id));
+    res.status(200).json(await withDeliveredSoFar(view, deps.store));
   } catch (e) { unavailable(deps, res, e); }
 };
 
