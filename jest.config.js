@@ -5,7 +5,8 @@
  * `image`: the container image built and started with podman (`npm run test:image`, run by CI
  * after `npm test`: building it takes minutes).
  */
-const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'] } };
+// .tools holds installed toolchains (two Node packages of one name): not the project's modules.
+const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'] }, modulePathIgnorePatterns: ['<rootDir>/.tools/'] };
 
 module.exports = {
   testTimeout: 30000,

