@@ -60,6 +60,7 @@ export const startApiRole = async (a: ApiAdapters) => {
     now: () => new Date(),
     preview: previewOptionsOf(config),
     maxBodyBytes: config.limits.maxBodyBytes,
+    keepUnmatchedInstances: config.keepUnmatchedInstances,
     ...(dispatch ? { dispatchInfo: () => dispatchInfo(store, dispatch, relay) } : {}),
     // In an API process the cluster primary forked, /metrics answers for every process.
     metrics: a.metrics && cluster.isWorker && a.metrics.enabled ? clusterMetricsOf(a.metrics) : a.metrics,

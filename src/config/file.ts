@@ -75,7 +75,7 @@ export const ConfigFile = closed('Config', {}, {
     max_interval_secs: positive('Secs'), max_attempts: positive('Count') }),
   api_keys: arrayOf(ApiKey),
   signing_secret: NonEmptyString,
-  signals: closed('Signals', {}, { retention_days: positive('Days') }),
+  signals: closed('Signals', {}, { retention_days: positive('Days'), keep_unmatched_instances: described(t.boolean, 'must be true or false') }),
   breaker: closed('Breaker', {}, {
     consecutive_failures: wholeCount,
     failing_for_hours: positive('Hours') }),

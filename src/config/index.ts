@@ -36,6 +36,8 @@ export interface Config {
   readonly limits: { defaultTimeoutSecs: number; maxWebhookTimeoutSecs: number; maxBrokerTimeoutSecs: number; maxBodyBytes: number };
   /** How long accepted signals are kept (and their ids deduplicated); `signals.retention_days`, default 30. */
   readonly signalRetentionMs: number;
+  /** Whether a signal that matches no trigger is stored with its instance; `signals.keep_unmatched_instances`, default false. */
+  readonly keepUnmatchedInstances: boolean;
   /**
    * `metrics.enabled` (default true); `METRICS_PORT`: where `--role=worker` serves `/metrics`
    * (the API roles serve it on their own port); `TEMPORAL_METRICS_ADDRESS`: where the Temporal
@@ -135,6 +137,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
       maxBodyBytes: limits.max_body_bytes ?? 1048576 },
     signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
+    keepUnmatchedInstances: file.signals?.keep_unmatched_instances ?? false,
     metrics: { enabled: file.metrics?.enabled ?? true, workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
       temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS },
   };

@@ -26,13 +26,15 @@ import { linkToNext } from '../../http/request';
 export interface SignalDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
-  /** Absent when this process runs without Temporal: signal endpoints answer 503. */
+  /** Absent when this process runs without Temporal: the endpoints that ask Temporal answer 503 (intake does not). */
   readonly dispatch: DispatchClient | undefined;
   /** The matching triggers and their actions, from the read model (src/dispatch/plan.ts). */
   readonly plan: (signal: SignalEnvelope) => DispatchPlan;
   readonly now: () => Date;
   readonly log: Pick<Logger, 'error' | 'info'>;
   readonly metrics?: Metrics;
+  /** Keep the instance of a signal that matches no trigger (`signals.keep_unmatched_instances`); default not. */
+  readonly keepUnmatchedInstances?: boolean;
 }
 
 const outcomeOf = (a: Accepted) => (a.duplicate ? 'duplicate' as const : a.state === 'unmatched' ? 'unmatched' as const : 'accepted' as const);
@@ -57,7 +59,7 @@ const countRejected = (metrics: Metrics | undefined) => (_req: Request, res: Res
 const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const decoded = SignalBatch.decode(req.body);
   if (decoded._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(decoded.left) });
-  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
+  // No dispatch client needed: intake only appends; the relay (in whichever process holds its lease) starts dispatches.
   const isBatch = Array.isArray(req.body);
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
     id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
@@ -70,7 +72,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendError(res, { _tag: 'NothingAccepted', errors: overfull });
   // The request's id and trace go with each signal: the relay starts its dispatch in them.
-  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin());
+  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin(), deps.keepUnmatchedInstances);
   countSignals(deps.metrics, outcomes.flatMap((o) => (o.ok ? [o.value] : [])));
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
   const signalIds = envelopes.map((e) => e.id);
@@ -91,10 +93,10 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
 const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const id = req.params.id;
   if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendError(res, { _tag: 'SignalNotFound', id: String(id) });
-  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   const stored = storedSignalOf(await deps.store.read(signalStreamOf(id)));
   const known = stored && storedView(stored, await relayCheckpoint(deps.store));
   if (known) return res.status(200).json(known);
+  if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     // Dispatched (or accepted before signals were stored): the workflow knows.
     const asked = await deps.dispatch.status(id);

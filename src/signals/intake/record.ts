@@ -2,7 +2,7 @@ import type { ReadModel } from '../../../projections/read-model';
 import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { EventStore, WrongExpectedRevision } from '../../event-store/port';
 import { notMatchedOf } from './not-matched';
-import { acceptedEvent, SignalOrigin, signalStreamOf, storedSignalOf } from '../model/signal-record';
+import { acceptedEvent, SignalOrigin, SignalRecord, signalStreamOf, storedSignalOf } from '../model/signal-record';
 
 /** What `POST /api/signals` answers for one accepted signal. */
 export interface Accepted {
@@ -19,17 +19,28 @@ type Outcome = { ok: true; value: Accepted } | { ok: false; reason: unknown };
 const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? 'queued' as const : 'unmatched' as const);
 
 /**
+ * What is kept of a signal: the whole of it, or, when it matched no trigger (and the config does
+ * not say to keep them), everything but its instance. Which triggers it did not match and why
+ * (what `GET /api/signals/<id>` explains) is kept either way.
+ */
+const recordOf = (readModel: ReadModel, signal: SignalEnvelope, plan: DispatchPlan, keepUnmatchedInstances: boolean): SignalRecord => {
+  const notMatched = notMatchedOf(readModel, signal, plan.triggers);
+  if (plan.actions.length > 0 || keepUnmatchedInstances) return { signal, plan, ...notMatched };
+  return { signal: { ...signal, instance: {} }, plan, ...notMatched, instance_dropped: true };
+};
+
+/**
  * Stores each signal as the first event of its own stream (`no_stream`: a stream that exists
  * means the id was accepted before). The store commits appends of the same moment together,
  * so a batch costs one durable write.
  */
 export const recordSignals = (store: EventStore, readModel: ReadModel, signals: readonly SignalEnvelope[], plans: readonly DispatchPlan[], now: Date,
-  origin: SignalOrigin = {}) =>
+  origin: SignalOrigin = {}, keepUnmatchedInstances = false) =>
   Promise.all(signals.map(async (signal, i): Promise<Outcome> => {
     const plan = plans[i]!;
     const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
     try {
-      const record = { signal, plan, ...notMatchedOf(readModel, signal, plan.triggers) };
+      const record = recordOf(readModel, signal, plan, keepUnmatchedInstances);
       await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
       return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
     } catch (e) {

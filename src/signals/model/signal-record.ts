@@ -29,6 +29,8 @@ export interface SignalRecord {
   not_matched: NotMatched[];
   /** More triggers did not match than `not_matched` lists (it stops at MAX_NOT_MATCHED). */
   not_matched_truncated: boolean;
+  /** The signal matched no trigger, so its instance was not kept (`signal.instance` is `{}`). */
+  instance_dropped?: true;
 }
 
 /**
@@ -102,12 +104,12 @@ const Envelope = t.intersection([t.type({
   id: t.string, signal: t.keyof({ pre_save: null, post_save: null, pre_delete: null, post_delete: null }),
   app_label: t.string, model_name: t.string, instance: t.UnknownRecord, occurred_at: t.string,
 }), t.partial({ instance_key: t.string })]);
-const RecordCodec = t.type({
+const RecordCodec = t.intersection([t.type({
   signal: Envelope, plan: Plan, not_matched: t.array(t.intersection([
     t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),
     t.partial({ watches: t.array(t.string) }),
   ])), not_matched_truncated: t.boolean,
-});
+}), t.partial({ instance_dropped: t.literal(true) })]);
 const RedeliveryCodec = t.type({
   number: t.number, workflow_id: t.string, mode: t.keyof({ as_dispatched: null, current: null }), delivery_ids: t.array(t.string), plan: Plan,
 });

@@ -1,4 +1,5 @@
-"""The one setting, ``ACTION_TRIGGERS_CLIENT``, read and checked (cached until settings change)."""
+"""The one setting, ``ACTION_TRIGGERS_CLIENT``, read and checked for its shape (cached until
+settings change); ``checks.py`` checks its names against the installed models at start."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,17 +13,22 @@ from django.core.signals import setting_changed
 
 SETTING = "ACTION_TRIGGERS_CLIENT"
 KNOWN = {
-    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
+    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_SECRET_FIELDS", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
     "MAX_BATCH_BYTES", "KEEP_SENT", "RELAY_POLL_INTERVAL", "RELAY_MIN_AGE", "RELAY_MAX_BACKOFF",
 }
+ALL = "__all__"
+SIGNALS = ("pre_save", "post_save", "pre_delete", "post_delete")
 
 
 @dataclass(frozen=True)
 class Settings:
     base_url: str
     api_key: str | None
-    content_types: frozenset[str] | None
+    # Label -> the signals it emits; None: every model, every signal ("__all__"). Unset: {} (nothing).
+    content_types: dict[str, frozenset[str]] | None
+    content_types_set: bool
     expand: dict[str, tuple[str, ...]]
+    send_secret_fields: dict[str, frozenset[str]]
     send_on_commit: bool
     timeout: float
     batch_size: int
@@ -47,6 +53,43 @@ def _label(key: str, value: Any) -> str:
     return value.lower()
 
 
+def _content_types(value: Any) -> dict[str, frozenset[str]] | None:
+    """``["app.model", ...]`` (every signal), ``{"app.model": ["post_save", ...] or "__all__"}``, or
+    ``"__all__"`` (every model: an explicit choice). Unset: nothing is sent."""
+    key = f"{SETTING}['CONTENT_TYPES']"
+    if value is None:
+        return {}
+    if value == ALL:
+        return None
+    if isinstance(value, dict):
+        out = {}
+        for label, signals in value.items():
+            if signals == ALL:
+                signals = SIGNALS
+            if isinstance(signals, str) or not isinstance(signals, (list, tuple)) or not signals:
+                raise ImproperlyConfigured(f"{key}['{label}'] must be a list of signals ({', '.join(SIGNALS)}) or '{ALL}'")
+            unknown = [s for s in signals if s not in SIGNALS]
+            if unknown:
+                raise ImproperlyConfigured(f"{key}['{label}'] names {unknown}, which are not signals; signals: {', '.join(SIGNALS)}")
+            out[_label("CONTENT_TYPES", label)] = frozenset(signals)
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return {_label("CONTENT_TYPES", c): frozenset(SIGNALS) for c in value}
+    raise ImproperlyConfigured(f"{key} must be a list of 'app_label.model_name', a dict of them to signals, or '{ALL}'")
+
+
+def _names_by_model(raw: dict[str, Any], key: str, what: str) -> dict[str, list[str]]:
+    value = raw.get(key) or {}
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(f"{SETTING}['{key}'] must map 'app_label.model_name' to {what}")
+    out = {}
+    for label, names in value.items():
+        if isinstance(names, str) or not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n for n in names):
+            raise ImproperlyConfigured(f"{SETTING}['{key}']['{label}'] must be a list of {what}")
+        out[_label(key, label)] = list(names)
+    return out
+
+
 @lru_cache(maxsize=1)
 def settings() -> Settings:
     raw = getattr(django_settings, SETTING, None)
@@ -61,17 +104,8 @@ def settings() -> Settings:
     api_key = raw.get("API_KEY")
     if api_key is not None and not isinstance(api_key, str):
         raise ImproperlyConfigured(f"{SETTING}['API_KEY'] must be a string")
-    cts = raw.get("CONTENT_TYPES")
-    if cts is not None and not isinstance(cts, (list, tuple, set, frozenset)):
-        raise ImproperlyConfigured(f"{SETTING}['CONTENT_TYPES'] must be a list of 'app_label.model_name'")
-    expand_raw = raw.get("EXPAND") or {}
-    if not isinstance(expand_raw, dict):
-        raise ImproperlyConfigured(f"{SETTING}['EXPAND'] must map 'app_label.model_name' to relation names")
-    expand: dict[str, tuple[str, ...]] = {}
-    for label, paths in expand_raw.items():
-        if isinstance(paths, str) or not isinstance(paths, (list, tuple)) or not all(isinstance(p, str) and p for p in paths):
-            raise ImproperlyConfigured(f"{SETTING}['EXPAND']['{label}'] must be a list of relation names (dotted for deeper)")
-        expand[_label("EXPAND", label)] = tuple(paths)
+    expand = {label: tuple(names) for label, names in _names_by_model(raw, "EXPAND", "relation names (dotted for deeper)").items()}
+    secret_fields = {label: frozenset(names) for label, names in _names_by_model(raw, "SEND_SECRET_FIELDS", "field names").items()}
     send_on_commit = raw.get("SEND_ON_COMMIT", True)
     if not isinstance(send_on_commit, bool):
         raise ImproperlyConfigured(f"{SETTING}['SEND_ON_COMMIT'] must be True or False")
@@ -85,8 +119,10 @@ def settings() -> Settings:
     return Settings(
         base_url=base_url.rstrip("/"),
         api_key=api_key or None,
-        content_types=None if cts is None else frozenset(_label("CONTENT_TYPES", c) for c in cts),
+        content_types=_content_types(raw.get("CONTENT_TYPES")),
+        content_types_set=raw.get("CONTENT_TYPES") is not None,
         expand=expand,
+        send_secret_fields=secret_fields,
         send_on_commit=send_on_commit,
         timeout=_seconds("TIMEOUT", raw.get("TIMEOUT", 5.0), 0.001),
         batch_size=batch_size,

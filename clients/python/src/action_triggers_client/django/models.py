@@ -57,6 +57,7 @@ class Emitter(models.Model):
 
     class Meta:
         verbose_name = "emitter identity"
+        verbose_name_plural = "emitter identities"
 
     def __str__(self) -> str:
         return self.name
@@ -96,3 +97,24 @@ class ImportedConfig(models.Model):
 
     def __str__(self) -> str:
         return f"origin Config {self.origin_config_id} -> {self.trigger_id or '(create unsettled)'}"
+
+
+class CutOver(models.Model):
+    """One row: which system delivers the saves that django-action-triggers' imported configs
+    watch, while both are installed (see ``cutover.py``). No row: the origin."""
+
+    class DeliveredBy(models.TextChoices):
+        ORIGIN = "origin", "django-action-triggers (the origin)"
+        SERVICE = "service", "the action-triggers service"
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    delivered_by = models.CharField(max_length=8, choices=DeliveredBy.choices, default=DeliveredBy.ORIGIN)
+    version = models.PositiveIntegerField(default=0, help_text="Counts changes of this row and of the imported configs.")
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "cut-over from django-action-triggers"
+        verbose_name_plural = "cut-over from django-action-triggers"
+
+    def __str__(self) -> str:
+        return f"imported configs delivered by {self.delivered_by}"

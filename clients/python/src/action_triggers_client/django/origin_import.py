@@ -12,13 +12,14 @@ never stops the others.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..client import RETRYABLE_STATUSES, ActionTriggersClient, ActionTriggersError, ProblemError, TriggerInput
-from .models import ImportedConfig
+from .models import CutOver, ImportedConfig
 from .origin_mapping import MappedConfig, map_config
 
 
@@ -51,16 +52,18 @@ def origin_configs(using: str) -> Any:
     return Config.objects.using(using).order_by("id")
 
 
-def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool) -> Iterator[ConfigResult]:
+def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool, inactive: bool = False) -> Iterator[ConfigResult]:
     for config in origin_configs(using):
         mapped = map_config(config)
+        if inactive:
+            mapped = dataclasses.replace(mapped, body={**mapped.body, "active": False})
         row = ImportedConfig.objects.using(using).filter(origin_config_id=mapped.config_id).first()
         if row is not None and row.trigger_id:
             yield _result(mapped, row.trigger_id, Outcome.ALREADY_IMPORTED)
         elif mapped.not_carried:
             yield _result(mapped, "", Outcome.NOT_CARRIED, [str(n) for n in mapped.not_carried])
         elif dry_run:
-            yield _result(mapped, "", Outcome.WOULD_CREATE)
+            yield _result(mapped, "", Outcome.WOULD_CREATE, _still_active(config, using))
         else:
             yield _create(client, mapped, using, row)
 
@@ -91,6 +94,18 @@ def _create(client: ActionTriggersClient, mapped: MappedConfig, using: str, row:
         return _result(mapped, "", Outcome.FAILED, [str(e)])
     _settle(row, created["id"], using)
     return _result(mapped, created["id"], Outcome.CREATED)
+
+
+def _still_active(config: Any, using: str) -> list[str]:
+    if not config.active or delivered_by(using) != CutOver.DeliveredBy.ORIGIN:
+        return []
+    return ["active in django-action-triggers: it goes on delivering these saves (and this app does not send them to the "
+            "service) until `manage.py action_triggers_cutover --to service`; each save is delivered by one of the two"]
+
+
+def delivered_by(using: str) -> str:
+    row = CutOver.objects.using(using).filter(id=1).values_list("delivered_by", flat=True).first()
+    return row or CutOver.DeliveredBy.ORIGIN
 
 
 def nothing_created(error: ProblemError) -> bool:

@@ -3,7 +3,9 @@
 Each row is written in the database transaction of the change (the signal's ``using``), so a
 rolled-back change leaves no row, and a committed one always has its row. A failure to write
 the row fails the change: the signal is not optional. After commit the transaction's rows are
-sent at once (``SEND_ON_COMMIT``); whatever is left, the relay sends.
+sent at once (``SEND_ON_COMMIT``); whatever is left, the relay sends. Where django-action-triggers
+is installed too, these receivers also run its delivery, for what the cut-over leaves to it
+(``cutover.py``).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from django.apps import apps
 from django.db import connections, models, transaction
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
-from . import conf
+from . import conf, cutover
 from .models import OutboxSignal
 from .serialize import serialize
 
@@ -22,6 +24,7 @@ APP_LABEL = "action_triggers_client"
 # Attributes kept on an instance between two signals of one change.
 PRE_SAVE_STASH = "_action_triggers_client_pre_save"
 PRE_DELETE_STASH = "_action_triggers_client_pre_delete"
+ROUTE_STASH = "_action_triggers_client_route"  # the cut-over route, decided once per change
 PENDING_ATTR = "action_triggers_client_pending"  # on a connection: row ids written in its transaction
 
 
@@ -50,12 +53,42 @@ def listed(model: type[models.Model]) -> bool:
     return cts is None or opts.label_lower in cts
 
 
+def emits(model: type[models.Model], signal: str) -> bool:
+    """Whether the model is listed for this signal."""
+    if not listed(model):
+        return False
+    cts = conf.settings().content_types
+    return cts is None or signal in cts[model._meta.label_lower]
+
+
+def _decide_route(sender: type[models.Model], instance: models.Model, using: str) -> cutover.Route | None:
+    """The first signal of a change decides its route (pre_save, pre_delete), the second reuses it."""
+    relevant = cutover.origin_installed() and (listed(sender) or cutover.origin_watches(sender))
+    route = cutover.route_for(using) if relevant else None
+    instance.__dict__[ROUTE_STASH] = route
+    return route
+
+
+def _route_of(sender: type[models.Model], instance: models.Model, using: str) -> cutover.Route | None:
+    if ROUTE_STASH in instance.__dict__:
+        return instance.__dict__.pop(ROUTE_STASH)
+    route = _decide_route(sender, instance, using)
+    instance.__dict__.pop(ROUTE_STASH, None)
+    return route
+
+
+def _sends(sender: type[models.Model], signal: str, route: cutover.Route | None) -> bool:
+    return emits(sender, signal) and (route is None or route.sends(sender._meta.label_lower, signal))
+
+
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
 
 
 def _snapshot(sender: type[models.Model], instance: models.Model, using: str, *, skip_deferred: bool = False) -> dict[str, Any]:
-    return serialize(instance, using, conf.settings().expand.get(sender._meta.label_lower, ()), skip_deferred=skip_deferred)
+    settings = conf.settings()
+    return serialize(instance, using, settings.expand.get(sender._meta.label_lower, ()), skip_deferred=skip_deferred,
+                     send_secret_fields=settings.send_secret_fields)
 
 
 def _row(sender: type[models.Model], signal: str, instance: models.Model, data: dict[str, Any], at: datetime.datetime) -> OutboxSignal:
@@ -103,7 +136,9 @@ def _after_commit(using: str) -> None:
 
 def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default", **_: Any) -> None:
     instance.__dict__.pop(PRE_SAVE_STASH, None)
-    if not listed(sender):
+    route = _decide_route(sender, instance, using)
+    cutover.deliver_by_origin(route, instance, pre_save)
+    if not _sends(sender, "pre_save", route):
         return
     # Snapshot now, written with post_save's row in one INSERT (in the change's transaction, or
     # in autocommit right after the change): a save that fails emits nothing.
@@ -113,7 +148,11 @@ def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool =
 def _on_post_save(sender: type[models.Model], instance: models.Model, created: bool = False, raw: bool = False,
                   using: str = "default", **_: Any) -> None:
     early = instance.__dict__.pop(PRE_SAVE_STASH, None)
-    if not listed(sender):
+    route = _route_of(sender, instance, using)
+    cutover.deliver_by_origin(route, instance, post_save)
+    if not _sends(sender, "post_save", route):
+        if early is not None:
+            _write(using, [early])
         return
     rows = [early] if early is not None else []
     rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now()))
@@ -121,17 +160,25 @@ def _on_post_save(sender: type[models.Model], instance: models.Model, created: b
 
 
 def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
+    route = _decide_route(sender, instance, using)
+    cutover.deliver_by_origin(route, instance, pre_delete)
     if not listed(sender):
         return
     # Taken now, while the instance and its relations are still there; post_delete reuses it
     # and writes both rows in one INSERT, in the delete's transaction.
     data = _snapshot(sender, instance, using)
-    instance.__dict__[PRE_DELETE_STASH] = (data, _row(sender, "pre_delete", instance, data, _now()))
+    early = _row(sender, "pre_delete", instance, data, _now()) if _sends(sender, "pre_delete", route) else None
+    instance.__dict__[PRE_DELETE_STASH] = (data, early)
 
 
 def _on_post_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
     stashed = instance.__dict__.pop(PRE_DELETE_STASH, None)
+    route = _route_of(sender, instance, using)
+    cutover.deliver_by_origin(route, instance, post_delete)
     if not listed(sender):
         return
     data, early = stashed if stashed is not None else (_snapshot(sender, instance, using, skip_deferred=True), None)
-    _write(using, [*([early] if early is not None else []), _row(sender, "post_delete", instance, data, _now())])
+    rows = [*([early] if early is not None else []),
+            *([_row(sender, "post_delete", instance, data, _now())] if _sends(sender, "post_delete", route) else [])]
+    if rows:
+        _write(using, rows)

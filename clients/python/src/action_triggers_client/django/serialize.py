@@ -6,6 +6,8 @@ decimals and UUIDs strings, files their name, binary data base64, durations ISO 
 relation named in ``EXPAND`` is replaced by the related object, serialised the same way (a
 list of them for a many-to-many or reverse foreign key); dotted names go deeper
 (``"customer.company"``). Expanding reads the database without filling the instance's caches.
+Fields whose names say they hold secrets (:func:`is_secret_field`) are left out, at every level,
+unless ``SEND_SECRET_FIELDS`` names them for their model.
 """
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ import datetime
 import decimal
 import enum
 import math
+import re
 import uuid
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from django.db import models
 from django.db.models.fields.files import FieldFile
@@ -23,6 +26,12 @@ from django.utils.duration import duration_iso_string
 from django.utils.functional import Promise
 
 MAX_EXPANDED_ITEMS = 100  # per to-many relation: a signal is at most 256 KiB at the service
+# Names of fields that hold secrets: passwords and their hashes, tokens, keys of APIs and sessions.
+SECRET_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|api_?key|private_?key|session_?(key|data)|otp_?(seed|key)|signing_?key")
+
+
+def is_secret_field(name: str) -> bool:
+    return bool(SECRET_NAME.search(name.lower()))
 
 
 def json_safe(value: Any) -> Any:
@@ -55,24 +64,30 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *, skip_deferred: bool = False) -> dict[str, Any]:
+def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *, skip_deferred: bool = False,
+              send_secret_fields: Mapping[str, frozenset[str]] | None = None) -> dict[str, Any]:
     """``skip_deferred``: leave out fields not loaded (after a delete they can no longer be)."""
     opts = instance._meta
+    secrets_ok = send_secret_fields or {}
+    chosen = secrets_ok.get(opts.label_lower, frozenset())
     deferred = instance.get_deferred_fields() if skip_deferred else set()
     out: dict[str, Any] = {}
     for field in opts.concrete_fields:
         if field.attname in deferred:
+            continue
+        if is_secret_field(field.name) and field.name not in chosen:
             continue
         if field.is_relation:
             # The related id, as Django's serializer writes it (never loads the related row).
             out[field.name] = json_safe(getattr(instance, field.attname))
         else:
             out[field.name] = json_safe(field.value_from_object(instance))
-    out["pk"] = json_safe(instance.pk)
-    out[opts.pk.name] = json_safe(instance.pk)
+    if opts.pk.name in out or not is_secret_field(opts.pk.name):  # a session's key is its primary key
+        out["pk"] = json_safe(instance.pk)
+        out[opts.pk.name] = json_safe(instance.pk)
     tree = _tree(expand)
     for name, deeper in tree.items():
-        out[name] = _expanded(instance, name, deeper, using)
+        out[name] = _expanded(instance, name, deeper, using, secrets_ok)
     return out
 
 
@@ -86,7 +101,7 @@ def _tree(paths: Iterable[str]) -> dict[str, list[str]]:
     return tree
 
 
-def _expanded(instance: models.Model, name: str, deeper: list[str], using: str) -> Any:
+def _expanded(instance: models.Model, name: str, deeper: list[str], using: str, secrets_ok: Mapping[str, frozenset[str]]) -> Any:
     try:
         field = instance._meta.get_field(name)
     except Exception:
@@ -102,14 +117,14 @@ def _expanded(instance: models.Model, name: str, deeper: list[str], using: str) 
             if target is None:
                 return None
             obj = related._base_manager.using(using).filter(**{field.target_field.attname: target}).first()
-        return None if obj is None else serialize(obj, using, deeper)
+        return None if obj is None else serialize(obj, using, deeper, send_secret_fields=secrets_ok)
     if instance.pk is None:
         return [] if (field.many_to_many or field.one_to_many) else None
     if field.one_to_one:  # the reverse side of a OneToOne
         obj = related._base_manager.using(using).filter(**{field.field.name: instance.pk}).first()
-        return None if obj is None else serialize(obj, using, deeper)
+        return None if obj is None else serialize(obj, using, deeper, send_secret_fields=secrets_ok)
     if field.many_to_many or field.one_to_many:
         manager = getattr(instance, field.name if field.concrete else field.get_accessor_name())
         rows = manager.all().using(using).order_by("pk")[:MAX_EXPANDED_ITEMS]
-        return [serialize(obj, using, deeper) for obj in rows]
+        return [serialize(obj, using, deeper, send_secret_fields=secrets_ok) for obj in rows]
     return None

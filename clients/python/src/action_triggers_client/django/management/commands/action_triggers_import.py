@@ -30,16 +30,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--dry-run", action="store_true", help="print what would be created; create nothing")
         parser.add_argument("--database", default=DEFAULT_DB_ALIAS, help="the database holding the origin's tables")
+        parser.add_argument("--inactive", action="store_true", help="create every trigger inactive, whatever the origin's config says")
+        parser.add_argument("--base-url", help="the service's URL (default: ACTION_TRIGGERS_CLIENT['BASE_URL'])")
+        parser.add_argument("--api-key", help="a key with scope triggers:write (default: ACTION_TRIGGERS_CLIENT['API_KEY'], "
+                                              "usually a signals:write key that may not create triggers)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not apps.is_installed(ORIGIN_APP):
             raise CommandError(f"the origin app '{ORIGIN_APP}' (django-action-triggers) is not in INSTALLED_APPS")
         settings = conf.settings()
-        client = ActionTriggersClient(settings.base_url, settings.api_key, timeout=settings.timeout,
-                                      retry=RetryPolicy(attempts=3))
+        client = ActionTriggersClient(options["base_url"] or settings.base_url, options["api_key"] or settings.api_key,
+                                      timeout=settings.timeout, retry=RetryPolicy(attempts=3))
         dry_run: bool = options["dry_run"]
         counts: Counter[Outcome] = Counter()
-        for result in import_configs(client, options["database"], dry_run=dry_run):
+        for result in import_configs(client, options["database"], dry_run=dry_run, inactive=options["inactive"]):
             counts[result.outcome] += 1
             self._report(result)
         summary = ", ".join(f"{outcome.value} {counts[outcome]}" for outcome in Outcome if counts[outcome] or outcome in UNSETTLED)
