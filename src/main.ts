@@ -93,7 +93,8 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     const address = server.address();
     port = typeof address === 'object' && address ? address.port : config.port;
     log.info('action-triggers API listening', {
-      url: `http://${host}:${port}`, role, pid: process.pid, data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
+      url: `http://${host}:${port}`, role, pid: process.pid, config_file: config.configFile ?? 'none (./action-triggers.config.json not found: defaults)',
+      data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }

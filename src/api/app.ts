@@ -110,6 +110,8 @@ export const buildApp = (deps: AppDeps) => {
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
   publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
   publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  // A browser pointed at the service's address lands on the admin interface.
+  publicGet(app, '/', (_req, res) => { res.redirect(302, '/admin/'); });
   mountMetricsRoute(app, metrics, auth.requireScope);
   mountAdmin(app, { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', ...deps.admin, keysRequired: !auth.open });
 

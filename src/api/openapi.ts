@@ -143,6 +143,8 @@ const publicPaths = {
           properties: { caught_up: { type: 'boolean' }, failure: { type: 'string', description: 'Why it stopped at an event (it retries)' } } } } }) }])) } },
   '/api/openapi.json': { get: { summary: 'This document', operationId: 'openapi', security: [],
     responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } } },
+  '/': { get: { summary: 'Redirects to the admin interface (/admin/)', operationId: 'root', security: [],
+    responses: { 302: { description: 'To /admin/', headers: { Location: { schema: { type: 'string', const: '/admin/' } } } } } } },
   '/docs': { get: { summary: 'A page that renders this document', operationId: 'docs', security: [],
     responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
   '/admin/config.json': { get: { summary: 'What the admin interface (/admin/) needs besides the API: where the Temporal UI is, and whether keys are required',

@@ -18,6 +18,8 @@ export type { Scope, Broker } from './file';
 
 export interface Config {
   readonly file: ConfigFile;
+  /** The config file read; undefined when there was none at the default path (defaults apply). */
+  readonly configFile?: string;
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
@@ -75,12 +77,17 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const e = Env.decode(picked);
   if (e._tag === 'Left') throw new ConfigError(toFieldErrors(e.left).map((x) => ({ ...x, path: `env.${x.path}` })));
   const filePath = resolve(cwd, e.right.ACTION_TRIGGERS_CONFIG ?? './action-triggers.config.json');
-  const raw = existsSync(filePath) ? readJsonFile(filePath) : {};
+  const found = existsSync(filePath);
+  // A file named by the environment and not there is a mistake (a typo, the wrong folder), not "no config".
+  if (!found && e.right.ACTION_TRIGGERS_CONFIG !== undefined) {
+    throw new ConfigError([{ path: 'env.ACTION_TRIGGERS_CONFIG', message: `names ${filePath}, which does not exist` }]);
+  }
+  const raw = found ? readJsonFile(filePath) : {};
   const decoded = ConfigFile.decode(raw);
   if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
   const file = e.right.API_KEYS_FILE === undefined ? decoded.right
     : { ...decoded.right, api_keys: withKeysFile(decoded.right.api_keys ?? [], resolve(cwd, e.right.API_KEYS_FILE)) };
-  return buildConfig(file, e.right, cwd);
+  return { ...buildConfig(file, e.right, cwd), ...(found ? { configFile: filePath } : {}) };
 };
 
 /**

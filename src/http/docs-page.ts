@@ -13,7 +13,16 @@ export const DOCS_PAGE = `<!doctype html>
 <h2>Schemas</h2><div id="schemas"></div>
 <script>
 fetch('/api/openapi.json').then(r => r.json()).then(doc => {
-  const esc = s => String(s).replace(/[&<>]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;'}[c]));
+  const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+  const refName = s => (s && s.$ref ? s.$ref.split('/').pop() : undefined);
+  const schemaOf = s => (refName(s) ? doc.components.schemas[refName(s)] : s);
+  // An operation's request body: each media type, its schema (named and shown) and example.
+  const bodyOf = op => !op.requestBody ? '' : Object.entries(op.requestBody.content || {}).map(([type, m]) =>
+    '<details class="body"><summary>Request body: <code>' + esc(type) + '</code>' + (refName(m.schema) ? ' <code>' + esc(refName(m.schema)) + '</code>' : '')
+    + (op.requestBody.required ? ' (required)' : '') + '</summary>'
+    + (op.requestBody.description ? '<div>' + esc(op.requestBody.description) + '</div>' : '')
+    + '<pre>' + esc(JSON.stringify(schemaOf(m.schema), null, 2)) + '</pre>'
+    + (m.example !== undefined ? '<div>Example</div><pre>' + esc(JSON.stringify(m.example, null, 2)) + '</pre>' : '') + '</details>').join('');
   document.getElementById('desc').textContent = doc.info.description;
   const ops = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -23,11 +32,11 @@ fetch('/api/openapi.json').then(r => r.json()).then(doc => {
       const params = [...(item.parameters || []), ...(op.parameters || [])].map(p => '<code>' + esc(p.name) + '</code> (' + p.in + ')').join(', ');
       const responses = Object.entries(op.responses || {}).map(([s, r]) => '<code>' + s + '</code> ' + esc(r.description)).join('<br>');
       ops.push('<div class="op"><span class="m ' + M + '">' + M + '</span><code>' + esc(path) + '</code> — ' + esc(op.summary || '')
-        + (params ? '<div>Parameters: ' + params + '</div>' : '') + '<details><summary>Responses</summary>' + responses + '</details></div>');
+        + (params ? '<div>Parameters: ' + params + '</div>' : '') + bodyOf(op) + '<details><summary>Responses</summary>' + responses + '</details></div>');
     }
   }
   document.getElementById('ops').innerHTML = ops.join('');
   document.getElementById('schemas').innerHTML = Object.entries(doc.components.schemas)
-    .map(([n, s]) => '<details><summary><b>' + esc(n) + '</b></summary><pre>' + esc(JSON.stringify(s, null, 2)) + '</pre></details>').join('');
+    .map(([n, s]) => '<details id="schema-' + esc(n) + '"><summary><b>' + esc(n) + '</b></summary><pre>' + esc(JSON.stringify(s, null, 2)) + '</pre></details>').join('');
 }).catch(e => { document.getElementById('ops').textContent = 'Could not load the document: ' + e; });
 </script></body></html>`;

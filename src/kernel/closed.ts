@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { closestName } from './closest-name';
 
 type Out<R extends t.Props, O extends t.Props> =
   { [K in keyof R]: t.TypeOf<R[K]> } & { [K in keyof O]?: t.TypeOf<O[K]> };
@@ -52,7 +53,8 @@ export const closed = <R extends t.Props, O extends t.Props>(
       for (const key of Object.keys(u)) {
         if (known.has(key)) continue;
         const hint = options.hints ? own(options.hints, key) : undefined;
-        const message = typeof hint === 'string' ? hint : 'is not a known field';
+        const near = closestName(key, [...Object.keys(required), ...Object.keys(optional)]);
+        const message = typeof hint === 'string' ? hint : `is not a known field${near ? `; did you mean ${near}?` : ''}`;
         errors.push({ value: u[key], context: t.appendContext(c, key, t.unknown, u[key]), message });
       }
       return errors.length > 0 ? t.failures(errors) : t.success(Object.fromEntries(out) as Out<R, O>);

@@ -65,6 +65,15 @@ test('the file is read from ACTION_TRIGGERS_CONFIG; unreadable JSON is an error 
   expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'bad.json' }, dir))[0]?.path).toBe(join(dir, 'bad.json'));
 });
 
+test('the file read is named; a file ACTION_TRIGGERS_CONFIG names that is not there is an error, not the defaults', () => {
+  const dir = tempConfigDir();
+  writeFileSync(join(dir, 'c.json'), '{}');
+  expect(loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.json' }, dir).configFile).toBe(join(dir, 'c.json'));
+  expect(loadConfig({}, dir).configFile).toBeUndefined(); // no ./action-triggers.config.json: defaults
+  expect(errorsOf(() => loadConfig({ ACTION_TRIGGERS_CONFIG: 'c.jsn' }, dir))).toEqual([
+    { path: 'env.ACTION_TRIGGERS_CONFIG', message: `names ${join(dir, 'c.jsn')}, which does not exist` }]);
+});
+
 test('trigger_overrides: no conn_details key and any parameters key but addresses by default; lists replace the defaults', () => {
   const c = configFrom({ brokers: {
     plain: { broker_type: 'rabbitmq' },

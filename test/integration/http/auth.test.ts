@@ -31,4 +31,5 @@ test('health, readiness and the API description need no key', async () => {
   await request(t.app).get('/healthz').expect(200);
   await request(t.app).get('/api/openapi.json').expect(200);
   await request(t.app).get('/docs').expect(200).expect('content-type', /html/);
+  await request(t.app).get('/').expect(302).expect('location', '/admin/'); // the service's address in a browser: the admin
 });

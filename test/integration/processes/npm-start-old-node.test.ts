@@ -47,8 +47,9 @@ beforeAll(() => {
 
 test('with node 20 first on PATH, npm start runs the service on the project\'s Node 24 and says so in one line', async () => {
   const dir = tempDir('at-old-node-');
+  const configFile = configIn(dir);
   const run = npmStart({
-    DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configIn(dir), TEMPORAL_ADDRESS: testServers().temporalAddress,
+    DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: testServers().temporalAddress,
     TEMPORAL_TASK_QUEUE: `old-node-${process.pid}`,
   });
   try {
@@ -65,6 +66,7 @@ test('with node 20 first on PATH, npm start runs the service on the project\'s N
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
     const said = run.output().split('\n').filter((l) => l.startsWith('action-triggers: the node on PATH'));
     expect(said).toEqual([expect.stringMatching(/^action-triggers: the node on PATH is v20\.\d+\.\d+; running on Node v24\.\d+\.\d+ from .*\.tools\/node$/)]);
+    expect(run.output()).toContain(`"config_file":"${configFile}"`); // the start log names the config it read
   } finally {
     run.stop();
     await run.exited;
