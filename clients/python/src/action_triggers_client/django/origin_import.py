@@ -6,8 +6,10 @@ written *before* the create and completed after it; a row left without a trigger
 answer was lost) makes the next run look for an identical trigger in the service and adopt
 it rather than create a second one.
 
-A config with parts the service cannot hold (AWS Lambda actions) is not imported at all: a
-trigger missing one of its actions would quietly do less than before. One config's failure
+A config with parts the service cannot hold (AWS Lambda actions; a payload with Django template
+tags, filters or unbalanced braces, named per field) is not imported at all: a trigger missing one
+of its actions, or sending a tag as text, would quietly do less than before. The dry run says, per
+config, how the bodies will differ from the origin's and what the app's settings must list. One config's failure
 never stops the others.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Iterator
 
 from ..client import RETRYABLE_STATUSES, ActionTriggersClient, ActionTriggersError, ProblemError, TriggerInput
 from .models import CutOver, ImportedConfig
+from .origin_differences import differences
 from .origin_mapping import MappedConfig, map_config
 
 
@@ -63,7 +66,7 @@ def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool, i
         elif mapped.not_carried:
             yield _result(mapped, "", Outcome.NOT_CARRIED, [str(n) for n in mapped.not_carried])
         elif dry_run:
-            yield _result(mapped, "", Outcome.WOULD_CREATE, _still_active(config, using))
+            yield _result(mapped, "", Outcome.WOULD_CREATE, _still_active(config, using) + _differences(config, mapped))
         else:
             yield _create(client, mapped, using, row)
 
@@ -94,6 +97,11 @@ def _create(client: ActionTriggersClient, mapped: MappedConfig, using: str, row:
         return _result(mapped, "", Outcome.FAILED, [str(e)])
     _settle(row, created["id"], using)
     return _result(mapped, created["id"], Outcome.CREATED)
+
+
+def _differences(config: Any, mapped: MappedConfig) -> list[str]:
+    labels = [f"{ct['app_label']}.{ct['model_name']}" for ct in mapped.body["content_types"]]
+    return differences(config, labels, [s["signal"] for s in mapped.body["config_signals"]])
 
 
 def _still_active(config: Any, using: str) -> list[str]:

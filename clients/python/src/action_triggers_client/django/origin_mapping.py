@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..client import TriggerInput
+from .origin_templates import template_problems
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,11 @@ def _queue(queue: Any) -> dict[str, Any]:
 
 
 def _not_carried(config: Any) -> list[NotCarried]:
+    templates = [NotCarried(p.path, f"{p.found}, origin Config {config.pk}", p.why) for p in template_problems(config.payload)]
     # `Action` (AWS Lambda in 0.5.x) came with origin migration 0008; older releases have no such relation.
     actions = getattr(config, "actions", None)
     if actions is None:
-        return []
-    return [NotCarried(f"actions[{i}]", f"AWS Lambda action {action.name!r}, origin Action {action.pk}",
+        return templates
+    return templates + [NotCarried(f"actions[{i}]", f"AWS Lambda action {action.name!r}, origin Action {action.pk}",
                        "the service has no Lambda actions (only webhooks and message broker queues)")
             for i, action in enumerate(actions.order_by("id"))]
