@@ -67,3 +67,33 @@ def test_the_dry_run_lists_how_bodies_differ_and_the_settings_needed(receiver, c
     assert "needs CONTENT_TYPES to list auth.group for post_save, post_delete; missing now: auth.group (post_save, post_delete)" in other
     assert "no payload: the service sends its envelope {signal, app_label, model_name, instance" in other
     assert "where the origin sent the instance's fields alone" in other
+
+
+def test_the_origin_shape_option_sends_the_origin_s_no_payload_body_for_the_same_save(receiver, client, cleanup) -> None:
+    from action_triggers.payload import payload_from_instance
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    from action_triggers_client.django.after_commit import flush_sender
+    from action_triggers_client.django.models import CutOver
+
+    config = _config(signals=["post_save"], models=[("auth", "group")])
+    Webhook.objects.create(config=config, url=f"{receiver.url}/origin-shape", http_method="POST")
+    out, _ = _import("--dry-run", "--origin-shape")
+    assert "no payload, origin shape: the body is the instance's fields as the origin sent them; needs ORIGIN_FIELDS to list auth.group" in out
+    out, error = _import("--origin-shape")
+    assert error is None, out
+    trigger_id = ImportedConfig.objects.get(origin_config_id=config.pk).trigger_id
+    assert client.get_trigger(trigger_id)["payload"] == "{{ instance.__fields__ }}"
+    listing = {**settings.ACTION_TRIGGERS_CLIENT, "CONTENT_TYPES": [*settings.ACTION_TRIGGERS_CLIENT["CONTENT_TYPES"], "auth.group"],
+               "ORIGIN_FIELDS": ["auth.group"]}
+    try:
+        call_command("action_triggers_cutover", "--to", "service")
+        with override_settings(ACTION_TRIGGERS_CLIENT=listing):
+            group = Group.objects.create(name="origin-shape")
+            assert flush_sender(10)
+        [delivered] = receiver.wait_for(lambda r: r["path"] == "/origin-shape")
+        assert delivered["body"] == payload_from_instance(group)  # what the origin's own code sends for this save
+    finally:
+        CutOver.objects.all().delete()
+        client.delete_trigger(trigger_id)

@@ -73,6 +73,9 @@ def check_settings(app_configs: Any = None, **_: Any) -> list[checks.CheckMessag
     for label in (settings.content_types or {}):
         if _model(label) is None:
             found.append(_unknown_model("CONTENT_TYPES", label, f"{PREFIX}.E001"))
+    for label in sorted(settings.origin_fields):
+        if _model(label) is None:
+            found.append(_unknown_model("ORIGIN_FIELDS", label, f"{PREFIX}.E006"))
     for label, paths in settings.expand.items():
         model = _model(label)
         if model is None:

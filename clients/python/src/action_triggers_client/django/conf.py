@@ -13,7 +13,7 @@ from django.core.signals import setting_changed
 
 SETTING = "ACTION_TRIGGERS_CLIENT"
 KNOWN = {
-    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_SECRET_FIELDS", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
+    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_SECRET_FIELDS", "ORIGIN_FIELDS", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
     "MAX_BATCH_BYTES", "KEEP_SENT", "RELAY_POLL_INTERVAL", "RELAY_MIN_AGE", "RELAY_MAX_BACKOFF",
 }
 ALL = "__all__"
@@ -29,6 +29,9 @@ class Settings:
     content_types_set: bool
     expand: dict[str, tuple[str, ...]]
     send_secret_fields: dict[str, frozenset[str]]
+    # Models whose instances also carry Django's serializer's "fields" map (`__fields__`), for
+    # imported triggers that keep django-action-triggers' no-payload body (`--origin-shape`).
+    origin_fields: frozenset[str]
     send_on_commit: bool
     timeout: float
     batch_size: int
@@ -106,6 +109,9 @@ def settings() -> Settings:
         raise ImproperlyConfigured(f"{SETTING}['API_KEY'] must be a string")
     expand = {label: tuple(names) for label, names in _names_by_model(raw, "EXPAND", "relation names (dotted for deeper)").items()}
     secret_fields = {label: frozenset(names) for label, names in _names_by_model(raw, "SEND_SECRET_FIELDS", "field names").items()}
+    origin_fields = raw.get("ORIGIN_FIELDS") or []
+    if isinstance(origin_fields, str) or not isinstance(origin_fields, (list, tuple, set, frozenset)):
+        raise ImproperlyConfigured(f"{SETTING}['ORIGIN_FIELDS'] must be a list of 'app_label.model_name'")
     send_on_commit = raw.get("SEND_ON_COMMIT", True)
     if not isinstance(send_on_commit, bool):
         raise ImproperlyConfigured(f"{SETTING}['SEND_ON_COMMIT'] must be True or False")
@@ -123,6 +129,7 @@ def settings() -> Settings:
         content_types_set=raw.get("CONTENT_TYPES") is not None,
         expand=expand,
         send_secret_fields=secret_fields,
+        origin_fields=frozenset(_label("ORIGIN_FIELDS", label) for label in origin_fields),
         send_on_commit=send_on_commit,
         timeout=_seconds("TIMEOUT", raw.get("TIMEOUT", 5.0), 0.001),
         batch_size=batch_size,

@@ -13,13 +13,17 @@ from .origin_templates import EXPRESSION, strings_of
 
 NO_PAYLOAD = ("no payload: the service sends its envelope {signal, app_label, model_name, instance, signal_id, "
               "trigger_id, occurred_at}, where the origin sent the instance's fields alone (Django's serializer's \"fields\", "
-              "no pk); a receiver reads body[\"instance\"]")
+              "no pk); a receiver reads body[\"instance\"], or import with --origin-shape to keep the origin's body")
 DATE_TYPES = (models.DateTimeField, models.DateField, models.TimeField)
 
 
-def differences(config: Any, labels: list[str], signals: list[str]) -> list[str]:
+def differences(config: Any, labels: list[str], signals: list[str], origin_shape: bool = False) -> list[str]:
     settings = conf.settings()
     lines = _needed_settings(settings, labels, signals)
+    if config.payload is None and origin_shape:
+        missing = [label for label in labels if label not in settings.origin_fields]
+        return lines + ["no payload, origin shape: the body is the instance's fields as the origin sent them; needs ORIGIN_FIELDS "
+                        f"to list {', '.join(labels)}" + (f"; missing now: {', '.join(missing)}" if missing else " (it does)")]
     if config.payload is None:
         return lines + [NO_PAYLOAD]
     typed, dated, related = [], [], []

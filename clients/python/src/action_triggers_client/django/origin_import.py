@@ -55,9 +55,10 @@ def origin_configs(using: str) -> Any:
     return Config.objects.using(using).order_by("id")
 
 
-def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool, inactive: bool = False) -> Iterator[ConfigResult]:
+def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool, inactive: bool = False,
+                   origin_shape: bool = False) -> Iterator[ConfigResult]:
     for config in origin_configs(using):
-        mapped = map_config(config)
+        mapped = map_config(config, origin_shape=origin_shape)
         if inactive:
             mapped = dataclasses.replace(mapped, body={**mapped.body, "active": False})
         row = ImportedConfig.objects.using(using).filter(origin_config_id=mapped.config_id).first()
@@ -66,7 +67,7 @@ def import_configs(client: ActionTriggersClient, using: str, *, dry_run: bool, i
         elif mapped.not_carried:
             yield _result(mapped, "", Outcome.NOT_CARRIED, [str(n) for n in mapped.not_carried])
         elif dry_run:
-            yield _result(mapped, "", Outcome.WOULD_CREATE, _still_active(config, using) + _differences(config, mapped))
+            yield _result(mapped, "", Outcome.WOULD_CREATE, _still_active(config, using) + _differences(config, mapped, origin_shape))
         else:
             yield _create(client, mapped, using, row)
 
@@ -99,9 +100,9 @@ def _create(client: ActionTriggersClient, mapped: MappedConfig, using: str, row:
     return _result(mapped, created["id"], Outcome.CREATED)
 
 
-def _differences(config: Any, mapped: MappedConfig) -> list[str]:
+def _differences(config: Any, mapped: MappedConfig, origin_shape: bool) -> list[str]:
     labels = [f"{ct['app_label']}.{ct['model_name']}" for ct in mapped.body["content_types"]]
-    return differences(config, labels, [s["signal"] for s in mapped.body["config_signals"]])
+    return differences(config, labels, [s["signal"] for s in mapped.body["config_signals"]], origin_shape)
 
 
 def _still_active(config: Any, using: str) -> list[str]:

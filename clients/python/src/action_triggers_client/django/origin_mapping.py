@@ -34,8 +34,12 @@ class MappedConfig:
     row_ids: dict[str, list[int]] = field(default_factory=dict)
 
 
-def map_config(config: Any) -> MappedConfig:
-    """``config`` is an ``action_triggers.models.Config``."""
+ORIGIN_SHAPE_PAYLOAD = "{{ instance.__fields__ }}"
+
+
+def map_config(config: Any, *, origin_shape: bool = False) -> MappedConfig:
+    """``config`` is an ``action_triggers.models.Config``. ``origin_shape``: a config without payload
+    gets one that sends what the origin sent (Django's serializer's fields, ``ORIGIN_FIELDS``)."""
     webhooks = list(config.webhooks.order_by("id"))
     queues = list(config.message_broker_queues.order_by("id"))
     body: dict[str, Any] = {
@@ -51,6 +55,8 @@ def map_config(config: Any) -> MappedConfig:
     }
     if config.payload is not None:
         body["payload"] = config.payload
+    elif origin_shape:
+        body["payload"] = ORIGIN_SHAPE_PAYLOAD
     row_ids = {"webhooks": [w.pk for w in webhooks], "msg_broker_queues": [q.pk for q in queues]}
     return MappedConfig(config.pk, body, _not_carried(config), row_ids)  # type: ignore[arg-type]
 

@@ -18,7 +18,7 @@ from django.db.models.signals import post_delete, post_save, pre_delete, pre_sav
 
 from . import conf, cutover
 from .models import OutboxSignal
-from .serialize import serialize
+from .serialize import ORIGIN_FIELDS_KEY, origin_fields, serialize
 
 APP_LABEL = "action_triggers_client"
 # Attributes kept on an instance between two signals of one change.
@@ -87,8 +87,13 @@ def _now() -> datetime.datetime:
 
 def _snapshot(sender: type[models.Model], instance: models.Model, using: str, *, skip_deferred: bool = False) -> dict[str, Any]:
     settings = conf.settings()
-    return serialize(instance, using, settings.expand.get(sender._meta.label_lower, ()), skip_deferred=skip_deferred,
+    data = serialize(instance, using, settings.expand.get(sender._meta.label_lower, ()), skip_deferred=skip_deferred,
                      send_secret_fields=settings.send_secret_fields)
+    # Not for an instance not saved yet (its pre_save): Django's serializer cannot read its many-to-many.
+    if (sender._meta.label_lower in settings.origin_fields and instance.pk is not None
+            and not (skip_deferred and instance.get_deferred_fields())):
+        data[ORIGIN_FIELDS_KEY] = origin_fields(instance, settings.send_secret_fields)
+    return data
 
 
 def _row(sender: type[models.Model], signal: str, instance: models.Model, data: dict[str, Any], at: datetime.datetime) -> OutboxSignal:

@@ -15,6 +15,7 @@ import base64
 import datetime
 import decimal
 import enum
+import json
 import math
 import re
 import uuid
@@ -89,6 +90,19 @@ def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *,
     for name, deeper in tree.items():
         out[name] = _expanded(instance, name, deeper, using, secrets_ok)
     return out
+
+
+ORIGIN_FIELDS_KEY = "__fields__"
+
+
+def origin_fields(instance: models.Model, send_secret_fields: Mapping[str, frozenset[str]] | None = None) -> dict[str, Any]:
+    """What django-action-triggers sent with no payload: Django's JSON serializer's ``fields`` of the
+    instance (no pk; many-to-many as ids), less the fields that hold secrets (as above)."""
+    from django.core import serializers
+
+    fields = json.loads(serializers.serialize("json", [instance], use_natural_primary_keys=True))[0]["fields"]
+    chosen = (send_secret_fields or {}).get(instance._meta.label_lower, frozenset())
+    return {k: v for k, v in fields.items() if not is_secret_field(k) or k in chosen}
 
 
 def _tree(paths: Iterable[str]) -> dict[str, list[str]]:

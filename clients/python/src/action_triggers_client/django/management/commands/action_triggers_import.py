@@ -31,6 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="print what would be created; create nothing")
         parser.add_argument("--database", default=DEFAULT_DB_ALIAS, help="the database holding the origin's tables")
         parser.add_argument("--inactive", action="store_true", help="create every trigger inactive, whatever the origin's config says")
+        parser.add_argument("--origin-shape", action="store_true",
+                            help="a config without payload sends what the origin sent (the instance's fields; needs ORIGIN_FIELDS), "
+                                 "not the service's envelope")
         parser.add_argument("--base-url", help="the service's URL (default: ACTION_TRIGGERS_CLIENT['BASE_URL'])")
         parser.add_argument("--api-key", help="a key with scope triggers:write (default: ACTION_TRIGGERS_CLIENT['API_KEY'], "
                                               "usually a signals:write key that may not create triggers)")
@@ -43,7 +46,8 @@ class Command(BaseCommand):
                                       timeout=settings.timeout, retry=RetryPolicy(attempts=3))
         dry_run: bool = options["dry_run"]
         counts: Counter[Outcome] = Counter()
-        for result in import_configs(client, options["database"], dry_run=dry_run, inactive=options["inactive"]):
+        for result in import_configs(client, options["database"], dry_run=dry_run, inactive=options["inactive"],
+                                     origin_shape=options["origin_shape"]):
             counts[result.outcome] += 1
             self._report(result)
         summary = ", ".join(f"{outcome.value} {counts[outcome]}" for outcome in Outcome if counts[outcome] or outcome in UNSETTLED)
