@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from .models import Emitter, OutboxSignal
+from .models import CutOver, Emitter, OutboxSignal
 
 
 @admin.register(OutboxSignal)
@@ -42,6 +42,20 @@ class OutboxSignalAdmin(admin.ModelAdmin):
 @admin.register(Emitter)
 class EmitterAdmin(admin.ModelAdmin):
     list_display = ("id", "name")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(CutOver)
+class CutOverAdmin(admin.ModelAdmin):
+    """Where the move from django-action-triggers stands; changed with ``manage.py action_triggers_cutover``."""
+
+    list_display = ("delivered_by", "changed_at")
+    readonly_fields = ("delivered_by", "version", "changed_at")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
