@@ -44,13 +44,15 @@ def origin_config(receiver, client) -> Iterator[Config]:
     CutOver.objects.all().delete()
 
 
-def _switch_at(offsets: list[tuple[float, str]], started: float, said: list[str]) -> threading.Thread:
+def _switch_at(offsets: list[tuple[float, str]], started: float, said: list[tuple[str, float, float]]) -> threading.Thread:
+    """Switches at the given offsets; `said` gets (to, began, ended) for each switch."""
     def run() -> None:
         try:
             for at, to in offsets:
                 time.sleep(max(0.0, started + at - time.monotonic()))
+                began = time.monotonic()
                 call_command("action_triggers_cutover", "--to", to)
-                said.append(to)
+                said.append((to, began, time.monotonic()))
         finally:
             connections.close_all()
     thread = threading.Thread(target=run)
@@ -65,15 +67,18 @@ def test_saves_during_a_cut_over_and_back_are_each_delivered_exactly_once(origin
     assert trigger_id and f"-> trigger {trigger_id}: created" in out
 
     prefix = f"cut-{uuid.uuid4().hex[:8]}-"
-    said: list[str] = []
+    said: list[tuple[str, float, float]] = []
+    saved: dict[str, tuple[float, float]] = {}
     started = time.monotonic()
     switcher = _switch_at([(SECONDS / 3, "service"), (2 * SECONDS / 3, "origin")], started, said)
     count = SAVES_PER_S * SECONDS
     for i in range(count):
+        began = time.monotonic()
         Group.objects.create(name=f"{prefix}{i}")  # autocommit, as a view without ATOMIC_REQUESTS
+        saved[f"{prefix}{i}"] = (began, time.monotonic())
         time.sleep(max(0.0, started + (i + 1) / SAVES_PER_S - time.monotonic()))
     switcher.join()
-    assert said == ["service", "origin"]
+    assert [to for to, _, _ in said] == ["service", "origin"]
     assert flush_sender(30)
 
     def ours(r) -> bool:
@@ -83,10 +88,15 @@ def test_saves_during_a_cut_over_and_back_are_each_delivered_exactly_once(origin
     per_save = collections.Counter(r["body"]["name"] for r in receiver.matching(ours))
     assert len(per_save) == count, f"{count - len(per_save)} saves never delivered"
     assert [name for name, n in per_save.items() if n != 1] == []
-    # Both systems delivered a part: the service in the middle third, the origin before and after.
+    # Each system delivered its part: the origin what was saved before the first switch began and
+    # after the second ended, the service what was saved between the two (the service signs with webhook-id).
     by_service = {r["body"]["name"] for r in receiver.matching(ours) if "webhook-id" in r["headers"]}
-    assert 0 < len(by_service) < count
-    assert all(f"{prefix}{i}" not in by_service for i in range(0, SAVES_PER_S * 5))  # the first 5 s: the origin's
+    (_, to_service_began, to_service_ended), (_, back_began, back_ended) = said
+    origin_part = {n for n, (b, e) in saved.items() if e < to_service_began or b > back_ended}
+    service_part = {n for n, (b, e) in saved.items() if b > to_service_ended and e < back_began}
+    assert origin_part and service_part
+    assert origin_part.isdisjoint(by_service)
+    assert service_part <= by_service
 
 
 def test_status_and_refusals_of_the_cut_over_command(origin_config) -> None:
@@ -115,3 +125,15 @@ def test_the_import_can_create_every_trigger_inactive(origin_config, client) -> 
     assert error is None, out
     trigger = client.get_trigger(ImportedConfig.objects.get(origin_config_id=origin_config.pk).trigger_id)
     assert trigger["active"] is False and origin_config.active
+
+
+def test_the_cut_over_refuses_while_content_types_does_not_send_what_imported_configs_watch(origin_config) -> None:
+    from django.core.management.base import CommandError
+
+    out, error = _import()
+    assert error is None, out
+    with override_settings(ACTION_TRIGGERS_CLIENT={**settings.ACTION_TRIGGERS_CLIENT, "CONTENT_TYPES": ["shop.order"]}):
+        with pytest.raises(CommandError, match=r"does not send what imported configs watch.*: auth.group post_save; list them first"):
+            call_command("action_triggers_cutover", "--to", "service")
+    assert not CutOver.objects.filter(delivered_by="service").exists()
+

@@ -71,15 +71,17 @@ def test_the_dry_run_masks_header_values_connection_details_and_url_credentials(
     config = _config(signals=["post_save"], models=[GROUP])
     Webhook.objects.create(config=config, url="https://hook-user:hook-pass@hooks.example.com/in?token=url-secret&v=2",
                            http_method="POST", headers={"Authorization": "Bearer header-secret", "X-Tenant": "tenant-7"})
+    Webhook.objects.create(config=config, url="https://chat.example.com/services/T000/B000/path-secret", http_method="POST")
     MessageBrokerQueue.objects.create(config=config, name="orders", conn_details={"password": "broker-secret", "host": "mq.internal"},
                                       parameters={"queue": "imported-orders"})
     try:
         out, _ = _import("--dry-run")
     finally:
         config.delete()
-    for secret in ("hook-user", "hook-pass", "url-secret", "header-secret", "tenant-7", "broker-secret", "mq.internal"):
+    for secret in ("hook-user", "hook-pass", "url-secret", "header-secret", "tenant-7", "broker-secret", "mq.internal", "path-secret", "T000"):
         assert secret not in out
     assert '"headers": {"Authorization": "***", "X-Tenant": "***"}' in out
     assert '"conn_details": {"host": "***", "password": "***"}' in out
     assert '"url": "https://***@hooks.example.com/in?token=***&v=***"' in out
+    assert '"url": "https://chat.example.com/services/***"' in out
     assert '"parameters": {"queue": "imported-orders"}' in out  # not a secret: shown

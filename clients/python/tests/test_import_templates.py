@@ -88,8 +88,8 @@ def test_the_origin_shape_option_sends_the_origin_s_no_payload_body_for_the_same
     listing = {**settings.ACTION_TRIGGERS_CLIENT, "CONTENT_TYPES": [*settings.ACTION_TRIGGERS_CLIENT["CONTENT_TYPES"], "auth.group"],
                "ORIGIN_FIELDS": ["auth.group"]}
     try:
-        call_command("action_triggers_cutover", "--to", "service")
         with override_settings(ACTION_TRIGGERS_CLIENT=listing):
+            call_command("action_triggers_cutover", "--to", "service")
             group = Group.objects.create(name="origin-shape")
             assert flush_sender(10)
         [delivered] = receiver.wait_for(lambda r: r["path"] == "/origin-shape")

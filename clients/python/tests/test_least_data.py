@@ -115,3 +115,14 @@ def test_typos_in_content_types_and_expand_stop_django_s_checks_naming_them(tmp_
         assert "did you mean 'shop.order'? models of app 'shop': customer, order, profile, tag" in done.stderr
         assert "EXPAND']['shop.order'] names 'custmer': 'custmer' is no relation of shop.order" in done.stderr
         assert "did you mean 'customer'? relations of shop.order: customer, tags" in done.stderr
+
+
+def test_secret_names_are_recognised_and_ordinary_ones_are_not() -> None:
+    from action_triggers_client.django.serialize import is_secret_field
+
+    secret = ["password", "Password", "passwd", "passphrase", "client_secret", "access_token", "refresh_tokens", "api_key",
+              "apikey", "key", "access_key", "private_key", "encryption_key", "session_key", "session_data", "signing_key",
+              "otp_seed", "credentials"]
+    ordinary = ["name", "email", "total", "monkey", "keyboard", "customer", "status", "primary_colour", "keys_count"]
+    assert [n for n in secret if not is_secret_field(n)] == []
+    assert [n for n in ordinary if is_secret_field(n)] == []

@@ -40,17 +40,18 @@ def _poison_rows_of_every_kind() -> dict[str, int]:
     # A number past a float's range: json.loads makes it inf, which JSON text cannot carry (written
     # out, as PostgreSQL's jsonb would print 1e400 as an integer).
     kinds = {"infinity": '{"id": 1, "total": 1' + "0" * 400 + '.5}'}
-    if SQLITE:  # PostgreSQL's jsonb refuses a lone surrogate, and its timestamps are typed
+    if SQLITE:  # PostgreSQL's jsonb refuses a lone surrogate
         kinds["lone surrogate"] = '{"id": 1, "note": {"k": "\\ud800"}}'
-        kinds["date edited by hand"] = '{"id": 1}'
+    kinds["date edited by hand"] = '{"id": 1}'
     rows = {}
     for kind, text in kinds.items():
         customer = _customer()
         row = OutboxSignal.objects.get(instance_pk=str(customer.pk), signal="post_save")
         _set_instance_json(row.id, text)
-        if kind == "date edited by hand":
+        if kind == "date edited by hand":  # a date Python cannot hold (SQLite keeps any text; PostgreSQL has infinity)
+            bad_date = "'2026-13-45 99:00:00'" if SQLITE else "'-infinity'"
             with connection.cursor() as cursor:
-                cursor.execute(f"UPDATE {TABLE} SET occurred_at = '2026-13-45 99:00:00' WHERE id = %s", [row.id])
+                cursor.execute(f"UPDATE {TABLE} SET occurred_at = {bad_date} WHERE id = %s", [row.id])
         rows[kind] = row.id
     return rows
 
@@ -61,7 +62,7 @@ def _assert_set_aside(rows: dict[str, int]) -> None:
     assert "instance.total: inf is not a JSON number" in reasons[rows["infinity"]]
     if SQLITE:
         assert "instance.note.k: surrogates not allowed ('\\ud800' at character 0)" in reasons[rows["lone surrogate"]]
-        assert reasons[rows["date edited by hand"]].startswith("the row cannot be read: ValueError")
+    assert reasons[rows["date edited by hand"]].startswith("the row cannot be read: ")
 
 
 def test_the_relay_sets_poison_rows_aside_and_sends_the_rows_after_them(triggers, receiver, capsys) -> None:

@@ -89,8 +89,10 @@ def test_rows_answered_with_a_redirect_stay_pending_and_the_relay_names_it(serve
     (200, {"content-type": "text/html"}, b"<html>a login page</html>"),
     (200, {"content-type": "application/json"}, b"[]"),
     (202, {"content-type": "application/json"}, json.dumps([{"id": "another-signal", "duplicate": False}]).encode()),
-], ids=["html", "empty-list", "other-ids"])
-def test_a_2xx_that_is_not_the_service_s_answer_leaves_the_rows_pending(servers, reply) -> None:
+    (400, {"content-type": "text/html"}, b"<html>400 Bad Request from the proxy</html>"),
+    (413, {"content-type": "text/html"}, b"<html>413 Request Entity Too Large</html>"),
+], ids=["html", "empty-list", "other-ids", "proxy-400", "proxy-413"])
+def test_an_answer_that_is_not_the_service_s_leaves_the_rows_pending(servers, reply) -> None:
     impostor, _ = servers
     impostor.reply = reply
     with _with(BASE_URL=impostor.url, SEND_ON_COMMIT=False):

@@ -21,10 +21,11 @@ from functools import lru_cache
 from typing import Any
 
 from django.apps import apps
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, models, router, transaction
 from django.db.models import F, signals
 from django.utils import timezone
 
+from . import conf
 from .models import CutOver, ImportedConfig
 
 ORIGIN_APP = "action_triggers"
@@ -51,17 +52,32 @@ def origin_installed() -> bool:
 
 
 def origin_watches(model: type[models.Model]) -> bool:
-    """Whether the origin's registry holds the model (its ``whitelisted_content_types``)."""
+    """Whether the origin's registry holds the model (its ``whitelisted_content_types``): the real
+    model class only, as the origin connected its receivers (not a migration's historical model)."""
     from action_triggers.registry import model_in_registry
 
-    return bool(model_in_registry(model))
+    opts = model._meta
+    try:
+        registered = apps.get_registered_model(opts.app_label, opts.model_name) is model
+    except LookupError:
+        return False
+    return registered and bool(model_in_registry(model))
 
 
-def route_for(using: str) -> Route | None:
+def origin_database() -> str:
+    """Where the origin reads its configs, and so where the route and the imported configs are read."""
+    from action_triggers.models import Config
+
+    return router.db_for_read(Config)
+
+
+def route_for(using: str | None = None) -> Route | None:
     """The route of one save or delete (one query; the imported configs are read again only when
-    they changed); None where the origin app is not installed."""
+    they changed); None where the origin app is not installed. Read from the origin's database,
+    whatever database the save is on: the origin decides from there too."""
     if not origin_installed():
         return None
+    using = origin_database()
     row = CutOver.objects.using(using).filter(id=1).values_list("delivered_by", "version").first()
     delivered_by, version = row or (CutOver.DeliveredBy.ORIGIN, 0)
     cached = _imported_by_version.get(using)
@@ -74,14 +90,25 @@ def route_for(using: str) -> Route | None:
 def _imported_configs(using: str) -> tuple[frozenset[tuple[str, str]], frozenset[int]]:
     from action_triggers.models import Config
 
-    # Unsettled rows count too: their trigger may exist in the service.
-    ids = frozenset(ImportedConfig.objects.using(using).values_list("origin_config_id", flat=True))
+    # Withheld from the service while on the origin: every imported config's signals, unsettled
+    # ones too (their trigger may exist). Left out by the origin once on the service: settled ones
+    # only (an unsettled create may have failed; a twin delivery beats a lost one).
+    rows = list(ImportedConfig.objects.using(using).values_list("origin_config_id", "trigger_id"))
     watched = set()
-    for config in Config.objects.using(using).filter(id__in=ids).prefetch_related("content_types", "config_signals"):
+    for config in Config.objects.using(using).filter(id__in=[r[0] for r in rows]).prefetch_related("content_types", "config_signals"):
         for ct in config.content_types.all():
             for s in config.config_signals.all():
                 watched.add((f"{ct.app_label}.{ct.model}", s.signal))
-    return frozenset(watched), ids
+    return frozenset(watched), frozenset(config_id for config_id, trigger_id in rows if trigger_id)
+
+
+def not_listed(route: Route) -> list[str]:
+    """The (model, signal) pairs imported configs watch that CONTENT_TYPES does not send: after
+    the cut-over the origin no longer delivers them, so nobody would."""
+    listed = conf.settings().content_types
+    if listed is None:
+        return []
+    return sorted(f"{label} {signal}" for label, signal in route.watched if signal not in listed.get(label, ()))
 
 
 def deliver_by_origin(route: Route | None, instance: models.Model, signal: signals.ModelSignal) -> None:
@@ -91,9 +118,7 @@ def deliver_by_origin(route: Route | None, instance: models.Model, signal: signa
     from action_triggers.dispatch import handle_action
     from action_triggers.enums import SignalChoices
     from action_triggers.models import Config
-    from action_triggers.registry import model_in_registry
-
-    if not model_in_registry(instance):
+    if not origin_watches(type(instance)):
         return
     configs = Config.objects.for_signal(SignalChoices.for_signal(signal)).for_model(instance).active()
     if route.delivered_by == CutOver.DeliveredBy.SERVICE:
@@ -119,11 +144,6 @@ def set_delivered_by(using: str, delivered_by: str) -> None:
     _change(using, delivered_by=delivered_by)
 
 
-def count_imported_change(sender: Any, using: str = "default", **_: Any) -> None:
-    """An imported config added or removed changes what the origin route leaves out."""
-    _change(using)
-
-
 def _change(using: str, **fields: Any) -> None:
     # One UPDATE (a read and then a write in one SQLite transaction fails at once as "database is
     # locked" when another connection writes between them); the row is made on first use.
@@ -138,5 +158,19 @@ def _change(using: str, **fields: Any) -> None:
 
 
 def connect() -> None:
-    signals.post_save.connect(count_imported_change, sender=ImportedConfig, dispatch_uid="action_triggers_client.cutover.saved")
-    signals.post_delete.connect(count_imported_change, sender=ImportedConfig, dispatch_uid="action_triggers_client.cutover.deleted")
+    """What the route depends on changes its version: the imported configs, and the origin's
+    configs, their signals and content types (so every process reads them again)."""
+    senders = [ImportedConfig]
+    if origin_installed():
+        from action_triggers.models import Config, ConfigSignal
+
+        senders += [Config, ConfigSignal]
+        signals.m2m_changed.connect(_count_origin_change, sender=Config.content_types.through,
+                                    dispatch_uid="action_triggers_client.cutover.content_types")
+    for sender in senders:
+        for sig in (signals.post_save, signals.post_delete):
+            sig.connect(_count_origin_change, sender=sender, dispatch_uid=f"action_triggers_client.cutover.{sender.__name__}.{sig is signals.post_save}")
+
+
+def _count_origin_change(sender: Any, **_: Any) -> None:
+    _change(origin_database() if origin_installed() else "default")

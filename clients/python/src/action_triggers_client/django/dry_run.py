@@ -32,7 +32,8 @@ def _masked_queue(queue: dict[str, Any]) -> dict[str, Any]:
 
 
 def masked_url(url: str) -> str:
-    """The URL with its user info and query values masked (tokens travel there too)."""
+    """The URL with its user info, its path after the first segment and its query values masked:
+    tokens travel in all three (a chat service's incoming-webhook URL is a secret path)."""
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
@@ -40,5 +41,7 @@ def masked_url(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         netloc = f"{MASK}@{netloc.rsplit('@', 1)[1]}"
+    first, sep, rest = parts.path.lstrip("/").partition("/")
+    path = f"/{first}/{MASK}" if sep and rest else parts.path
     query = "&".join(f"{pair.split('=', 1)[0]}={MASK}" if "=" in pair else pair for pair in parts.query.split("&")) if parts.query else ""
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return urllib.parse.urlunsplit((parts.scheme, netloc, path, query, parts.fragment))

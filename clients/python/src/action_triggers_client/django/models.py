@@ -29,7 +29,7 @@ class OutboxSignal(models.Model):
     attempts = models.PositiveIntegerField(default=0, help_text="Requests that did not settle the row (service away, 5xx).")
     last_error = models.TextField(blank=True, default="", help_text="Why the service refused the row, or the last transient error.")
     sent_at = models.DateTimeField(null=True, blank=True)
-    token = models.CharField(max_length=16, blank=True, default=new_row_token, editable=False,
+    token = models.CharField(max_length=16, blank=True, null=True, default=new_row_token, editable=False,
                              help_text="Random, the last part of the row's signal id: a row id reissued after a restore is a new signal.")
 
     class Meta:
@@ -75,7 +75,7 @@ class Emitter(models.Model):
         return cls.objects.using(using).get(id=1).name
 
 
-def signal_id(emitter: str, row_id: int, token: str) -> str:
+def signal_id(emitter: str, row_id: int, token: str | None) -> str:
     # Rows written before tokens existed keep the id they may already have been sent with.
     return f"dj-{emitter}-{row_id}-{token}" if token else f"dj-{emitter}-{row_id}"
 

@@ -7,7 +7,7 @@ import json
 import math
 from typing import Any, Callable
 
-from django.db import DatabaseError, models
+from django.db import DatabaseError, DataError, models, transaction
 
 from .models import OutboxSignal
 
@@ -16,10 +16,16 @@ SetAside = Callable[[int, str], None]
 
 def load_rows(query: models.QuerySet[OutboxSignal], limit: int, set_aside: SetAside) -> list[OutboxSignal]:
     """The first ``limit`` rows of ``query`` (ordered, not sliced). When reading them fails for a
-    reason other than the database (which the caller backs off from), they are read one by one
-    and each row that cannot be read is handed to ``set_aside`` with why."""
+    reason of a row's (a value Python or the database driver cannot convert: Django's ValueError,
+    PostgreSQL's DataError for an infinite date) rather than of the database being away (which
+    the caller backs off from), they are read one by one and each row that cannot be read is
+    handed to ``set_aside`` with why. Each read is its own savepoint: on PostgreSQL a failed
+    statement would otherwise abort the caller's transaction."""
     try:
-        return list(query[:limit])
+        with transaction.atomic(using=query.db):
+            return list(query[:limit])
+    except DataError:
+        pass
     except DatabaseError:
         raise
     except Exception:  # noqa: BLE001 - which row, and why, is found below
@@ -27,7 +33,10 @@ def load_rows(query: models.QuerySet[OutboxSignal], limit: int, set_aside: SetAs
     rows: list[OutboxSignal] = []
     for row_id in list(query.values_list("id", flat=True)[:limit]):
         try:
-            rows.extend(query.filter(id=row_id))
+            with transaction.atomic(using=query.db):
+                rows.extend(query.filter(id=row_id))
+        except DataError as e:
+            set_aside(row_id, f"the row cannot be read: {type(e).__name__}: {str(e).strip()}")
         except DatabaseError:
             raise
         except Exception as e:  # noqa: BLE001

@@ -154,14 +154,13 @@ def _on_post_save(sender: type[models.Model], instance: models.Model, created: b
                   using: str = "default", **_: Any) -> None:
     early = instance.__dict__.pop(PRE_SAVE_STASH, None)
     route = _route_of(sender, instance, using)
-    cutover.deliver_by_origin(route, instance, post_save)
-    if not _sends(sender, "post_save", route):
-        if early is not None:
-            _write(using, [early])
-        return
     rows = [early] if early is not None else []
-    rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now()))
-    _write(using, rows)
+    if _sends(sender, "post_save", route):
+        rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now()))
+    if rows:
+        _write(using, rows)
+    # After this app's rows: an origin config that fails (its template, say) must not lose them.
+    cutover.deliver_by_origin(route, instance, post_save)
 
 
 def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
@@ -179,11 +178,10 @@ def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: st
 def _on_post_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
     stashed = instance.__dict__.pop(PRE_DELETE_STASH, None)
     route = _route_of(sender, instance, using)
+    if listed(sender):
+        data, early = stashed if stashed is not None else (_snapshot(sender, instance, using, skip_deferred=True), None)
+        rows = [*([early] if early is not None else []),
+                *([_row(sender, "post_delete", instance, data, _now())] if _sends(sender, "post_delete", route) else [])]
+        if rows:
+            _write(using, rows)
     cutover.deliver_by_origin(route, instance, post_delete)
-    if not listed(sender):
-        return
-    data, early = stashed if stashed is not None else (_snapshot(sender, instance, using, skip_deferred=True), None)
-    rows = [*([early] if early is not None else []),
-            *([_row(sender, "post_delete", instance, data, _now())] if _sends(sender, "post_delete", route) else [])]
-    if rows:
-        _write(using, rows)

@@ -97,7 +97,9 @@ class Sender(ClaimingDrain):
             try:
                 accepted = self.client.emit_many([sig for _, sig, _ in batch])
             except ProblemError as e:
-                if e.status in RETRYABLE_STATUSES or e.status in CONFIG_STATUSES:
+                # The service refuses with problem+json; another refusal (a proxy's HTML page) is
+                # not the rows' fault and must not fail them.
+                if e.status in RETRYABLE_STATUSES or e.status in CONFIG_STATUSES or not _from_the_service(e):
                     self._unsettled([r for r, _, _ in batch] + [r for r, _, _ in queue], str(e))
                     raise ServiceUnavailable(unavailable_reason(e)) from e
                 by_item = _item_errors(e, len(batch))
@@ -199,9 +201,15 @@ def _delete(rows: models.QuerySet[OutboxSignal], using: str) -> int:
 
 
 def _answers_each(accepted: Any, batch: list[tuple[OutboxSignal, dict[str, Any], int]]) -> bool:
-    """Whether the answer is the service's: one entry per signal sent, in order, by id."""
+    """Whether the answer is the service's: one entry per signal sent, in order, by id, each
+    saying whether it was a duplicate (a server echoing the request back would not)."""
     return (isinstance(accepted, list) and len(accepted) == len(batch)
-            and all(isinstance(a, dict) and a.get("id") == sig["id"] for a, (_, sig, _) in zip(accepted, batch)))
+            and all(isinstance(a, dict) and a.get("id") == sig["id"] and isinstance(a.get("duplicate"), bool)
+                    for a, (_, sig, _) in zip(accepted, batch)))
+
+
+def _from_the_service(e: ProblemError) -> bool:
+    return e.headers.get("content-type", "").split(";")[0].strip() == "application/problem+json"
 
 
 def _item_errors(e: ProblemError, count: int) -> dict[int, str]:

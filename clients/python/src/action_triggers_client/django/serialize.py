@@ -28,7 +28,8 @@ from django.utils.functional import Promise
 
 MAX_EXPANDED_ITEMS = 100  # per to-many relation: a signal is at most 256 KiB at the service
 # Names of fields that hold secrets: passwords and their hashes, tokens, keys of APIs and sessions.
-SECRET_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|api_?key|private_?key|session_?(key|data)|otp_?(seed|key)|signing_?key")
+SECRET_NAME = re.compile(r"pass(word|wd|phrase)|secret|token|credential|^key$|(api|access|private|encryption|signing|session|otp)_?key"
+                         r"|session_?data|otp_?seed")
 
 
 def is_secret_field(name: str) -> bool:
@@ -78,6 +79,9 @@ def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *,
             continue
         if is_secret_field(field.name) and field.name not in chosen:
             continue
+        # A link whose value is the other row's secret key (a session's, a token's) is that secret.
+        if field.is_relation and is_secret_field(field.target_field.name) and field.name not in chosen:
+            continue
         if field.is_relation:
             # The related id, as Django's serializer writes it (never loads the related row).
             out[field.name] = json_safe(getattr(instance, field.attname))
@@ -88,7 +92,8 @@ def serialize(instance: models.Model, using: str, expand: Iterable[str] = (), *,
         out[opts.pk.name] = json_safe(instance.pk)
     tree = _tree(expand)
     for name, deeper in tree.items():
-        out[name] = _expanded(instance, name, deeper, using, secrets_ok)
+        if not is_secret_field(name) or name in chosen:
+            out[name] = _expanded(instance, name, deeper, using, secrets_ok)
     return out
 
 

@@ -19,6 +19,10 @@ def unavailable_reason(error: ProblemError) -> str:
         return f"the API key may not send signals ({error}): give {setting}['API_KEY'] a key with scope signals:write"
     if error.status in (404, 405):
         return f"no action-triggers service at this address ({error}): check {setting}['BASE_URL']"
+    if error.status == 413:
+        return f"a proxy refused the request's size ({error}): set {setting}['MAX_BATCH_BYTES'] below its body limit"
+    if 400 <= error.status < 500 and error.status not in (408, 425, 429):
+        return f"a refusal that is not the service's (not problem+json: a proxy?) ({error}): check {setting}['BASE_URL']"
     return str(error)
 
 

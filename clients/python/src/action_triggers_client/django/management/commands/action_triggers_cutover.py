@@ -31,6 +31,11 @@ class Command(BaseCommand):
             if options["to"] == CutOver.DeliveredBy.SERVICE and unsettled:
                 raise CommandError(f"{unsettled} imported config(s) have an unsettled create: run action_triggers_import "
                                    "again first, so that each has its trigger")
+            route = cutover.route_for()
+            missing = cutover.not_listed(route) if route and options["to"] == CutOver.DeliveredBy.SERVICE else []
+            if missing:
+                raise CommandError("ACTION_TRIGGERS_CLIENT['CONTENT_TYPES'] does not send what imported configs watch, so after the "
+                                   f"cut-over nobody would deliver it: {', '.join(missing)}; list them first")
             cutover.set_delivered_by(using, options["to"])
         row = CutOver.objects.using(using).filter(id=1).first()
         delivered_by = row.delivered_by if row else CutOver.DeliveredBy.ORIGIN

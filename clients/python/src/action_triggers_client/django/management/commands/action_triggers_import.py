@@ -8,6 +8,7 @@ non-zero when any config failed or could not be carried over; the others are imp
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from typing import Any
 
@@ -35,8 +36,10 @@ class Command(BaseCommand):
                             help="a config without payload sends what the origin sent (the instance's fields; needs ORIGIN_FIELDS), "
                                  "not the service's envelope")
         parser.add_argument("--base-url", help="the service's URL (default: ACTION_TRIGGERS_CLIENT['BASE_URL'])")
-        parser.add_argument("--api-key", help="a key with scope triggers:write (default: ACTION_TRIGGERS_CLIENT['API_KEY'], "
-                                              "usually a signals:write key that may not create triggers)")
+        parser.add_argument("--api-key", default=os.environ.get("ACTION_TRIGGERS_IMPORT_API_KEY"),
+                            help="a key with scope triggers:write; better in the environment variable ACTION_TRIGGERS_IMPORT_API_KEY "
+                                 "(kept out of the process list and shell history). Default: ACTION_TRIGGERS_CLIENT['API_KEY'], "
+                                 "usually a signals:write key that may not create triggers")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not apps.is_installed(ORIGIN_APP):
