@@ -42,7 +42,8 @@ export const untrustedHosts = (broker: ConfiguredBroker, queue: BrokerQueue, ren
  * The guard's word on hosts, as the webhook guard gives it: a literal address is classified, a
  * name is resolved and refused if any answer is not public. The broker's client resolves the
  * name again when it connects; a name whose answers change in between is the one gap (see
- * docs/decisions.md), which is why triggers cannot set addresses unless the config lets them.
+ * docs/decisions.md, "What a trigger may set on a broker"), which is why triggers cannot set
+ * addresses unless the config lets them.
  * A host that cannot be read is refused.
  */
 export const checkHosts = async (hosts: ReadonlyArray<string | undefined>, check: (url: string) => Promise<TargetCheck> = checkTarget): Promise<TargetCheck> => {

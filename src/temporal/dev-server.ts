@@ -54,7 +54,7 @@ const launch = async (cliPath: string, args: string[], address: string): Promise
   // Go collects garbage each time its heap doubles (GOGC=100): at 50 dispatches/s every ~3 s, each
   // 75-180 ms on one of the 2 cores, and the Go runtime was ~30 % of the server's CPU in a profile.
   // GOGC=400 (a heap up to 5 × the live data, ~85 MB after a bench run) cut its CPU per dispatch
-  // ~8 % (docs/benchmarks.md § Session 7). A GOGC set by the caller wins.
+  // ~8 % (docs/benchmarks.md § The Temporal dev server's GOGC). A GOGC set by the caller wins.
   const child = spawn(cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { GOGC: DEV_SERVER_GOGC, ...process.env } });
   const stderr = stderrKept(child);
   const deadline = Date.now() + 60_000;
