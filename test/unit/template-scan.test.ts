@@ -89,8 +89,9 @@ test.each(Object.entries(families))('%s: every template parser runs in linear ti
   everyParser(large);
   const tSmall = fastest(() => everyParser(small), 7);
   const tLarge = fastest(() => everyParser(large), 7);
-  // Linear is 10x; the regexes this replaced were 100x (quadratic) and 1000x (cubic).
-  expect(tLarge).toBeLessThan(30 * tSmall + 10);
+  // Linear is 10x (up to ~40x here when the larger run's allocations meet a collection, on a busy
+  // machine); the regexes this replaced were 100x (quadratic) and 1000x (cubic).
+  expect(tLarge).toBeLessThan(60 * tSmall + 10);
   expect(tLarge).toBeLessThan(100);
 });
 
