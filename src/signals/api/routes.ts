@@ -95,7 +95,7 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   if (typeof id !== 'string' || !SIGNAL_ID.test(id)) return sendError(res, { _tag: 'SignalNotFound', id: String(id) });
   const stored = storedSignalOf(await deps.store.read(signalStreamOf(id)));
   const known = stored && storedView(stored, await relayCheckpoint(deps.store));
-  if (known) return res.status(200).json(known);
+  if (known) return res.status(200).json(await withDeliveredSoFar(known, deps.store));
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     // Dispatched (or accepted before signals were stored): the workflow knows.
