@@ -6,6 +6,8 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Build: every dependency, the TypeScript compiled and the workflow code bundled (npm run build).
 FROM ${NODE_IMAGE} AS build
+# A CA file for npm behind a TLS-inspecting proxy (the build mounts it; unset: Node's own CAs only).
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` would build, and the sources are not here yet. No toolchain needed:
@@ -21,6 +23,7 @@ RUN npm run build
 
 # Run: nothing is fetched or compiled at start.
 FROM ${NODE_IMAGE}
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /app
 # jemalloc, with its background thread returning freed pages while the process is idle: with
 # glibc's malloc a worker kept hundreds of MB of freed memory after a 1,000 × 50 fan-out

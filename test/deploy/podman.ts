@@ -46,7 +46,10 @@ export const podman = async (args: string[], timeoutMs = 60_000) => {
 export const buildImage = async () => {
   await run('bash', [join(ROOT, 'scripts', 'image-base.sh'), BASE_IMAGE], { env, timeout: 10 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   // Docker's format: OCI's has no HEALTHCHECK. The build stage's npm reaches the registry through the host's network.
-  await podman(['build', '--format', 'docker', '--network=host', '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, ROOT], 15 * 60_000);
+  // Behind a TLS-inspecting proxy the host trusts its CA through NODE_EXTRA_CA_CERTS: the build's npm gets the same file.
+  const ca = process.env.NODE_EXTRA_CA_CERTS;
+  const caArgs = ca ? ['--volume', `${ca}:/run/host-ca.pem:ro`, '--build-arg', 'NODE_EXTRA_CA_CERTS=/run/host-ca.pem'] : [];
+  await podman(['build', '--format', 'docker', '--network=host', ...caArgs, '--build-arg', `NODE_IMAGE=${BASE_IMAGE}`, '-t', IMAGE, ROOT], 15 * 60_000);
 };
 
 /** Polls `check` until it resolves true (every 500 ms, up to `timeoutMs`). */
