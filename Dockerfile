@@ -15,9 +15,6 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
-COPY workflows workflows
-COPY activities activities
-COPY projections projections
 COPY scripts/bundle-workflows.js scripts/bundle-workflows.js
 RUN npm run build
 

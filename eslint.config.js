@@ -13,10 +13,10 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Rooms import one way (scripts/rooms.js): the layout shows the architecture.
-    files: ['src/**/*.{ts,js}', 'activities/**/*.ts', 'projections/**/*.ts', 'workflows/**/*.ts'],
+    // Layers import one way, and folders keep their "never" rules (scripts/rooms.js).
+    files: ['src/**/*.{ts,js}'],
     plugins: { rooms },
-    rules: { 'rooms/one-way': 'error' },
+    rules: { 'rooms/one-way': 'error', 'rooms/never': 'error' },
   },
   {
     files: ['**/*.js'],
@@ -34,11 +34,13 @@ module.exports = tseslint.config(
     } },
   },
   {
-    files: ['workflows/**/*.ts'],
+    // Workflow code is deterministic, and the dispatch types it shares are pure: of packages,
+    // only Temporal's workflow and common ones (relative imports: rooms/never).
+    files: ['src/workflows/**/*.ts', 'src/dispatch/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!@temporalio/(workflow|common)$|\\./[\\w-]+$|\\.\\./src/dispatch/[\\w-]+$)',
-          message: 'workflow code is deterministic: import @temporalio/workflow, pure shared code, or `import type`',
+        patterns: [{ regex: '^(?!@temporalio/(workflow|common)$|\\.)',
+          message: 'workflow code and the types it shares are deterministic: import @temporalio/workflow or @temporalio/common, pure shared code, or `import type`',
           allowTypeImports: true }],
       }],
     },

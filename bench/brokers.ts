@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnections } from '../activities/publishers/connections';
-import { publisherFor } from '../activities/publishers/registry';
+import { createConnections } from '../src/destinations/broker-kit/connections';
+import { publisherFor } from '../src/destinations/registry';
 import { silentLogger } from '../src/kernel/logger';
 import { bundleWorkflows, installSdkLogging } from '../src/worker';
 import { BENCH_BROKERS, Destination } from './broker-destinations';

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { EventStore } from '../src/event-store/port';
 import { openSqliteStore } from '../src/event-store/sqlite';
-import { streamOf } from '../src/triggers/model/events';
-import { TriggerDefinition } from '../src/triggers/model/codecs';
+import { streamOf } from '../src/model/triggers/events';
+import { TriggerDefinition } from '../src/model/triggers/codecs';
 
 /** A realistic trigger (a public URL: the API refuses loopback targets by default); every 4th on post_delete of crm.lead, so a filtered list has matches. */
 export const benchDefinition = (i: number): TriggerDefinition => ({

@@ -1,24 +1,30 @@
-/** The ESLint rule `rooms/one-way`: an import may not point to a room below the importer's (scripts/rooms.js). */
+/**
+ * ESLint rules over relative imports (scripts/rooms.js): `rooms/one-way`, an import may not point
+ * to a layer after the importer's; `rooms/never`, an import may not break a NEVER rule.
+ */
 const fs = require('node:fs');
 const path = require('node:path');
-const { roomOf, rankOf } = require('./rooms');
+const { roomOf, layerOf, rankOf, neverBroken } = require('./rooms');
 
 const ROOT = path.resolve(__dirname, '..');
 const relative = (abs) => path.relative(ROOT, abs).split(path.sep).join('/');
 
-const oneWay = {
-  meta: { type: 'problem', docs: { description: 'imports point one way between rooms (scripts/rooms.js)' }, schema: [] },
+/** The file an import names: a relative specifier resolved as TypeScript does, or undefined for a package. */
+const targetOf = (filename, source) => {
+  if (typeof source !== 'string' || !source.startsWith('.')) return undefined;
+  const abs = path.resolve(path.dirname(filename), source);
+  const file = [abs, `${abs}.ts`, `${abs}.js`, path.join(abs, 'index.ts')].find((f) => fs.existsSync(f) && fs.statSync(f).isFile()) ?? abs;
+  return relative(file);
+};
+
+/** A rule whose `report(node, from, to, source)` is asked about every import of a file. */
+const importRule = (description, report) => ({
+  meta: { type: 'problem', docs: { description }, schema: [] },
   create(context) {
     const from = relative(context.filename);
-    const fromRoom = roomOf(from);
-    if (fromRoom === undefined) return {};
     const check = (node, source) => {
-      if (typeof source !== 'string' || !source.startsWith('.')) return;
-      const abs = path.resolve(path.dirname(context.filename), source);
-      const file = [abs, `${abs}.ts`, `${abs}.js`, path.join(abs, 'index.ts')].find((f) => fs.existsSync(f) && fs.statSync(f).isFile()) ?? abs;
-      const toRoom = roomOf(relative(file));
-      if (toRoom === undefined || toRoom === fromRoom || rankOf(toRoom) < rankOf(fromRoom)) return;
-      context.report({ node, message: `${fromRoom} may not import ${toRoom} (${source}): rooms import only the rooms listed before theirs in scripts/rooms.js` });
+      const to = targetOf(context.filename, source);
+      if (to !== undefined) report(context, node, from, to, source);
     };
     const literal = (n) => (n && n.type === 'Literal' ? n.value : undefined);
     return {
@@ -31,6 +37,18 @@ const oneWay = {
       },
     };
   },
-};
+});
 
-module.exports = { rules: { 'one-way': oneWay } };
+const oneWay = importRule('imports point one way between layers (scripts/rooms.js)', (context, node, from, to, source) => {
+  const fromRoom = roomOf(from);
+  const toRoom = roomOf(to);
+  if (fromRoom === undefined || toRoom === undefined || rankOf(toRoom) <= rankOf(fromRoom)) return;
+  context.report({ node, message: `${fromRoom} (layer ${layerOf(fromRoom)}) may not import ${toRoom} (layer ${layerOf(toRoom)}) (${source}): a layer imports only the layers listed before it in scripts/rooms.js` });
+});
+
+const never = importRule('folders keep the NEVER rules of scripts/rooms.js', (context, node, from, to, source) => {
+  const rule = neverBroken(from, to);
+  if (rule) context.report({ node, message: `${rule.from} never imports ${path.posix.dirname(to)} (${source}): ${rule.why} (scripts/rooms.js)` });
+});
+
+module.exports = { rules: { 'one-way': oneWay, never } };

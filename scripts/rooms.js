@@ -1,61 +1,74 @@
 /**
- * The rooms of the code base, lowest first: a file may import from its own room and from rooms
- * listed above its own, never from one below (eslint's `rooms/one-way` rule, eslint.config.js;
- * `node scripts/room-graph.js` prints the folder graph). A room is a folder with its sub-folders,
- * unless a sub-folder is a room of its own; `dir/*` is the files directly in `dir`.
+ * The layers of the code base, lowest first, and the rules a reader would assume from the folder
+ * names. Three checks keep them (`npm run lint` runs all three):
+ * - eslint's `rooms/one-way` (scripts/room-imports.js): a file imports only from its own layer and
+ *   the layers listed before it;
+ * - eslint's `rooms/never` (the same file): the NEVER rules below;
+ * - `node scripts/room-graph.js`: no folder imports a folder that imports it back, within a layer
+ *   or across, for leaf folders and for the top-level folders under `src/`.
+ * A folder belongs to the layer that lists it or its nearest listed parent; `dir/*` is the files
+ * directly in `dir`.
  */
-const ROOMS = [
-  // Shared kernel: pure helpers every room may use.
-  ['src/kernel', 'limits, logger, codec helpers, field errors, template parsing, domain errors'],
-  // Adapters with no domain knowledge.
-  ['src/event-store', 'the event store port, SQLite (commits durable off the main thread, subscriptions) and KurrentDB'],
-  ['activities/webhook', 'the webhook HTTP transport with its SSRF guard, signatures, Retry-After'],
-  ['activities/publishers', 'one publisher per broker type, the broker keys table, shared connections'],
-  ['src/observability', 'metrics registry, tracing, timings'],
-  // Domain models.
-  ['src/triggers/model', 'trigger codecs, events, decide/evolve, write-time policy, the command loop'],
-  ['src/dispatch', 'what a dispatch is: plans, delivery ids, attempts, retry schedule (pure: workflows import it)'],
-  ['src/signals/model', 'signal codecs, acceptance rules, stored signal records, the relay lease'],
-  ['src/breaker', 'the circuit breaker: per-action state, its stream, recording outcomes'],
-  // Read side and infrastructure built on the models.
-  ['projections', 'the read model (triggers, signals index) and the runner that keeps it current'],
-  ['src/temporal', 'the Temporal client for dispatches, dev server, search attributes'],
-  ['src/config', 'the config file and environment, decoded'],
-  ['src/http', 'HTTP building blocks: problem+json, request parsing, auth, servers, metrics routes'],
-  // Delivery (the worker side).
-  ['activities/delivery', 'one attempt of one action: prepare, render, send over a channel (webhook, broker), dry run'],
-  ['activities/*', 'the activities Temporal runs'],
-  ['workflows', 'the dispatch workflow (deterministic)'],
-  // Features (the API side).
-  ['src/triggers/api', 'trigger routes: CRUD, history, as-of, dry run'],
-  ['src/signals/status', 'what became of a signal: its dispatch state'],
-  ['src/signals/intake', 'accepting and storing signals, the relay to Temporal, retention'],
-  ['src/signals/list', 'listing stored signals'],
-  ['src/signals/redelivery', 'redelivering stored signals'],
-  ['src/signals/dispatches', 'listing a trigger\'s dispatches'],
-  ['src/signals/api', 'signal routes'],
-  ['src/audit', 'the audit feed and its SSE stream'],
-  ['src/client', 'the TypeScript client'],
-  // Composition.
-  ['src/api', 'the HTTP app and its OpenAPI document, assembled from the feature routes'],
-  ['src/*', 'entry points: main (roles api, worker, relay), the worker, the API cluster'],
+const LAYERS = [
+  ['kernel', 'pure helpers every layer may use (limits, logger, codec helpers, field errors, templates, host classification); the TypeScript client, whose types are the API\'s shapes',
+    ['src/kernel', 'src/client']],
+  ['adapters', 'no domain knowledge: the event store, metrics and tracing, the pure types a dispatch shares with its workflow',
+    ['src/event-store', 'src/observability', 'src/dispatch']],
+  ['destinations', 'every destination type: its keys, its checks against the config, its OpenAPI fragment, its send',
+    ['src/destinations']],
+  ['models', 'what a trigger, a signal and a circuit breaker are (codecs, events, decisions, matching); the dispatch workflow',
+    ['src/model', 'src/workflows']],
+  ['infrastructure', 'built on the models: the config, the read model, the Temporal client, the HTTP kit',
+    ['src/config', 'src/projections', 'src/temporal', 'src/http']],
+  ['features', 'one folder per thing the service does: trigger and signal routes, delivery, instance order, audit, ops',
+    ['src/triggers', 'src/signals', 'src/delivery', 'src/activities', 'src/ordering', 'src/audit', 'src/ops']],
+  ['composition', 'the HTTP app and its OpenAPI document, the entry points (main, worker, API cluster)',
+    ['src/api', 'src/*']],
+];
+
+/**
+ * What a folder never imports, whatever the layers allow: `only` lists the folders it may import
+ * (its own always), `not` the folders it must not. Package imports are restricted in
+ * eslint.config.js (workflows and dispatch: only Temporal's workflow and common packages).
+ */
+const NEVER = [
+  { from: 'src/http', only: ['src/kernel', 'src/config'], why: 'the HTTP kit knows no domain' },
+  { from: 'src/dispatch', only: ['src/kernel'], why: 'dispatch types are pure: the workflow bundle imports them' },
+  { from: 'src/workflows', only: ['src/dispatch'], why: 'workflow code is deterministic' },
+  { from: 'src/client', only: [], why: 'the TypeScript client ships without the server' },
+  { from: 'src/destinations', only: ['src/kernel', 'src/dispatch', 'src/observability'], why: 'a destination knows no feature' },
+  { from: 'src/model', not: ['src/delivery', 'src/activities', 'src/workflows'], why: 'a model knows no activity' },
 ];
 
 const path = require('node:path');
 
-/** The room of a file (a path relative to the repository root, `/`-separated), or undefined. */
+const ROOMS = LAYERS.flatMap(([layer, , folders]) => folders.map((folder) => ({ layer, folder })));
+
+/** The layer's folder a file (a path relative to the repository root, `/`-separated) sits in, or undefined. */
 const roomOf = (file) => {
   let best;
-  for (const [room] of ROOMS) {
-    if (room.endsWith('/*')) {
-      if (path.posix.dirname(file) === room.slice(0, -2)) return room;
-    } else if (file.startsWith(`${room}/`) && (!best || room.length > best.length)) {
-      best = room;
+  for (const { folder } of ROOMS) {
+    if (folder.endsWith('/*')) {
+      if (path.posix.dirname(file) === folder.slice(0, -2)) return folder;
+    } else if (file.startsWith(`${folder}/`) && (!best || folder.length > best.length)) {
+      best = folder;
     }
   }
   return best;
 };
 
-const rankOf = (room) => ROOMS.findIndex(([r]) => r === room);
+const layerOf = (room) => ROOMS.find((r) => r.folder === room)?.layer;
+const rankOf = (room) => LAYERS.findIndex(([layer]) => layer === layerOf(room));
 
-module.exports = { ROOMS, roomOf, rankOf };
+/** The NEVER rule a file breaks by importing another, or undefined. */
+const neverBroken = (from, to) => {
+  const inside = (file, folder) => file.startsWith(`${folder}/`);
+  for (const rule of NEVER) {
+    if (!inside(from, rule.from) || inside(to, rule.from)) continue;
+    if (rule.only && !rule.only.some((f) => inside(to, f))) return rule;
+    if (rule.not && rule.not.some((f) => inside(to, f))) return rule;
+  }
+  return undefined;
+};
+
+module.exports = { LAYERS, NEVER, ROOMS, roomOf, layerOf, rankOf, neverBroken };

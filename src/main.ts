@@ -16,13 +16,13 @@ import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
 import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
-import { openReadModel } from '../projections/read-model';
-import { startProjection } from '../projections/runner';
+import { openReadModel } from './projections/read-model';
+import { startProjection } from './projections/runner';
 import { startApiRole } from './api/start-api';
 import { startTracing } from './observability/tracing';
 import { createMetrics, noMetrics } from './observability/metrics';
 import { withAppendTiming } from './observability/timed-store';
-import { serveWorkerMetrics } from './http/worker-metrics';
+import { serveWorkerMetrics } from './ops/worker-metrics';
 
 export type Role = 'all' | 'api' | 'worker';
 /** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */

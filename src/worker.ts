@@ -1,10 +1,10 @@
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { createDynamicValues } from '../activities/delivery/dynamic-values';
-import { createConnections } from '../activities/publishers/connections';
-import { createWebhookTransport } from '../activities/webhook/transport';
-import { ReadModel } from '../projections/read-model';
+import { createActivities } from './activities';
+import { createDynamicValues } from './delivery/dynamic-values';
+import { createConnections } from './destinations/broker-kit/connections';
+import { createWebhookTransport } from './destinations/webhook/transport';
+import { ReadModel } from './projections/read-model';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
@@ -20,7 +20,7 @@ export interface WorkerDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
   readonly log: Logger;
-  /** Prebuilt workflow code (tests bundle once); default: bundled from workflows/ at start. */
+  /** Prebuilt workflow code (tests bundle once); default: bundled from src/workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
   readonly env?: NodeJS.ProcessEnv;
   /** On: activity spans, the workflow's spans exported, and the workflow code bundled with its interceptors. */
@@ -51,7 +51,7 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
 /** Bundles the workflow code once; workers then start fast. `workflowInterceptorModules`: tracing's, when on. */
 export const bundleWorkflows = async (workflowInterceptorModules: string[] = []): Promise<WorkflowBundleOption> => {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), workflowInterceptorModules, logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), workflowInterceptorModules, logger: quietBundlerLogger });
   return { code };
 };
 

@@ -1,29 +1,29 @@
 import express, { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '../kernel/logger';
-import { TriggerDeps } from '../triggers/api/deps';
+import { TriggerDeps } from '../triggers/deps';
 import { ApiKeyEntry, createAuth } from '../http/auth';
 import { methodGuard, RouteGuards } from '../http/mount';
 import { sendError } from '../http/problem';
-import { mountTriggerRoutes } from '../triggers/api/mount';
+import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/api/routes';
 import { mountRedeliveryRoutes } from '../signals/redelivery/routes';
 import { mountDispatchRoutes } from '../signals/dispatches/routes';
 import { buildOpenApiDocument } from './openapi';
-import { TriggerPolicy } from '../triggers/model/policy';
+import { TriggerPolicy } from '../model/triggers/policy';
 import { DOCS_PAGE } from '../http/docs-page';
 import { refuseUnsafeJson } from '../http/json-body';
 import { keepScope, requestScope } from '../observability/request-scope';
 import { STORE_RETRY_AFTER_SECS, StoreUnavailable, UnreadableEvent } from '../event-store/port';
-import { READ_MODEL_RETRY_AFTER_SECS, ReadModelUnavailable } from '../../projections/read-model';
+import { READ_MODEL_RETRY_AFTER_SECS, ReadModelUnavailable } from '../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
 import { httpMetrics } from '../observability/http-metrics';
-import { mountMetricsRoute } from '../http/metrics-route';
+import { mountMetricsRoute } from '../ops/metrics-route';
 import { AdminSettings, mountAdmin } from '../http/admin';
-import { readinessHandler, ReadinessDeps } from '../http/readiness';
-import { livenessHandler } from '../http/liveness';
+import { readinessHandler, ReadinessDeps } from '../ops/readiness';
+import { livenessHandler } from '../ops/liveness';
 
 export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<ReadinessDeps, 'projection'> {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -37,7 +37,7 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<Read
   readonly metrics?: Metrics;
   /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
   readonly admin?: Omit<AdminSettings, 'keysRequired'>;
-  /** How long this process's workflow code has been stuck in one call (src/http/liveness.ts); default never. */
+  /** How long this process's workflow code has been stuck in one call (src/ops/liveness.ts); default never. */
   readonly workflowStuckMs?: () => number;
 }
 

@@ -3,12 +3,12 @@
  * `POST /api/action-triggers/test`): its request and response bodies, from the same constants
  * the codecs and the preview use.
  */
-import { SIGNATURE_PLACEHOLDER } from '../../activities/delivery/preview';
-import { SECRET_PLACEHOLDER } from '../../activities/delivery/preview-broker';
-import { ORDERINGS, SIGNALS } from '../triggers/model/codecs';
-import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from '../triggers/api/dry-run-codec';
+import { SIGNATURE_PLACEHOLDER } from '../destinations/webhook/preview';
+import { SECRET_PLACEHOLDER } from '../destinations/brokers/preview';
+import { ORDERINGS, SIGNALS } from '../model/triggers/codecs';
+import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from '../triggers/dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
-import { MAX_INSTANCE_KEY, TIMESTAMP } from '../signals/model/codecs';
+import { MAX_INSTANCE_KEY, TIMESTAMP } from '../model/signals/codecs';
 import { CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;

@@ -1,6 +1,6 @@
 /** The audit feed's routes and schemas in the OpenAPI document (src/audit/). */
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/api/list-query';
-import { TIMESTAMP } from '../signals/model/codecs';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
+import { TIMESTAMP } from '../model/signals/codecs';
 import { POSITION } from '../audit/feed-query';
 import { EVENT_STREAM_DEFAULTS } from '../audit/stream';
 import { problemResponse, ref } from './openapi-schemas';

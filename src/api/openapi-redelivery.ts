@@ -1,6 +1,6 @@
 /** The redelivery routes and schemas of the OpenAPI document (src/signals/redelivery/). */
 import { MAX_ACTIONS_PER_DISPATCH, MAX_BULK_REDELIVERIES, MAX_REDELIVERIES_PER_SIGNAL } from '../kernel/limits';
-import { TIMESTAMP } from '../signals/model/codecs';
+import { TIMESTAMP } from '../model/signals/codecs';
 import { json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 
 type Schema = Record<string, unknown>;

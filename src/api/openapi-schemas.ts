@@ -3,15 +3,14 @@
  * and config policy the io-ts codecs check with, so that the document and the behaviour
  * cannot drift apart. Patterns use explicit ASCII classes: they mean the same in every engine.
  */
-import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_CONTENT_TYPE_PART, MAX_URL_LENGTH, ORDERINGS, SIGNALS, TRIGGER_ID } from '../triggers/model/codecs';
-import { TriggerPolicy } from '../triggers/model/policy';
-import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../signals/model/codecs';
+import { MAX_CONTENT_TYPE_PART, ORDERINGS, SIGNALS, TRIGGER_ID } from '../model/triggers/codecs';
+import { TriggerPolicy } from '../model/triggers/policy';
+import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../model/signals/codecs';
 import { MAX_NOT_MATCHED } from '../signals/intake/not-matched';
 import { NON_BLANK } from '../kernel/closed';
-import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from '../triggers/model/header-rules';
-import { MAX_QUEUES_PER_TRIGGER, MAX_WEBHOOKS_PER_TRIGGER } from '../kernel/limits';
+import { webhooksSchema } from '../destinations/webhook/openapi';
 import { dryRunSchemas } from './openapi-dry-run';
-import { brokerNameDescription, brokerTypeSchemas, queueOverrideDescription } from './openapi-brokers';
+import { brokerQueuesSchema, brokerTypeSchemas } from '../destinations/brokers/openapi';
 
 type Schema = Record<string, unknown>;
 
@@ -24,42 +23,8 @@ export const CONTENT_TYPE_PART: Schema = { type: 'string', minLength: 1, maxLeng
   description: 'Not blank; matched case-insensitively' };
 export const TRIGGER_ID_SCHEMA: Schema = { type: 'string', format: 'uuid', pattern: TRIGGER_ID };
 export const SIGNAL_ID_SCHEMA: Schema = { type: 'string', pattern: SIGNAL_ID.source };
-const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
-const templatedMap: Schema = { ...stringMap, description: 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery' };
 
-/** A word in any case: JSON Schema patterns take no flags. */
-const anyCase = (word: string) => [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');
-
-/** Header names are HTTP tokens the client does not own; values are what HTTP can carry (no CR, LF, NUL). */
-const webhookHeaders: Schema = {
-  type: 'object',
-  propertyNames: { pattern: TOKEN.source,
-    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` } },
-  additionalProperties: { type: 'string', pattern: HEADER_VALUE },
-  description: `${templatedMap.description}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,
-};
-const timeout = (max: number): Schema => ({ type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(max) ? { maximum: max } : {}),
-  description: 'Seconds; absent means limits.default_timeout_secs' });
 const anyJson: Schema = {};
-
-const webhookUrl = (policy: TriggerPolicy): Schema => {
-  const base = { type: 'string', maxLength: MAX_URL_LENGTH, description: 'An absolute http(s) URL (as WHATWG URL parses it)' };
-  // Anchored at the start, as the API matches them (sticky: Python's re.match).
-  const patterns = policy.webhookUrlPatterns.map((p) => `^(?:${p.source})`);
-  if (patterns.length === 0) return { ...base, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' };
-  if (patterns.length === 1) return { ...base, pattern: patterns[0], description: `${base.description}, allowed by webhook_url_patterns` };
-  return { ...base, anyOf: patterns.map((pattern) => ({ pattern })), description: `${base.description}, allowed by webhook_url_patterns` };
-};
-
-const brokerQueues = (policy: TriggerPolicy): Schema => {
-  const names = policy.brokerNames === undefined ? undefined : [...policy.brokerNames];
-  if (names?.length === 0) return { type: 'array', maxItems: 0, description: 'No brokers are configured' };
-  return { type: 'array', maxItems: MAX_QUEUES_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['name'], properties: {
-    name: names === undefined ? { type: 'string' } : { enum: names, description: brokerNameDescription(policy, names) },
-    conn_details: { ...stringMap, description: queueOverrideDescription('conn_details') },
-    parameters: { ...stringMap, description: queueOverrideDescription('parameters') },
-    timeout_secs: timeout(policy.maxBrokerTimeoutSecs) } } };
-};
 
 /** The fields a client defines; `null` is refused for every one but `payload` (where it means "no payload"). */
 const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
@@ -68,11 +33,8 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   content_types: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['app_label', 'model_name'],
     properties: { app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART } },
     ...(policy.allowedContentTypes ? { description: `Each one of allowed_content_types: ${[...policy.allowedContentTypes].join(', ')}` } : {}) },
-  webhooks: { type: 'array', maxItems: MAX_WEBHOOKS_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
-    url: webhookUrl(policy),
-    http_method: { type: 'string', pattern: HTTP_METHOD_ANY_CASE, description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case` },
-    headers: webhookHeaders, timeout_secs: timeout(policy.maxWebhookTimeoutSecs) } } },
-  msg_broker_queues: brokerQueues(policy),
+  webhooks: webhooksSchema(policy),
+  msg_broker_queues: brokerQueuesSchema(policy),
   active: { type: 'boolean' },
   payload: { ...anyJson, description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions' },
   ordering: { enum: [...ORDERINGS], description: '`none` (default): each signal is sent at once. `per_instance`: for one instance (the signal\'s instance_key, '

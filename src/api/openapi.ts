@@ -3,11 +3,11 @@
  * config's brokers, URL patterns and timeouts). test/integration/http/openapi.test.ts checks that
  * every route is described; test/integration/http/schemathesis.test.ts checks the behaviour against it.
  */
-import { TriggerPolicy } from '../triggers/model/policy';
-import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT, MAX_Q_LENGTH } from '../triggers/api/list-query';
-import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/api/delete-query';
-import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_AFTER, MAX_HISTORY_PAGE } from '../triggers/api/history-query';
-import { SIGNALS } from '../triggers/model/codecs';
+import { TriggerPolicy } from '../model/triggers/policy';
+import { CURSOR, DEFAULT_LIMIT, MAX_LIMIT, MAX_Q_LENGTH } from '../triggers/list-query';
+import { MAX_IDS, MAX_QUERY_IDS } from '../triggers/delete-query';
+import { DEFAULT_HISTORY_PAGE, MAX_HISTORY_AFTER, MAX_HISTORY_PAGE } from '../triggers/history-query';
+import { SIGNALS } from '../model/triggers/codecs';
 import { componentSchemas, CONTENT_TYPE_PART, json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
 import { IF_MATCH } from '../http/request';
 import { redeliveryPaths, redeliverySchemas } from './openapi-redelivery';

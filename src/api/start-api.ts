@@ -4,17 +4,17 @@ import type { EventStore } from '../event-store/port';
 import type { Logger } from '../kernel/logger';
 import type { Metrics } from '../observability/metrics';
 import { clusterMetricsOf } from '../observability/cluster-metrics';
-import { ReadModel } from '../../projections/read-model';
-import { ProjectionRunner, signalProjectionOf, startProjection } from '../../projections/runner';
-import { planDispatch } from '../dispatch/plan';
+import { ReadModel } from '../projections/read-model';
+import { ProjectionRunner, signalProjectionOf, startProjection } from '../projections/runner';
+import { planDispatch } from '../model/signals/matching';
 import type { SignalEnvelope } from '../dispatch/types';
 import type { DispatchClient } from '../temporal/dispatch-client';
 import { startRelay } from '../signals/intake/relay';
 import { startRetention } from '../signals/intake/retention';
 import { dispatchInfo } from '../signals/intake/backlog';
 import { createEventStreams } from '../audit/stream';
-import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../triggers/model/codecs';
-import { previewOptionsOf } from '../triggers/api/dry-run';
+import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../model/triggers/codecs';
+import { previewOptionsOf } from '../triggers/dry-run';
 import { AppDeps, buildApp } from './app';
 
 /** What the API role runs on: adapters its caller opened (main.ts on the configured ones, tests on temp files). */

@@ -2,7 +2,7 @@ import * as E from 'fp-ts/Either';
 import type { Request } from 'express';
 import { Checkpoint } from '../event-store/port';
 import { FieldError } from '../kernel/field-errors';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/api/list-query';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
 
 /** A position as the feed writes it: a decimal integer, as a string (positions are 64-bit). */
 export const POSITION = '^(0|[1-9][0-9]{0,19})$';

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
 import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
-import { historyEntry } from '../triggers/api/history';
+import { historyEntry } from '../triggers/history';
 import { sendError } from '../http/problem';
 import { sendJson } from '../http/request';
 import { MAX_LIST_PAGE_BYTES } from '../kernel/limits';

@@ -4,13 +4,9 @@
  * never start a second dispatch.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { TriggerDefinition } from '../triggers/model/codecs';
-import type { TriggerResource } from '../../projections/trigger-view';
-import type { DispatchView } from '../temporal/dispatch-client';
-import type { DryRunView } from '../triggers/api/dry-run';
+import type { DispatchView, DryRunView, TriggerInput, TriggerResource } from './types';
 
-export type { TriggerResource, DispatchView, DryRunView };
-export type TriggerInput = Omit<TriggerDefinition, 'webhooks' | 'msg_broker_queues'> & Partial<Pick<TriggerDefinition, 'webhooks' | 'msg_broker_queues'>>;
+export type * from './types';
 
 export interface Signal {
   id?: string;

@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
-import { arrayOf, checked, closed, described, NonEmptyString, stringMap } from '../kernel/closed';
-import type { ContentType } from '../triggers/model/codecs';
-// Broker types this build can publish to; the others are a config error, not a silent no-op.
-import { SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
+import { arrayOf, checked, closed, described, NonEmptyString } from '../kernel/closed';
+import type { ContentType } from '../model/triggers/codecs';
+// A broker's type must be one this build publishes to: the others are a config error, not a silent no-op.
+import { Broker } from '../destinations/brokers/config';
 import { SCHEMA_NAME } from '../event-store/postgres-schema';
 
 /** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
@@ -22,24 +22,6 @@ const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => 
   try { new RegExp(s); return undefined; } catch (e) { return `is not a valid regular expression: ${(e as Error).message}`; }
 });
 
-/**
- * Which keys a trigger's `msg_broker_queues` entry may set over this broker's. Default: no
- * `conn_details` key (a trigger writer must not point the worker at another host or account),
- * any `parameters` key (they name queues and routing keys on the operator's broker).
- */
-const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
-
-/** Matched case-insensitively (as the origin project does), kept in lower case: a type this build publishes to. */
-const BrokerType = new t.Type<string, string, unknown>('BrokerType',
-  (u): u is string => typeof u === 'string' && SUPPORTED_BROKER_TYPES.includes(u),
-  (u, c) => {
-    const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
-    return lower !== undefined && SUPPORTED_BROKER_TYPES.includes(lower) ? t.success(lower)
-      : t.failure(u, c, `must be one of ${SUPPORTED_BROKER_TYPES.join(', ')}`);
-  }, String);
-
-const Broker = closed('Broker', { broker_type: BrokerType },
-  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides });
 
 export const ApiKey = checked(closed('ApiKey', { id: NonEmptyString, scopes: arrayOf(oneOf(SCOPES, 'Scope')) },
   { key: NonEmptyString, key_sha256: checked(described(t.string, 'must be a string'), 'Sha256',
@@ -87,5 +69,4 @@ export const ConfigFile = closed('Config', {}, {
   temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
 });
 export type ConfigFile = t.TypeOf<typeof ConfigFile>;
-export type Broker = t.TypeOf<typeof Broker>;
 export type ApiKey = t.TypeOf<typeof ApiKey>;

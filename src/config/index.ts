@@ -2,19 +2,19 @@ import * as t from 'io-ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { FieldError, toFieldErrors } from '../kernel/field-errors';
-import { BrokerOverrides, contentTypeKey, TriggerPolicy } from '../triggers/model/policy';
+import { contentTypeKey, TriggerPolicy } from '../model/triggers/policy';
 import type { RetrySettings } from '../dispatch/types';
-import type { BreakerSettings } from '../breaker/state';
-import { brokerSettingsProblems, splitSettingsPath } from '../triggers/model/broker-settings';
-import { maySet } from '../triggers/model/broker-overrides';
-import { addressKeys } from '../../activities/publishers/addresses';
-import { ApiKey, Broker, ConfigFile } from './file';
+import type { BreakerSettings } from '../model/breaker/state';
+import { brokerSettingsProblems } from '../destinations/brokers/settings-problems';
+import { brokerConfigProblems, brokerOverridesOf } from '../destinations/brokers/config';
+import { ApiKey, ConfigFile } from './file';
 import { arrayOf } from '../kernel/closed';
 import { Env, ENV_KEYS } from './env';
 import type { PostgresOptions } from '../event-store/postgres';
 
 export { SCOPES, ConfigFile } from './file';
-export type { Scope, Broker } from './file';
+export type { Scope } from './file';
+export type { Broker } from '../destinations/brokers/config';
 
 export interface Config {
   readonly file: ConfigFile;
@@ -156,25 +156,6 @@ const postgresOptionsOf = (url: string, p: NonNullable<ConfigFile['postgres']>):
   connectTimeoutMs: p.connect_timeout_ms ?? 5000, statementTimeoutMs: p.statement_timeout_ms ?? 15_000,
 });
 
-/**
- * Each broker's settings as far as triggers cannot complete them: a missing key a trigger may
- * not set (see `trigger_overrides`) is a config error at start, named by its key.
- */
-const brokerConfigProblems = (brokers: NonNullable<ConfigFile['brokers']>): FieldError[] =>
-  Object.entries(brokers).flatMap(([name, broker]) => {
-    const overrides = brokerOverridesOf(broker);
-    return brokerSettingsProblems(broker, undefined, undefined).filter((e) => {
-      const { field, key } = splitSettingsPath(e.path);
-      return !maySet(overrides, field === 'params' ? 'parameters' : 'conn_details', key);
-    }).map((e) => ({ path: `brokers.${name}.${e.path}`, message: e.message }));
-  });
-
-/** The keys a trigger may set on one broker (see TriggerOverrides for the defaults). */
-export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
-  connDetails: new Set(broker.trigger_overrides?.conn_details ?? []),
-  parameters: broker.trigger_overrides?.parameters && new Set(broker.trigger_overrides.parameters),
-  addressParameters: addressKeys(broker.broker_type, 'params'),
-});
 
 /** The trigger validation rules this config implies. */
 export const policyOf = (config: Config): TriggerPolicy => ({

@@ -1,7 +1,7 @@
 /**
  * Deliveries in order per instance: the `turn` signal a dispatch hears and the arguments of its
  * turn activities (turns kept in our store, turns.ts); and, for dispatches started before that,
- * the signals between them and the workflow that ordered them (workflows/instance-order.ts).
+ * the signals between them and the workflow that ordered them (src/workflows/instance-order.ts).
  * Pure: the workflow bundle imports it.
  */
 import { defineSignal } from '@temporalio/workflow';
@@ -49,3 +49,13 @@ export const orderSignalDefinitions = { turn: turnSignal, done: doneSignal } as 
 
 /** A dispatch's place in one instance order (turns.ts), as its turn activities take it. */
 export interface TurnArgs { orderId: string; workflowId: string; position: string; triggerId: string }
+
+/** What became of a turn given to a dispatch's workflow. */
+export type TurnGiven = 'given' | 'not-started' | 'closed';
+
+/**
+ * Tells a dispatch it is its turn (the `turn` signal with the trigger id): `not-started` when its
+ * workflow does not exist yet (it is told again once it does), `closed` when it ended without
+ * ending its turn (terminated by an operator): the order ends the turn for it.
+ */
+export type GiveTurn = (workflowId: string, triggerId: string) => Promise<TurnGiven>;

@@ -153,11 +153,40 @@ export const deliveryIdOf = (signalId: string, triggerId: string, kind: ActionKi
 
 /**
  * What one attempt of one action came to. Every channel (the webhook, each publisher) ends its
- * attempt with one of these; `runAttempt` (activities/delivery/attempt.ts) alone turns it into what Temporal reads.
+ * attempt with one of these; `runAttempt` (src/delivery/attempt.ts) alone turns it into what Temporal reads.
  * A reason may quote what a broker or client said, which may echo a rendered value: `runAttempt`
- * masks it (activities/delivery/secret-mask.ts) before anything reads it.
+ * masks it (src/delivery/secret-mask.ts) before anything reads it.
  */
 export type Attempt =
   | { outcome: 'delivered'; statusCode?: number }
-  | { outcome: 'retry'; errorType: string; reason: string; statusCode?: number; retryAfterMs?: number }
-  | { outcome: 'fail'; errorType: string; reason: string; statusCode?: number };
+  | { outcome: 'retry'; errorType: AttemptErrorType; reason: string; statusCode?: number; retryAfterMs?: number }
+  | { outcome: 'fail'; errorType: AttemptErrorType; reason: string; statusCode?: number };
+
+/** Why an attempt did not deliver, one word each: the failure's type in the history, a signal's `error_type`. */
+export const ATTEMPT_ERROR_TYPES = [
+  /** The trigger's version has no such action (or no longer exists). */
+  'ActionMissing',
+  /** A dynamic value could not be resolved (retried: it may appear). */
+  'DynamicValue',
+  /** The rendered values would pass the size limit. */
+  'RenderTooLarge',
+  /** Today's webhook_url_patterns refuse the URL. */
+  'WebhookUrlRefused',
+  /** A rendered header cannot be sent. */
+  'WebhookHeader',
+  /** The receiver answered with a status other than 2xx. */
+  'WebhookStatus',
+  /** No answer: connection failed or timed out. */
+  'WebhookUnreachable',
+  /** The SSRF guard refused the target. */
+  'TargetRefused',
+  /** The broker is not in the config, or its type is not in this build. */
+  'BrokerMissing',
+  /** The trigger sets a key the broker's trigger_overrides no longer allows. */
+  'BrokerOverrideRefused',
+  /** The merged, rendered settings miss a key or hold a bad one. */
+  'BrokerParameters',
+  /** The broker did not take the message. */
+  'BrokerUnavailable',
+] as const;
+export type AttemptErrorType = (typeof ATTEMPT_ERROR_TYPES)[number];

@@ -36,9 +36,9 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
  * `delivered-<workflow id>` (kept for the retention window), and `breaker-<trigger id>` (a
  * trigger's circuit breaker, truncated as its runs of failures end), and
  * `snapshot-action_trigger-<id>` (a trigger's state every SNAPSHOT_EVERY versions, so a write
- * reads a bounded part of its stream; src/triggers/model/snapshots.ts), and `ordered-<trigger
+ * reads a bounded part of its stream; src/model/triggers/snapshots.ts), and `ordered-<trigger
  * id>-<key>` (the turns of one instance order, cut as turns end, kept for the retention window;
- * src/dispatch/turns.ts). Subscriptions and head positions are per category.
+ * src/ordering/turns.ts). Subscriptions and head positions are per category.
  */
 export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot' | 'ordered';
 

@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Scope, SCOPES } from '../config';
 import { sendError } from './problem';
 import { loopbackOnly } from './loopback-only';
-import { isLoopbackAddress } from '../../activities/webhook/target-safety';
+import { isLoopbackAddress } from '../kernel/hosts';
 
 export interface ApiKeyEntry { id: string; scopes: readonly Scope[]; key?: string; key_sha256?: string }
 

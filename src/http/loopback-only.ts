@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { bareHost, isLocalhostName, isLoopbackAddress } from '../../activities/webhook/target-safety';
+import { bareHost, isLocalhostName, isLoopbackAddress } from '../kernel/hosts';
 import { sendError } from './problem';
 
 /** A Host header's characters (name or IP literal, optional port): nothing a URL could read as more. */

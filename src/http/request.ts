@@ -1,11 +1,6 @@
 import type { Request, Response } from 'express';
-import { EventMetadata } from '../triggers/model/events';
 import { FieldError } from '../kernel/field-errors';
-import { TRIGGER_ID } from '../triggers/model/codecs';
 import { callerOf } from './auth';
-
-const UUID = new RegExp(TRIGGER_ID);
-export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
 
 /** The `Link` header for the next page of a list: the same query with the new cursor (in `param`). */
 export const linkToNext = (req: Request, cursor: string, param = 'cursor'): string => {
@@ -19,7 +14,10 @@ export const linkToNext = (req: Request, cursor: string, param = 'cursor'): stri
 export const IF_MATCH = '^[ \\t]*(\\*|(W/)?"[0-9]{1,15}")[ \\t]*$';
 const IF_MATCH_RE = new RegExp(IF_MATCH);
 
-export const metadataOf = (res: Response, now: Date): EventMetadata => ({
+/** Who asked, in which request, when: what every event a request appends records. */
+export interface RequestMetadata { actor: string; request_id: string; occurred_at: string }
+
+export const metadataOf = (res: Response, now: Date): RequestMetadata => ({
   actor: callerOf(res).actor,
   request_id: String(res.locals.requestId),
   occurred_at: now.toISOString(),

@@ -42,3 +42,15 @@ export const checkExpressions = (text: string, allowedDynamic: ReadonlySet<strin
 /** An error message quotes at most this much of an expression (a 100 KB one is echoed no further). */
 const QUOTED = 60;
 const shorten = (raw: string): string => (raw.length <= QUOTED ? raw : `${raw.slice(0, QUOTED - 5)}…${raw.slice(-2)}`);
+
+/** The dynamic-value paths a set of strings uses (resolved before rendering). */
+export const dynamicPathsIn = (values: unknown[]): string[] => {
+  const paths = new Set<string>();
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') for (const e of expressionsIn(v)) { if (e.path && !isInstancePath(e.path)) paths.add(e.path); }
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  values.forEach(walk);
+  return [...paths];
+};

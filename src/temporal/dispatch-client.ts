@@ -4,34 +4,14 @@ import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, DispatchT
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
-import type { NotMatched } from '../signals/model/signal-record';
+import type { DispatchView } from '../client/types';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
-import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from '../dispatch/list';
-import type { GiveTurn } from '../dispatch/turn-store';
+import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from './dispatch-list';
+import type { GiveTurn } from '../dispatch/ordering';
 import { giveTurnThrough } from './give-turn';
 
-/** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows). */
-export interface DispatchView {
-  id: string;
-  workflow_id: string;
-  state: string;
-  accepted_at?: string;
-  reason?: string;
-  not_matched?: NotMatched[];
-  not_matched_truncated?: boolean;
-  redeliveries?: Array<{ number: number; workflow_id: string; mode: string; delivery_ids: string[]; requested_at: string }>;
-  /** On a redelivery's view: the dispatch it redelivers, and how. */
-  redelivery_of?: string;
-  number?: number;
-  mode?: string;
-  requested_at?: string;
-  /** `instance_key`: the trigger delivers in order for this instance; `unordered`: it would, but this signal names no instance. */
-  triggers: Array<{ trigger_id: string; version: number; instance_key?: string; unordered?: string }>;
-  actions: Array<{
-    delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
-    attempts: number; status_code?: number; last_error?: string; warnings: string[];
-  }>;
-}
+/** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows), declared with the client. */
+export type { DispatchView };
 
 export interface DispatchClient {
   /**

@@ -1,5 +1,5 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { GiveTurn } from '../dispatch/turn-store';
+import type { GiveTurn } from '../dispatch/ordering';
 import { turnSignal } from '../dispatch/ordering';
 
 const NOT_FOUND = 5; // gRPC status: a client over the worker's native connection may report it bare

@@ -3,7 +3,7 @@
 import express from 'express';
 import { clusterMetricsOf } from '../../src/observability/cluster-metrics';
 import { createMetrics } from '../../src/observability/metrics';
-import { mountMetricsRoute } from '../../src/http/metrics-route';
+import { mountMetricsRoute } from '../../src/ops/metrics-route';
 
 const app = express();
 mountMetricsRoute(app, clusterMetricsOf(createMetrics({ defaultMetrics: false }), Number(process.env.ASK_TIMEOUT_MS)), () => (_req, _res, next) => next());

@@ -23,7 +23,7 @@ export default async function globalSetup() {
     startTestTemporal(),
     startRabbit(rabbitNode),
     startBrokers(join(dir, 'brokers')),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
     // The service processes tests start run the build, as production does.
     buildService(),
   ]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '../../src/event-store/port';
-import { SCHEMA_VERSION, streamOf } from '../../src/triggers/model/events';
-import { ProjectionRunner } from '../../projections/runner';
+import { SCHEMA_VERSION, streamOf } from '../../src/model/triggers/events';
+import { ProjectionRunner } from '../../src/projections/runner';
 
 /**
  * Appends a TriggerCreated event straight to the store, as an older API (or a config since

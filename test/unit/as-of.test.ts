@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStore, StoredEvent } from '../../src/event-store/port';
 import { openSqliteStore } from '../../src/event-store/sqlite';
-import { parseAsOf, triggerAsOf } from '../../src/triggers/api/as-of';
+import { parseAsOf, triggerAsOf } from '../../src/triggers/as-of';
 
 const ID = '0190a5d8-0000-7000-8000-000000000001';
 const definition = (active: boolean) => ({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'a', model_name: 'b' }], active, webhooks: [], msg_broker_queues: [] });

@@ -2,14 +2,14 @@ import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
 import {
   BreakerEvent, BreakerSettings, BreakerState, evolveBreaker, initialBreaker, onDelivered, onFailure, startsAfresh,
-} from '../../src/breaker/state';
-import { actionName, reasonOf } from '../../src/breaker/reason';
-import { decide } from '../../src/triggers/model/decide';
-import { TriggerEvent } from '../../src/triggers/model/events';
-import { evolve, initialState } from '../../src/triggers/model/trigger';
-import { TriggerDefinition } from '../../src/triggers/model/codecs';
-import { evolveView, toResource, TriggerView } from '../../projections/trigger-view';
-import { readStoredEvent } from '../../src/triggers/model/stored-events';
+} from '../../src/model/breaker/state';
+import { actionName, reasonOf } from '../../src/model/breaker/reason';
+import { decide } from '../../src/model/triggers/decide';
+import { TriggerEvent } from '../../src/model/triggers/events';
+import { evolve, initialState } from '../../src/model/triggers/trigger';
+import { TriggerDefinition } from '../../src/model/triggers/codecs';
+import { evolveView, toResource, TriggerView } from '../../src/projections/trigger-view';
+import { readStoredEvent } from '../../src/model/triggers/stored-events';
 import { UnreadableEvent } from '../../src/event-store/port';
 
 const settings: BreakerSettings = { consecutiveFailures: 3, failingForMs: 3_600_000 };

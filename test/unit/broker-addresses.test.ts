@@ -1,7 +1,7 @@
-import { addressKeys, hostsOf } from '../../activities/publishers/addresses';
-import { SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../activities/publishers/registry';
+import { addressKeys, hostsOf } from '../../src/destinations/brokers/addresses';
+import { SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../src/destinations/registry';
 import { configFrom, policyOf } from '../../src/config';
-import { refusedOverrides } from '../../src/triggers/model/broker-overrides';
+import { refusedOverrides } from '../../src/destinations/brokers/overrides';
 
 test('every key that names a host, URL, endpoint, topic ARN or project is marked as an address, on every broker type', () => {
   const marked = Object.fromEntries(BROKER_TYPES.map((type) => [type, [...addressKeys(type, 'conn_details'), ...addressKeys(type, 'params')].sort()]));

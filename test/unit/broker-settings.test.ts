@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFrom, ConfigError, policyOf } from '../../src/config';
-import { buildTriggerInputCodec } from '../../src/triggers/model/codecs';
+import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 import { toFieldErrors } from '../../src/kernel/field-errors';
-import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../activities/publishers/registry';
-import type { SettingsKey } from '../../activities/publishers/settings-keys';
+import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../src/destinations/registry';
+import type { SettingsKey } from '../../src/destinations/broker-kit/settings-keys';
 
 /** An ACTION_TRIGGERS["brokers"] block as the origin project's users have it, names unchanged. */
 const ORIGIN_BROKERS = {

@@ -1,7 +1,7 @@
 import { isLeft } from 'fp-ts/Either';
 import { closestName } from '../../src/kernel/closest-name';
 import { configFrom, policyOf } from '../../src/config';
-import { buildTriggerInputCodec } from '../../src/triggers/model/codecs';
+import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 import { toFieldErrors } from '../../src/kernel/field-errors';
 
 const TRIGGER_FIELDS = ['config_signals', 'content_types', 'webhooks', 'msg_broker_queues', 'active', 'payload', 'ordering'];

@@ -1,8 +1,8 @@
 import * as E from 'fp-ts/Either';
-import { decide, TriggerCommand } from '../../src/triggers/model/decide';
-import { TriggerEvent } from '../../src/triggers/model/events';
-import { evolve, initialState } from '../../src/triggers/model/trigger';
-import { TriggerDefinition } from '../../src/triggers/model/codecs';
+import { decide, TriggerCommand } from '../../src/model/triggers/decide';
+import { TriggerEvent } from '../../src/model/triggers/events';
+import { evolve, initialState } from '../../src/model/triggers/trigger';
+import { TriggerDefinition } from '../../src/model/triggers/codecs';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const def: TriggerDefinition = {

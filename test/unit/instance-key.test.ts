@@ -1,4 +1,4 @@
-import { instanceKeyOf, NO_INSTANCE_KEY, orderingFor, orderWorkflowIdOf } from '../../src/dispatch/instance-key';
+import { instanceKeyOf, NO_INSTANCE_KEY, orderingFor, orderWorkflowIdOf } from '../../src/model/signals/instance-key';
 import type { SignalEnvelope } from '../../src/dispatch/types';
 
 const TRIGGER = '01900000-0000-7000-8000-000000000001';

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { EventStore } from '../../src/event-store/port';
-import { createTurnStore } from '../../src/dispatch/turn-store';
-import { turnStateOf } from '../../src/dispatch/turns';
-import { InstanceQueues } from '../../src/signals/intake/instance-orders';
+import { createTurnStore } from '../../src/ordering/turn-store';
+import { turnStateOf } from '../../src/ordering/turns';
+import { InstanceQueues } from '../../src/ordering/instance-orders';
 import { tempDir } from '../support/test-app';
 
 /**

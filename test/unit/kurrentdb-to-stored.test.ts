@@ -1,6 +1,6 @@
 import type { ResolvedEvent } from '@kurrent/kurrentdb-client';
 import { toStored } from '../../src/event-store/kurrentdb';
-import { readStoredEvent } from '../../src/triggers/model/stored-events';
+import { readStoredEvent } from '../../src/model/triggers/stored-events';
 import { UnreadableEvent } from '../../src/event-store/port';
 
 /**

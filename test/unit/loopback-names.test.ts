@@ -1,4 +1,4 @@
-import { isLoopbackAddress } from '../../activities/webhook/target-safety';
+import { isLoopbackAddress } from '../../src/kernel/hosts';
 import { isLoopbackHost, isLoopbackOrigin } from '../../src/http/loopback-only';
 
 test('loopback addresses in every spelling, and nothing else', () => {

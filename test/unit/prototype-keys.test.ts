@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as t from 'io-ts';
-import { createDynamicValues } from '../../activities/delivery/dynamic-values';
-import { renderString } from '../../activities/delivery/render';
-import { mergePatch } from '../../src/triggers/model/merge-patch';
+import { createDynamicValues } from '../../src/delivery/dynamic-values';
+import { renderString } from '../../src/delivery/render';
+import { mergePatch } from '../../src/model/triggers/merge-patch';
 import { closed } from '../../src/kernel/closed';
 
 /**

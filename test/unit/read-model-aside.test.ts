@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inodeOf, KEPT_ASIDE, moveAside } from '../../projections/read-model-file';
+import { inodeOf, KEPT_ASIDE, moveAside } from '../../src/projections/read-model-file';
 import { silentLogger } from '../../src/kernel/logger';
 
 test(`a damaged read model moved aside keeps the newest ${KEPT_ASIDE} copies and removes older ones with their -wal/-shm`, () => {

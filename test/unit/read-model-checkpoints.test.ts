@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { StoredEvent } from '../../src/event-store/port';
-import { openReadModel } from '../../projections/read-model';
-import { streamOf } from '../../src/triggers/model/events';
+import { openReadModel } from '../../src/projections/read-model';
+import { streamOf } from '../../src/model/triggers/events';
 import { benchDefinition } from '../../bench/seed';
 
 /**

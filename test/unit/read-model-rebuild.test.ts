@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { EventStore } from '../../src/event-store/port';
 import { silentLogger } from '../../src/kernel/logger';
-import { openReadModel, ReadModel, ReadModelUnavailable } from '../../projections/read-model';
-import { startProjection } from '../../projections/runner';
+import { openReadModel, ReadModel, ReadModelUnavailable } from '../../src/projections/read-model';
+import { startProjection } from '../../src/projections/runner';
 import { storeTrigger } from '../support/store-trigger';
 
 /**

@@ -3,12 +3,12 @@ import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { EventStore } from '../../src/event-store/port';
 import { silentLogger } from '../../src/kernel/logger';
-import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
+import { acceptedEvent, signalStreamOf } from '../../src/model/signals/signal-record';
 import { Relay, startRelay } from '../../src/signals/intake/relay';
-import { relayCheckpoint } from '../../src/signals/model/relay-lease';
+import { relayCheckpoint } from '../../src/model/signals/relay-lease';
 import { DispatchTurns, SignalEnvelope } from '../../src/dispatch/types';
-import type { GiveTurn } from '../../src/dispatch/turn-store';
-import { turnStateOf } from '../../src/dispatch/turns';
+import type { GiveTurn } from '../../src/dispatch/ordering';
+import { turnStateOf } from '../../src/ordering/turns';
 import { tempDir } from '../support/test-app';
 import { until } from '../support/until';
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { renderBody, RenderTooLarge, renderStringMap } from '../../activities/delivery/render';
+import { renderBody, RenderTooLarge, renderStringMap } from '../../src/delivery/render';
 import type { SignalEnvelope } from '../../src/dispatch/types';
 import { MAX_RENDERED_CHARS } from '../../src/kernel/limits';
 

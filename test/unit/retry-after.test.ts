@@ -1,4 +1,4 @@
-import { retryAfterMs } from '../../activities/webhook/retry-after';
+import { retryAfterMs } from '../../src/destinations/webhook/retry-after';
 import { delayAfter } from '../../src/dispatch/retry-schedule';
 import type { RetrySettings } from '../../src/dispatch/types';
 

@@ -1,4 +1,4 @@
-import { maskedError, maskFrom, MIN_MASKED_CHARS } from '../../activities/delivery/secret-mask';
+import { maskedError, maskFrom, MIN_MASKED_CHARS } from '../../src/delivery/secret-mask';
 
 const mask = maskFrom(new Map<string, unknown>([
   ['env.TOKEN', 'p@ss "w/rd" ü'],

@@ -1,5 +1,5 @@
 import { StoredEvent, UnreadableEvent } from '../../src/event-store/port';
-import { acceptedEvent, redeliveryEvent, SIGNAL_ACCEPTED, storedSignalOf } from '../../src/signals/model/signal-record';
+import { acceptedEvent, redeliveryEvent, SIGNAL_ACCEPTED, storedSignalOf } from '../../src/model/signals/signal-record';
 
 /** A signal's events are decoded when read back, as trigger events are: a shape this build never wrote is refused, not trusted. */
 const stored = (type: string, data: Record<string, unknown>, revision = 0n): StoredEvent => ({

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openReadModel } from '../../projections/read-model';
-import { acceptedEvent, signalStreamOf } from '../../src/signals/model/signal-record';
+import { openReadModel } from '../../src/projections/read-model';
+import { acceptedEvent, signalStreamOf } from '../../src/model/signals/signal-record';
 import type { StoredEvent } from '../../src/event-store/port';
 import { listSignals } from '../../src/signals/list/list';
 

@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { sqsClientOptions } from '../../activities/publishers/sqs';
+import { sqsClientOptions } from '../../src/destinations/sqs/publisher';
 
 /**
  * Where the SDK would send an SQS request, resolved by the SDK itself and stopped before any

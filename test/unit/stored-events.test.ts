@@ -1,4 +1,4 @@
-import { readStoredEvent, Upcaster } from '../../src/triggers/model/stored-events';
+import { readStoredEvent, Upcaster } from '../../src/model/triggers/stored-events';
 import { UnreadableEvent } from '../../src/event-store/port';
 
 const id = '01900000-0000-7000-8000-000000000001';

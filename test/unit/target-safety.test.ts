@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { bareHost, isPrivateAddress } from '../../activities/webhook/target-safety';
+import { bareHost, isPrivateAddress } from '../../src/kernel/hosts';
 
 test.each([
   // IPv4 special ranges

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { checkExpressions, expressionsIn } from '../../src/kernel/template-expressions';
 import { isDottedPath, loneExpressionPath, scanTemplate } from '../../src/kernel/template-scan';
-import { dynamicPathsIn, renderString } from '../../activities/delivery/render';
+import { renderString } from '../../src/delivery/render';
+import { dynamicPathsIn } from '../../src/kernel/template-expressions';
 
 /**
  * The reference model: the regexes the scanner replaced. They define the semantics and are

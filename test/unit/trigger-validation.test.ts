@@ -1,6 +1,6 @@
-import { buildTriggerInputCodec } from '../../src/triggers/model/codecs';
+import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 import { toFieldErrors } from '../../src/kernel/field-errors';
-import { readStoredEvent } from '../../src/triggers/model/stored-events';
+import { readStoredEvent } from '../../src/model/triggers/stored-events';
 import { configFrom, policyOf } from '../../src/config';
 import { aTrigger, BROKERS_CONFIG } from '../support/test-app';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { evolveView, TriggerView } from '../../projections/trigger-view';
-import { TriggerEvent } from '../../src/triggers/model/events';
-import { TriggerDefinition } from '../../src/triggers/model/codecs';
+import { evolveView, TriggerView } from '../../src/projections/trigger-view';
+import { TriggerEvent } from '../../src/model/triggers/events';
+import { TriggerDefinition } from '../../src/model/triggers/codecs';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const def = (active: boolean, n: number): TriggerDefinition => ({

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { openSqliteStore } from '../../src/event-store/sqlite';
 import { EventStore } from '../../src/event-store/port';
-import { QUEUED, SKIPPED, TURN_ENDED, TurnEvent, turnStateOf } from '../../src/dispatch/turns';
-import { createTurnStore, GiveTurn, TurnGiven } from '../../src/dispatch/turn-store';
+import { QUEUED, SKIPPED, TURN_ENDED, TurnEvent, turnStateOf } from '../../src/ordering/turns';
+import { createTurnStore } from '../../src/ordering/turn-store';
+import type { GiveTurn, TurnGiven } from '../../src/dispatch/ordering';
 import { tempDir } from '../support/test-app';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import workerThreads from 'node:worker_threads';
 import request from 'supertest';
 import { isSdkWorkflowThread, withWatchedWorkflowThreads } from '../../src/temporal/workflow-threads';
-import { buildMetricsApp } from '../../src/http/metrics-route';
+import { buildMetricsApp } from '../../src/ops/metrics-route';
 import { createAuth } from '../../src/http/auth';
 import { noMetrics } from '../../src/observability/metrics';
 

@@ -1,6 +1,6 @@
 // The admin's router: `#/…` routes to a page module; each page renders into <main>.
-import { ApiError, forgetKey, setKeyPrompt, storedKey } from './api.js';
-import { announce, h, replace } from './dom.js';
+import { ApiError, forgetKey, setKeyPrompt, storedKey } from './lib/api.js';
+import { announce, h, replace } from './lib/dom.js';
 import { dropGuard, installLeaveGuard, leavingLosesEdits, mayLeave } from './lib/leave-guard.js';
 
 /** [pattern, module, names of the captured parts]; the first match wins. */

@@ -1,24 +1,24 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { v7 as uuidv7 } from 'uuid';
-import type { ReadModel } from '../../../projections/read-model';
+import type { ReadModel } from '../../projections/read-model';
 import type { DispatchPlan, SignalEnvelope } from '../../dispatch/types';
 import { EventStore, STORE_RETRY_AFTER_SECS, StoreUnavailable } from '../../event-store/port';
 import type { Logger } from '../../kernel/logger';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { recordSignals } from '../intake/record';
-import { relayCheckpoint } from '../model/relay-lease';
-import { signalStreamOf, storedSignalOf } from '../model/signal-record';
+import { relayCheckpoint } from '../../model/signals/relay-lease';
+import { signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 import { dispatchedView, storedView } from '../status/signal-view';
 import { withDeliveredSoFar } from '../status/delivered-so-far';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import { toFieldErrors } from '../../kernel/field-errors';
-import { SIGNAL_ID, SignalBatch } from '../model/codecs';
-import { overfullPlans, oversizeSignals } from '../model/accept';
-import { requestOrigin } from '../model/origin';
+import { SIGNAL_ID, SignalBatch } from '../../model/signals/codecs';
+import { overfullPlans, oversizeSignals } from '../../model/signals/accept';
+import { requestOrigin } from '../../model/signals/origin';
 import type { Metrics } from '../../observability/metrics';
 import { Accepted } from '../intake/record';
-import { ReadModelUnavailable } from '../../../projections/read-model';
+import { ReadModelUnavailable } from '../../projections/read-model';
 import { encodeSignalCursor, parseSignalListQuery } from '../list/list-query';
 import { listSignals, SignalListPage } from '../list/list';
 import { linkToNext } from '../../http/request';
@@ -28,7 +28,7 @@ export interface SignalDeps {
   readonly readModel: ReadModel;
   /** Absent when this process runs without Temporal: the endpoints that ask Temporal answer 503 (intake does not). */
   readonly dispatch: DispatchClient | undefined;
-  /** The matching triggers and their actions, from the read model (src/dispatch/plan.ts). */
+  /** The matching triggers and their actions, from the read model (src/model/signals/matching.ts). */
   readonly plan: (signal: SignalEnvelope) => DispatchPlan;
   readonly now: () => Date;
   readonly log: Pick<Logger, 'error' | 'info'>;

@@ -1,7 +1,7 @@
+import { isTriggerId } from '../../model/triggers/codecs';
 import type { Express, Request, Response } from 'express';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
-import { isTriggerId } from '../../http/request';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
 

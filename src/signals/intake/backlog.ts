@@ -1,7 +1,7 @@
 import { EventStore } from '../../event-store/port';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import { Relay } from './relay';
-import { relayCheckpoint } from '../model/relay-lease';
+import { relayCheckpoint } from '../../model/signals/relay-lease';
 
 /** Counting stops here: enough to tell an operator the backlog is large. */
 const BACKLOG_CAP = 1_000_000;

@@ -1,6 +1,6 @@
-import type { ReadModel } from '../../../projections/read-model';
+import type { ReadModel } from '../../projections/read-model';
 import type { MatchedTrigger, SignalEnvelope } from '../../dispatch/types';
-import type { NotMatched } from '../model/signal-record';
+import type { NotMatched } from '../../model/signals/signal-record';
 
 /** How many unmatched triggers one signal's record names; the rest are only counted. */
 export const MAX_NOT_MATCHED = 20;

@@ -1,8 +1,8 @@
-import type { ReadModel } from '../../../projections/read-model';
+import type { ReadModel } from '../../projections/read-model';
 import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { EventStore, WrongExpectedRevision } from '../../event-store/port';
 import { notMatchedOf } from './not-matched';
-import { acceptedEvent, SignalOrigin, SignalRecord, signalStreamOf, storedSignalOf } from '../model/signal-record';
+import { acceptedEvent, SignalOrigin, SignalRecord, signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 
 /** What `POST /api/signals` answers for one accepted signal. */
 export interface Accepted {

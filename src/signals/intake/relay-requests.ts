@@ -1,5 +1,5 @@
 import { EventStore, StoredEvent } from '../../event-store/port';
-import { acceptedRecordOf, Redelivery, redeliveryOf, REDELIVERY_REQUESTED, SIGNAL_ACCEPTED, SignalRecord } from '../model/signal-record';
+import { acceptedRecordOf, Redelivery, redeliveryOf, REDELIVERY_REQUESTED, SIGNAL_ACCEPTED, SignalRecord } from '../../model/signals/signal-record';
 
 /** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
 export const startsDispatch = (e: StoredEvent) => e.type === REDELIVERY_REQUESTED

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { DispatchPlan, DispatchTurns, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { Checkpoint, EventStore, StoredEvent } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
-import { acquireLease, Lease, leaseEnds, renewLease } from '../model/relay-lease';
-import { originOf, Redelivery, refusedEvent, SignalRecord } from '../model/signal-record';
+import { acquireLease, Lease, leaseEnds, renewLease } from '../../model/signals/relay-lease';
+import { originOf, Redelivery, refusedEvent, SignalRecord } from '../../model/signals/signal-record';
 import { context } from '@opentelemetry/api';
 import { withLogFields } from '../../kernel/log-context';
 import { contextOf } from '../../observability/tracing';
 import type { RedeliveryStart } from '../../temporal/dispatch-client';
 import { isTransient } from './transient';
 import { requestOf, startsDispatch } from './relay-requests';
-import { InstanceQueues, ordersOf } from './instance-orders';
-import { createTurnStore, GiveTurn } from '../../dispatch/turn-store';
+import { InstanceQueues, ordersOf } from '../../ordering/instance-orders';
+import { createTurnStore } from '../../ordering/turn-store';
+import type { GiveTurn } from '../../dispatch/ordering';
 
 export interface RelayOptions {
   readonly store: EventStore;

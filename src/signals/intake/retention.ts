@@ -1,7 +1,7 @@
 import { Checkpoint, EventStore, Retained } from '../../event-store/port';
 import { Logger } from '../../kernel/logger';
-import { relayCheckpoint } from '../model/relay-lease';
-import type { SignalIndex } from '../../../projections/signal-index';
+import { relayCheckpoint } from '../../model/signals/relay-lease';
+import type { SignalIndex } from '../../projections/signal-index';
 
 /** Signals removed per transaction: small enough that intake never waits long behind it. */
 const BATCH = 500;

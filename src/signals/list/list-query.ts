@@ -1,5 +1,5 @@
+import { isTriggerId } from '../../model/triggers/codecs';
 import type { Request } from 'express';
-import { isTriggerId } from '../../http/request';
 import type { FieldError } from '../../kernel/field-errors';
 
 export const DEFAULT_SIGNAL_PAGE = 20;

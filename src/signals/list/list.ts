@@ -1,8 +1,8 @@
-import type { IndexedSignal, SignalIndex, SignalIndexFilter } from '../../../projections/signal-index';
+import type { IndexedSignal, SignalIndex, SignalIndexFilter } from '../../projections/signal-index';
 import { workflowIdOf } from '../../dispatch/types';
 import type { Checkpoint } from '../../event-store/port';
 import type { DispatchClient } from '../../temporal/dispatch-client';
-import type { DispatchState } from '../../dispatch/list';
+import type { DispatchState } from '../../temporal/dispatch-list';
 import { SignalListQuery, SignalState } from './list-query';
 
 /** One signal as the list shows it; `GET /api/signals/<id>` has the rest (actions, attempts, reasons). */

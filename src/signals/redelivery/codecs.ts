@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { MAX_ACTIONS_PER_DISPATCH } from '../../kernel/limits';
 import { closed, described } from '../../kernel/closed';
-import { Timestamp } from '../model/codecs';
+import { Timestamp } from '../../model/signals/codecs';
 
 const Mode = described(t.keyof({ as_dispatched: null, current: null }), 'must be "as_dispatched" or "current"');
 const DeliveryId = described(t.string, 'must be a delivery id (a string)');

@@ -3,11 +3,11 @@ import * as E from 'fp-ts/Either';
 import { Decision, foldStream, runCommand } from '../../event-store/command';
 import { EventStore } from '../../event-store/port';
 import { MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
-import { relayCheckpoint } from '../model/relay-lease';
-import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../model/signal-record';
+import { relayCheckpoint } from '../../model/signals/relay-lease';
+import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../../model/signals/signal-record';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
-import { requestOrigin } from '../model/origin';
+import { requestOrigin } from '../../model/signals/origin';
 import { chooseActions, RedeliveryAsk } from './choose';
 
 export interface RedeliveryDeps {

@@ -1,12 +1,12 @@
 import type { Express, Request, Response } from 'express';
-import type { ReadModel } from '../../../projections/read-model';
+import type { ReadModel } from '../../projections/read-model';
 import { EventStore } from '../../event-store/port';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
-import { relayCheckpoint } from '../model/relay-lease';
-import { signalStreamOf, storedSignalOf } from '../model/signal-record';
+import { relayCheckpoint } from '../../model/signals/relay-lease';
+import { signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 import { redeliveryView } from '../status/signal-view';
-import { SIGNAL_ID } from '../model/codecs';
+import { SIGNAL_ID } from '../../model/signals/codecs';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import { toFieldErrors } from '../../kernel/field-errors';
 import { redeliverFailed } from './bulk';

@@ -1,4 +1,4 @@
-import { deliveredIn } from '../../../activities/delivery/delivered-ledger';
+import { deliveredIn } from '../../delivery/delivered-ledger';
 import type { EventStore } from '../../event-store/port';
 import type { DispatchView } from '../../temporal/dispatch-client';
 

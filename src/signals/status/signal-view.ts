@@ -1,7 +1,7 @@
 import { DispatchStatus, workflowIdOf } from '../../dispatch/types';
 import { Checkpoint } from '../../event-store/port';
 import { DispatchView, viewOf } from '../../temporal/dispatch-client';
-import { StoredRedelivery, StoredSignal } from '../model/signal-record';
+import { StoredRedelivery, StoredSignal } from '../../model/signals/signal-record';
 
 /** The dispatch as it was planned, before its workflow exists (every action pending). */
 const plannedStatus = (s: StoredSignal): DispatchStatus => ({

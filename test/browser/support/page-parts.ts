@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 
 /** What the admin's pages are made of, as the browser tests find them. */
 
-/** The element id web/admin/dom.js's `fieldId` gives a field path, as a selector. */
+/** The element id web/admin/lib/dom.js's `fieldId` gives a field path, as a selector. */
 export const fieldId = (path: string) => `#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 /** The text an input's aria-describedby points at. */

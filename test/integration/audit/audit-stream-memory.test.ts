@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
 import { feedEvent } from '../../../src/audit/feed';
-import { SCHEMA_VERSION, streamOf } from '../../../src/triggers/model/events';
+import { SCHEMA_VERSION, streamOf } from '../../../src/model/triggers/events';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';
 import { testServers } from '../../support/servers';
 import { aTrigger, startTestApp, tempDir } from '../../support/test-app';

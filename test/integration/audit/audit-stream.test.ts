@@ -9,7 +9,7 @@ import { feedEvent } from '../../../src/audit/feed';
 import { rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { SCHEMA_VERSION, streamOf } from '../../../src/triggers/model/events';
+import { SCHEMA_VERSION, streamOf } from '../../../src/model/triggers/events';
 import { aTrigger, startTestApp, tempDir } from '../../support/test-app';
 import { startServerProcess, stopServerProcess } from '../../support/server-process';
 import { testServers } from '../../support/servers';

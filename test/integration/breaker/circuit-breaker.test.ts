@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import request from 'supertest';
 import { createLogger } from '../../../src/kernel/logger';
-import { breakerStreamOf, loadBreaker } from '../../../src/breaker/stream';
+import { breakerStreamOf, loadBreaker } from '../../../src/model/breaker/stream';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
-import { createBreaker } from '../../../src/breaker/record-outcome';
-import { createDefinitionAt } from '../../../src/triggers/model/definition-at';
+import { createBreaker } from '../../../src/model/breaker/record-outcome';
+import { createDefinitionAt } from '../../../src/model/triggers/definition-at';
 import type { Attempt } from '../../../src/dispatch/types';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';

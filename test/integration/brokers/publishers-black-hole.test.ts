@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'node:net';
-import { createConnections } from '../../../activities/publishers/connections';
-import { publisherFor } from '../../../activities/publishers/registry';
+import { createConnections } from '../../../src/destinations/broker-kit/connections';
+import { publisherFor } from '../../../src/destinations/registry';
 import { BROKER_TARGETS, pointedAt } from '../../support/broker-targets';
 
 /**

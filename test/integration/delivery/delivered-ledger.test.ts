@@ -1,4 +1,4 @@
-import { createDeliveredLedger } from '../../../activities/delivery/delivered-ledger';
+import { createDeliveredLedger } from '../../../src/delivery/delivered-ledger';
 import { UnreadableEvent } from '../../../src/event-store/port';
 import { freshStorePerTest } from '../../support/temp-store';
 import { silentLogger } from '../../../src/kernel/logger';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { connect } from 'amqplib';
 import request from 'supertest';
-import { signatureOf } from '../../../activities/webhook/signing';
+import { signatureOf } from '../../../src/destinations/webhook/signing';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';

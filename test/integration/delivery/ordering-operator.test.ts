@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
-import { turnStateOf } from '../../../src/dispatch/turns';
+import { turnStateOf } from '../../../src/ordering/turns';
 
 /**
  * An operator may terminate a dispatch that holds its instance's turn (a receiver that will not

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import request from 'supertest';
-import { isPrivateAddress } from '../../../activities/webhook/target-safety';
-import { TARGET_REFUSED } from '../../../activities/webhook/transport';
+import { isPrivateAddress } from '../../../src/kernel/hosts';
+import { TARGET_REFUSED } from '../../../src/destinations/port/target-guard';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';

@@ -3,7 +3,7 @@ import { createServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { guardedConnector, isTargetRefused } from '../../../activities/webhook/transport';
+import { guardedConnector, isTargetRefused } from '../../../src/destinations/port/target-guard';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/tls', name));
 const cert = fixture('loopback-cert.pem');

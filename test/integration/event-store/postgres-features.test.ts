@@ -1,15 +1,16 @@
 import { v7 as uuidv7 } from 'uuid';
-import { createDeliveredLedger } from '../../../activities/delivery/delivered-ledger';
-import { createBreaker } from '../../../src/breaker/record-outcome';
-import { loadBreaker } from '../../../src/breaker/stream';
+import { createDeliveredLedger } from '../../../src/delivery/delivered-ledger';
+import { createBreaker } from '../../../src/model/breaker/record-outcome';
+import { loadBreaker } from '../../../src/model/breaker/stream';
 import type { Attempt } from '../../../src/dispatch/types';
 import { EventStore } from '../../../src/event-store/port';
 import { openPostgresStore } from '../../../src/event-store/postgres';
 import { createLogger } from '../../../src/kernel/logger';
-import { acquireLease, relayCheckpoint, renewLease } from '../../../src/signals/model/relay-lease';
-import { streamOf } from '../../../src/triggers/model/events';
-import { createDefinitionAt } from '../../../src/triggers/model/definition-at';
-import { createTurnStore, GiveTurn } from '../../../src/dispatch/turn-store';
+import { acquireLease, relayCheckpoint, renewLease } from '../../../src/model/signals/relay-lease';
+import { streamOf } from '../../../src/model/triggers/events';
+import { createDefinitionAt } from '../../../src/model/triggers/definition-at';
+import { createTurnStore } from '../../../src/ordering/turn-store';
+import type { GiveTurn } from '../../../src/dispatch/ordering';
 import { PostgresServer, startPostgres, stopPostgres } from '../../support/brokers/postgres';
 
 /**

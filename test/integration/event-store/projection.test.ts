@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
 import { silentLogger } from '../../../src/kernel/logger';
-import { openReadModel } from '../../../projections/read-model';
-import { startProjection } from '../../../projections/runner';
+import { openReadModel } from '../../../src/projections/read-model';
+import { startProjection } from '../../../src/projections/runner';
 import { aTrigger, BROKERS_CONFIG, startTestApp, tempDir } from '../../support/test-app';
 import { until } from '../../support/until';
 

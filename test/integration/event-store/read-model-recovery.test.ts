@@ -4,10 +4,10 @@ import request from 'supertest';
 import Database from 'better-sqlite3';
 import { READ_MODEL_WAIT_MS } from '../../../src/kernel/limits';
 import { silentLogger } from '../../../src/kernel/logger';
-import { openReadModel, ReadModelUnavailable } from '../../../projections/read-model';
-import { startProjection } from '../../../projections/runner';
-import { streamOf } from '../../../src/triggers/model/events';
-import { acceptedEvent, signalStreamOf } from '../../../src/signals/model/signal-record';
+import { openReadModel, ReadModelUnavailable } from '../../../src/projections/read-model';
+import { startProjection } from '../../../src/projections/runner';
+import { streamOf } from '../../../src/model/triggers/events';
+import { acceptedEvent, signalStreamOf } from '../../../src/model/signals/signal-record';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../../support/test-app';
 
 const FILE = 'read-model.sqlite';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from '../../../src/event-store/sqlite';
-import { openReadModel } from '../../../projections/read-model';
+import { openReadModel } from '../../../src/projections/read-model';
 import { tempDir } from '../../support/test-app';
 
 const runChild = (args: string[]) => new Promise<number>((resolve) => {

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { createAuth } from '../../../src/http/auth';
 import { createHttpServer, listen } from '../../../src/http/server';
 import { createMetrics } from '../../../src/observability/metrics';
-import { buildMetricsApp } from '../../../src/http/metrics-route';
+import { buildMetricsApp } from '../../../src/ops/metrics-route';
 import { aTrigger, startTestApp } from '../../support/test-app';
 
 /**

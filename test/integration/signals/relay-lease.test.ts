@@ -1,5 +1,5 @@
 import { UnreadableEvent } from '../../../src/event-store/port';
-import { acquireLease, relayCheckpoint, RELAY_STREAM, renewLease } from '../../../src/signals/model/relay-lease';
+import { acquireLease, relayCheckpoint, RELAY_STREAM, renewLease } from '../../../src/model/signals/relay-lease';
 import { freshStorePerTest } from '../../support/temp-store';
 
 const t = freshStorePerTest();

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { signalStreamOf, storedSignalOf } from '../../../src/signals/model/signal-record';
+import { signalStreamOf, storedSignalOf } from '../../../src/model/signals/signal-record';
 import { aTrigger, startTestApp } from '../../support/test-app';
 
 /**

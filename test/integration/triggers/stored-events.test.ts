@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { v7 as uuidv7 } from 'uuid';
-import { streamOf } from '../../../src/triggers/model/events';
+import { streamOf } from '../../../src/model/triggers/events';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../../support/test-app';
 
 const meta = { actor: 'test', request_id: 'r1', occurred_at: '2026-01-01T00:00:00.000Z' };

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { aTrigger, BROKERS_CONFIG, startTestApp } from '../../support/test-app';
-import { historyPage } from '../../../src/triggers/api/history';
+import { historyPage } from '../../../src/triggers/history';
 import { MAX_LIST_PAGE_BYTES } from '../../../src/kernel/limits';
 
 /** `GET /api/action-triggers/<id>/history` answers a page: `after`, `limit`, at most 4 MiB, `Link` to the next. */

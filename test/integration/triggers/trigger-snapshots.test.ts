@@ -1,16 +1,16 @@
 import request from 'supertest';
 import * as E from 'fp-ts/Either';
 import { EventStore, ReadRange } from '../../../src/event-store/port';
-import { handleCommand, loadTrigger } from '../../../src/triggers/model/handle-command';
-import { occurredAt, streamOf } from '../../../src/triggers/model/events';
-import { decide } from '../../../src/triggers/model/decide';
-import { readStoredEvent } from '../../../src/triggers/model/stored-events';
-import { SNAPSHOT_EVERY, snapshotStreamOf } from '../../../src/triggers/model/snapshots';
-import { evolve, initialState, TriggerState } from '../../../src/triggers/model/trigger';
+import { handleCommand, loadTrigger } from '../../../src/model/triggers/handle-command';
+import { occurredAt, streamOf } from '../../../src/model/triggers/events';
+import { decide } from '../../../src/model/triggers/decide';
+import { readStoredEvent } from '../../../src/model/triggers/stored-events';
+import { SNAPSHOT_EVERY, snapshotStreamOf } from '../../../src/model/triggers/snapshots';
+import { evolve, initialState, TriggerState } from '../../../src/model/triggers/trigger';
 import { aTrigger, startTestApp } from '../../support/test-app';
 
 /**
- * Trigger snapshots (src/triggers/model/snapshots.ts) on a real SQLite store through the API: a write
+ * Trigger snapshots (src/model/triggers/snapshots.ts) on a real SQLite store through the API: a write
  * reads the newest snapshot and fewer than SNAPSHOT_EVERY events, whatever the trigger's length,
  * and every version loads exactly as folding all its events does.
  */

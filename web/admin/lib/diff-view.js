@@ -1,5 +1,5 @@
 // Renders a line diff: removed and added lines marked by text (−/+) as well as by colour.
-import { h } from '../dom.js';
+import { h } from './dom.js';
 import { changeCount, jsonDiff, withContext } from './diff.js';
 
 const MARK = { '-': '− ', '+': '+ ', '=': '  ' };

@@ -1,6 +1,6 @@
 // Labelled inputs bound to a model object, and the registry that finds the input an API error
 // path (`webhooks[0].url`) names, so errors can be shown at their field.
-import { fieldId, h } from '../dom.js';
+import { fieldId, h } from './dom.js';
 
 /** `webhooks[0].headers` of `webhooks[0].headers.X-Token`, `webhooks[0]` of `webhooks[0].url`, … */
 const parentOf = (path) => {

@@ -1,6 +1,6 @@
 // "Leave without saving?": a modal like the delete confirmation. Stay is focused first and is what
 // Escape does; closing gives the keyboard back to where it was.
-import { h } from '../dom.js';
+import { h } from './dom.js';
 
 /** `{ dialog, ask }`: put `dialog` on the page; `ask()` resolves to true for Leave. `what`: what is lost. */
 export function leaveDialog(what) {

@@ -1,7 +1,7 @@
 // Paging both ways over an API that pages forward only (cursors): a page's hash holds its own
 // cursor and those of the pages between the first and it, so "Previous page" is a plain link that
 // reload, back and a copied address keep.
-import { h } from '../dom.js';
+import { h } from './dom.js';
 
 /**
  * `{ cursor, before }` of a list's query: this page's cursor (none on the first page) and the

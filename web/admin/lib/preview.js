@@ -1,8 +1,8 @@
 // The live preview: the form's trigger rendered for a sample instance by the dry-run API
 // (POST /api/action-triggers/test), which sends nothing and shows dynamic values as `{{ path }}`.
 // Whatever goes wrong is shown in the panel, never thrown.
-import { api, ApiError } from '../api.js';
-import { h, replace } from '../dom.js';
+import { api, ApiError } from './api.js';
+import { h, replace } from './dom.js';
 import { SIGNALS } from './trigger-text.js';
 
 export const PREVIEW_DELAY_MS = 400;

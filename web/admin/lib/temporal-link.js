@@ -1,5 +1,5 @@
 // Links to a workflow in the Temporal UI (a link only: the admin never fetches from it).
-import { h } from '../dom.js';
+import { h } from './dom.js';
 
 /** The Temporal UI address of a workflow, from the admin's config. */
 export const workflowUrl = (config, workflowId) =>

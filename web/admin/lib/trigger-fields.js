@@ -1,6 +1,6 @@
 // Every field of a trigger, as form inputs bound to a draft (lib/trigger-draft.js). Each input is
 // registered under the path the API names it by, e.g. `webhooks[0].headers.X-Token`.
-import { fieldId, h } from '../dom.js';
+import { fieldId, h } from './dom.js';
 import { checkboxField, repeated, selectField, textField } from './form-fields.js';
 import { emptyContentType, emptyHeader, emptyQueue, emptyWebhook } from './trigger-draft.js';
 import { HTTP_METHODS, SIGNALS } from './trigger-text.js';

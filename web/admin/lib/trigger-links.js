@@ -1,5 +1,5 @@
 // The links between a trigger's pages (definition, history, dispatches, test signal).
-import { h } from '../dom.js';
+import { h } from './dom.js';
 
 const PAGES = [
   ['', 'Definition'], ['/history', 'History'], ['/dispatches', 'Dispatches'], ['/send-test', 'Send a test signal'],

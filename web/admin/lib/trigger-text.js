@@ -1,5 +1,5 @@
 // How a trigger is named and summed up in the admin's text: by what it watches, and its id.
-import { h } from '../dom.js';
+import { h } from './dom.js';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'];
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -1,9 +1,9 @@
 // #/triggers/<id>/dispatches: the trigger's dispatches, newest first, each with its actions' outcome;
 // while one runs, the page follows it live (also for a deleted trigger: its dispatches are kept).
 // The first page also watches for new dispatches, so one that starts while you look appears by itself.
-import { adminConfig, api, ApiError } from '../api.js';
+import { adminConfig, api, ApiError } from '../lib/api.js';
 import { errorView } from '../app.js';
-import { announce, h, pageHeading, replace, time } from '../dom.js';
+import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
 import { follow } from '../lib/follow.js';
 import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { mapLimited } from '../lib/pool.js';

@@ -1,7 +1,7 @@
 // #/triggers/<id>/history: every event of the trigger, with what each changed in its definition.
-import { api, ApiError, nextCursor } from '../api.js';
+import { api, ApiError, nextCursor } from '../lib/api.js';
 import { errorView } from '../app.js';
-import { announce, h, pageHeading, replace, time } from '../dom.js';
+import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
 import { diffView } from '../lib/diff-view.js';
 import { stableStringify } from '../lib/diff.js';
 import { triggerLinks } from '../lib/trigger-links.js';

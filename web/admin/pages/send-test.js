@@ -1,6 +1,6 @@
 // #/triggers/<id>/send-test: sends a test signal the trigger watches, then follows its dispatch live.
-import { adminConfig, api, ApiError } from '../api.js';
-import { announce, h, pageHeading, replace } from '../dom.js';
+import { adminConfig, api, ApiError } from '../lib/api.js';
+import { announce, h, pageHeading, replace } from '../lib/dom.js';
 import { errorView } from '../app.js';
 import { markFields } from '../lib/field-errors.js';
 import { createRegistry, selectField, textField } from '../lib/form-fields.js';

@@ -1,7 +1,7 @@
 // #/signals/<id>: a signal's dispatch (GET /api/signals/<id>), followed live while it runs.
 // `followSignal` and `signalView` are also what the test-signal page shows.
-import { adminConfig, api } from '../api.js';
-import { announce, h, pageHeading, replace, time } from '../dom.js';
+import { adminConfig, api } from '../lib/api.js';
+import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
 import { errorView } from '../app.js';
 import { follow } from '../lib/follow.js';
 import { workflowLink } from '../lib/temporal-link.js';

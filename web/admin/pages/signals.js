@@ -1,6 +1,6 @@
 // #/signals: stored signals, newest first (GET /api/signals), filtered by trigger and state; and a jump to one by id.
-import { adminConfig, api, nextCursor } from '../api.js';
-import { fieldId, h, pageHeading, replace, time } from '../dom.js';
+import { adminConfig, api, nextCursor } from '../lib/api.js';
+import { fieldId, h, pageHeading, replace, time } from '../lib/dom.js';
 import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { workflowLink } from '../lib/temporal-link.js';
 

@@ -1,8 +1,8 @@
 // Create (`#/triggers/new`) and edit (`#/triggers/<id>/edit`) a trigger in one form. The API
 // validates; its errors are shown at their fields. Edits send If-Match with the version loaded.
 // Leaving with unsaved edits asks first.
-import { api, ApiError } from '../api.js';
-import { announce, h, pageHeading, replace } from '../dom.js';
+import { api, ApiError } from '../lib/api.js';
+import { announce, h, pageHeading, replace } from '../lib/dom.js';
 import { clearErrors, showErrors } from '../lib/field-errors.js';
 import { createRegistry } from '../lib/form-fields.js';
 import { leaveDialog } from '../lib/leave-dialog.js';

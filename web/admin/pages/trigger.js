@@ -1,6 +1,6 @@
 // One trigger: its definition as text and as JSON, where to go from here, and delete (confirmed).
-import { api, ApiError } from '../api.js';
-import { announce, h, pageHeading, replace, time } from '../dom.js';
+import { api, ApiError } from '../lib/api.js';
+import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
 import { activeBadge, mapText, signalsText, triggerName } from '../lib/trigger-text.js';
 
 const path = (id) => `/api/action-triggers/${encodeURIComponent(id)}`;

@@ -1,6 +1,6 @@
 // The triggers list: filters and the cursor live in the hash, so reload, back and forward work.
-import { api, ApiError, nextCursor } from '../api.js';
-import { announce, fieldId, h, pageHeading, replace, time } from '../dom.js';
+import { api, ApiError, nextCursor } from '../lib/api.js';
+import { announce, fieldId, h, pageHeading, replace, time } from '../lib/dom.js';
 import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { contentTypesText, etagOf, SIGNALS, signalsText, triggerName } from '../lib/trigger-text.js';
 

@@ -1,0 +1,74 @@
+/**
+ * What the API sends and takes, as the client sees it: declared here, not imported from the
+ * service, so the client ships without it. test/unit/client-types.test.ts checks that the
+ * service's own types still fit these.
+ */
+export type SignalName = 'pre_save' | 'post_save' | 'pre_delete' | 'post_delete';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Webhook { url: string; http_method: HttpMethod; headers?: Record<string, string>; timeout_secs?: number }
+export interface BrokerQueue { name: string; conn_details?: Record<string, string>; parameters?: Record<string, string>; timeout_secs?: number }
+
+/** A trigger as a client defines it. */
+export interface TriggerInput {
+  config_signals: { signal: SignalName }[];
+  content_types: { app_label: string; model_name: string }[];
+  webhooks?: Webhook[];
+  msg_broker_queues?: BrokerQueue[];
+  active: boolean;
+  payload?: JsonValue;
+  ordering?: 'none' | 'per_instance';
+}
+
+/** A trigger as the API shows it. */
+export interface TriggerResource extends Required<Pick<TriggerInput, 'webhooks' | 'msg_broker_queues'>>, Omit<TriggerInput, 'webhooks' | 'msg_broker_queues' | 'ordering'> {
+  id: string;
+  ordering: 'none' | 'per_instance';
+  deactivated_reason?: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What became of a signal: its dispatch, the triggers it matched and each action's state. */
+export interface DispatchView {
+  id: string;
+  workflow_id: string;
+  state: string;
+  accepted_at?: string;
+  reason?: string;
+  not_matched?: Array<{ trigger_id: string; version: number; reason: 'inactive' | 'another_signal'; watches?: string[] }>;
+  not_matched_truncated?: boolean;
+  redeliveries?: Array<{ number: number; workflow_id: string; mode: string; delivery_ids: string[]; requested_at: string }>;
+  redelivery_of?: string;
+  number?: number;
+  mode?: string;
+  requested_at?: string;
+  triggers: Array<{ trigger_id: string; version: number; instance_key?: string; unordered?: string }>;
+  actions: Array<{
+    delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
+    attempts: number; status_code?: number; last_error?: string; warnings: string[];
+  }>;
+}
+
+/** Every request and message a trigger would send for a signal (a dry run), never sent. */
+export interface DryRunView {
+  trigger_id: string;
+  version: number | null;
+  signal: { id: string; signal: SignalName; app_label: string; model_name: string; occurred_at: string; instance_key?: string };
+  would_dispatch: boolean;
+  not_dispatched_reason?: string;
+  ordering: 'none' | 'per_instance';
+  instance_key?: string;
+  unordered?: string;
+  varies_per_attempt: string[];
+  actions: Array<{
+    kind: 'webhook' | 'broker'; index: number; delivery_id: string; timeout_secs: number;
+    request?: { method: string; url: string; headers: Record<string, string>; body: string | null; content_type: string };
+    masked_headers?: string[];
+    message?: { broker: string; broker_type: string; conn_details: Record<string, string>; parameters: Record<string, string>;
+      body: string | null; content_type: string; delivery_id: string };
+    refused?: string; error_type?: string; retried?: boolean; body_omitted?: string; warnings: string[];
+  }>;
+}

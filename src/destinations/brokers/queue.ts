@@ -1,0 +1,26 @@
+import * as t from 'io-ts';
+import { checked, closed, described, stringMap } from '../../kernel/closed';
+import type { DestinationPolicy } from '../port/policy';
+import { templatedBy, timeoutSecs } from '../port/entry-rules';
+import { withBrokerOverrides } from './overrides';
+
+/** One entry of a trigger's `msg_broker_queues`: a configured broker by name, and the keys the trigger sets over its own. */
+export interface BrokerQueue {
+  name: string;
+  conn_details?: Record<string, string>;
+  parameters?: Record<string, string>;
+  timeout_secs?: number;
+}
+
+/** The codec of one `msg_broker_queues` entry, checking everything the config constrains. */
+export const queueCodec = (policy: DestinationPolicy) => {
+  const templated = templatedBy(policy);
+  const BrokerName = checked(described(t.string, 'must be a string'), 'BrokerName',
+    (n) => (policy.brokerNames === undefined || policy.brokerNames.has(n) ? undefined
+      : `must name a broker in the config (${[...policy.brokerNames].join(', ') || 'none configured'})`));
+  return withBrokerOverrides(policy, closed('BrokerQueue',
+    { name: BrokerName },
+    { conn_details: stringMap(templated), parameters: stringMap(templated), timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
+    { hints: { connection_details: 'is not a known field; did you mean conn_details?',
+      params: 'is not a known field; did you mean parameters?' } }));
+};

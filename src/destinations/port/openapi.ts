@@ -1,0 +1,12 @@
+/** OpenAPI fragments every destination's schema uses. */
+export type Schema = Record<string, unknown>;
+
+export const stringMapSchema: Schema = { type: 'object', additionalProperties: { type: 'string' } };
+export const TEMPLATED_MAP = 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery';
+
+/** An action's `timeout_secs`, at most the config's limit for its kind. */
+export const timeoutSchema = (max: number): Schema => ({ type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(max) ? { maximum: max } : {}),
+  description: 'Seconds; absent means limits.default_timeout_secs' });
+
+/** A word in any case: JSON Schema patterns take no flags. */
+export const anyCase = (word: string) => [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');

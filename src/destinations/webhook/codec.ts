@@ -1,0 +1,34 @@
+import * as t from 'io-ts';
+import { checked, closed, codePoints, described } from '../../kernel/closed';
+import type { DestinationPolicy } from '../port/policy';
+import { templatedBy, timeoutSecs } from '../port/entry-rules';
+import { webhookUrlProblem } from './url-rules';
+import { headerMap } from './header-rules';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export const MAX_URL_LENGTH = 2048;
+/** An HTTP method name in any ASCII case, e.g. `[Pp][Oo][Ss][Tt]`: what `http_method` accepts. */
+export const HTTP_METHOD_ANY_CASE = `^(${HTTP_METHODS.map((m) => [...m].map((ch) => `[${ch}${ch.toLowerCase()}]`).join('')).join('|')})$`;
+const HTTP_METHOD_ANY_CASE_RE = new RegExp(HTTP_METHOD_ANY_CASE);
+
+/** One entry of a trigger's `webhooks`. */
+export interface Webhook {
+  url: string;
+  http_method: HttpMethod;
+  headers?: Record<string, string>;
+  timeout_secs?: number;
+}
+
+const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>('HttpMethod',
+  (u): u is HttpMethod => HTTP_METHODS.includes(u as HttpMethod),
+  (u, c) => (typeof u === 'string' && HTTP_METHOD_ANY_CASE_RE.test(u) ? t.success(u.toUpperCase() as HttpMethod)
+    : t.failure(u, c, `must be one of ${HTTP_METHODS.join(', ')}`)), t.identity);
+
+const urlProblem = (policy: DestinationPolicy) => (s: string): string | undefined =>
+  (codePoints(s) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s));
+
+/** The codec of one `webhooks` entry, checking everything the config constrains. */
+export const webhookCodec = (policy: DestinationPolicy) => closed('Webhook',
+  { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
+  { headers: headerMap(templatedBy(policy)), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) });

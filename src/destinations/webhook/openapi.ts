@@ -1,0 +1,31 @@
+/** The OpenAPI schema of a trigger's `webhooks`, from the same constants and config policy the webhook codec checks with. */
+import { MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
+import { anyCase, Schema, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
+import type { DestinationPolicy } from '../port/policy';
+import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_URL_LENGTH } from './codec';
+import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from './header-rules';
+
+/** Header names are HTTP tokens the client does not own; values are what HTTP can carry (no CR, LF, NUL). */
+const headersSchema: Schema = {
+  type: 'object',
+  propertyNames: { pattern: TOKEN.source,
+    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` } },
+  additionalProperties: { type: 'string', pattern: HEADER_VALUE },
+  description: `${TEMPLATED_MAP}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,
+};
+
+const urlSchema = (policy: DestinationPolicy): Schema => {
+  const base = { type: 'string', maxLength: MAX_URL_LENGTH, description: 'An absolute http(s) URL (as WHATWG URL parses it)' };
+  // Anchored at the start, as the API matches them (sticky: Python's re.match).
+  const patterns = policy.webhookUrlPatterns.map((p) => `^(?:${p.source})`);
+  if (patterns.length === 0) return { ...base, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' };
+  if (patterns.length === 1) return { ...base, pattern: patterns[0], description: `${base.description}, allowed by webhook_url_patterns` };
+  return { ...base, anyOf: patterns.map((pattern) => ({ pattern })), description: `${base.description}, allowed by webhook_url_patterns` };
+};
+
+export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
+  type: 'array', maxItems: MAX_WEBHOOKS_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
+    url: urlSchema(policy),
+    http_method: { type: 'string', pattern: HTTP_METHOD_ANY_CASE, description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case` },
+    headers: headersSchema, timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs) } },
+});

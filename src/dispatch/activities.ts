@@ -1,0 +1,40 @@
+/**
+ * The activities the dispatch workflow calls, by name and type: the worker registers functions
+ * of exactly these types (src/activities), and the workflow proxies them from this interface, so
+ * workflow code never imports the worker's. Pure types.
+ */
+import type { ActionPlan, DeliveryReceipt, DispatchPlan, FirstAttempt, FirstAttemptsArgs, RetrySettings, SignalEnvelope } from './types';
+import type { OrderSignal, TurnArgs } from './ordering';
+
+/**
+ * What every action activity receives from the workflow: references, the signal, the retry
+ * schedule, and how many attempts ran before this activity (older dispatches ran the first
+ * one locally).
+ */
+export interface ActionArgs {
+  plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number;
+  /** Look the delivery up in the ledger first and record it there when delivered (dispatches whose first attempts run locally). */
+  ledger?: boolean;
+  /** The request that accepted the signal, for the attempt's log lines. */
+  requestId?: string;
+  /**
+   * This action is its trigger's only one in an instance order: once delivered, the attempt ends
+   * the dispatch's turn itself (one workflow activation less per ordered delivery).
+   */
+  endsTurn?: TurnArgs;
+}
+
+export interface DispatchActivities {
+  /** Matching for dispatches started before the API planned them (their input has no plan). */
+  planActions(signal: SignalEnvelope): Promise<DispatchPlan>;
+  deliverWebhook(args: ActionArgs): Promise<DeliveryReceipt>;
+  publishToBroker(args: ActionArgs): Promise<DeliveryReceipt>;
+  /** A batch of first attempts as one local activity. */
+  deliverFirstAttempts(args: FirstAttemptsArgs): Promise<FirstAttempt[]>;
+  /** Signals another dispatch of an instance order (true: it was there to be told). */
+  signalInOrder(signal: OrderSignal): Promise<boolean>;
+  /** Whether it is this dispatch's turn in its instance order. */
+  takeTurn(args: TurnArgs): Promise<boolean>;
+  /** This dispatch's actions of the trigger ended: the next dispatch's turn. */
+  endTurn(args: TurnArgs): Promise<void>;
+}

@@ -1,0 +1,113 @@
+import { UnreadableEvent } from '../../event-store/port';
+import * as t from 'io-ts';
+import { PathReporter } from 'io-ts/PathReporter';
+import { SIGNALS, SignalName, TriggerDefinition, keptOrdering } from './codecs';
+import { HTTP_METHODS, HttpMethod } from '../../destinations/webhook/codec';
+import type { JsonValue } from '../../kernel/json-value';
+import { SCHEMA_VERSION, TriggerEvent } from './events';
+
+/**
+ * Events read back from the store. Independent of request validation on purpose: a stricter
+ * rule for new requests (URL patterns, broker names, limits) must never make a stored trigger
+ * vanish. Structural only: the shapes this service has ever written; unknown extra fields
+ * are dropped; older `schema_version`s are upcast one step at a time to the current one.
+ */
+
+/** A stored event's type and data, plus where it is (for the error when it cannot be read). */
+export interface RawEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly streamId: string;
+  readonly revision: bigint;
+}
+
+/** An event this build cannot read: an infrastructure fault, never skipped silently. */
+/** One upcaster per version: `UPCASTERS[n]` turns version n data into version n + 1 data. */
+export type Upcaster = (type: string, data: Record<string, unknown>) => Record<string, unknown>;
+export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
+  // 1: (type, data) => ({ ...data, schema_version: 2, … })   ← adding v2 is one function here.
+};
+
+const oneOf = <A extends string>(name: string, values: readonly A[], normalise = (s: string) => s) =>
+  new t.Type<A, A, unknown>(name, (u): u is A => values.includes(u as A), (u, c) => {
+    const v = typeof u === 'string' ? normalise(u) : undefined;
+    return values.includes(v as A) ? t.success(v as A) : t.failure(u, c, `must be one of ${values.join(', ')}`);
+  }, t.identity);
+
+const StringMap = t.record(t.string, t.string);
+const optional = <P extends t.Props>(props: P) => t.exact(t.partial(props));
+const shape = <R extends t.Props, O extends t.Props>(required: R, opt: O) =>
+  t.intersection([t.exact(t.type(required)), optional(opt)]);
+
+const StoredWebhook = shape(
+  { url: t.string, http_method: oneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
+  { headers: StringMap, timeout_secs: t.number });
+const StoredQueue = shape({ name: t.string }, { conn_details: StringMap, parameters: StringMap, timeout_secs: t.number });
+const StoredDefinition = shape(
+  {
+    config_signals: t.array(t.exact(t.type({ signal: oneOf<SignalName>('SignalName', SIGNALS) }))),
+    content_types: t.array(t.exact(t.type({ app_label: t.string, model_name: t.string }))),
+    active: t.boolean,
+  },
+  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown, ordering: t.string });
+
+const Envelope = t.type({ schema_version: t.number, trigger_id: t.string });
+
+const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition => {
+  const { webhooks, msg_broker_queues, payload, ordering, ...rest } = d;
+  return {
+    ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
+    ...(payload === undefined || payload === null ? {} : { payload: payload as JsonValue }),
+    ...keptOrdering(ordering),
+  };
+};
+
+const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, u: unknown, fail: (reason: string) => never): A => {
+  const result = codec.decode(u);
+  return result._tag === 'Right' ? result.right : fail(PathReporter.report(result).join('; '));
+};
+
+/** Brings data written at an older `schema_version` up to `current`. */
+const upcast = (type: string, data: Record<string, unknown>, from: number, current: number,
+  upcasters: Readonly<Record<number, Upcaster>>, fail: (reason: string) => never) => {
+  let out = data;
+  for (let v = from; v < current; v++) {
+    const step = upcasters[v];
+    if (!step) fail(`no upcaster from schema_version ${v}`);
+    out = step(type, out);
+  }
+  return out;
+};
+
+/**
+ * Reads one stored trigger event; throws UnreadableEvent naming stream and revision when it
+ * is of an unknown type, of a bad shape, or written by a newer build.
+ */
+export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcasters = UPCASTERS): TriggerEvent => {
+  const fail = (reason: string): never => { throw new UnreadableEvent(raw.streamId, raw.revision, reason); };
+  if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) fail('data is not an object');
+  const data = raw.data as Record<string, unknown>;
+  // An adapter's placeholder for an event it could not decode (kurrentdb.ts toStored).
+  if (typeof data.unreadable === 'string' && data.schema_version === undefined) fail(data.unreadable);
+  const version = data.schema_version;
+  if (typeof version !== 'number' || !Number.isInteger(version)) fail('schema_version is missing or not an integer');
+  if ((version as number) > current) fail(`schema_version ${String(version)} is newer than this build reads (${current})`);
+  const up = upcast(raw.type, data, version as number, current, upcasters, fail);
+  const { trigger_id } = decodeOrThrow(Envelope, up, fail);
+  const schema_version = current;
+  switch (raw.type) {
+    case 'TriggerCreated':
+    case 'TriggerUpdated':
+      return { type: raw.type, data: { schema_version, trigger_id, definition: toDefinition(decodeOrThrow(StoredDefinition, up.definition, fail)) } };
+    case 'TriggerDeactivated': {
+      // `reason` is optional and additive: no schema_version step (older builds drop it).
+      const { reason } = decodeOrThrow(optional({ reason: t.string }), up, fail);
+      return { type: raw.type, data: { schema_version, trigger_id, ...(reason === undefined ? {} : { reason }) } };
+    }
+    case 'TriggerActivated':
+    case 'TriggerDeleted':
+      return { type: raw.type, data: { schema_version, trigger_id } };
+    default:
+      return fail(`unknown event type ${raw.type}`);
+  }
+};
