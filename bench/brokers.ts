@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnections } from '../src/destinations/broker-kit/connections';
-import { publisherFor } from '../src/destinations/registry';
+import { publisherFor } from '../src/destinations/brokers/registry';
 import { silentLogger } from '../src/kernel/logger';
 import { bundleWorkflows, installSdkLogging } from '../src/worker';
 import { BENCH_BROKERS, Destination } from './broker-destinations';

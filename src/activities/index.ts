@@ -21,9 +21,9 @@ import { Channels, firstAttempts } from '../delivery/first-attempts';
 import { createSlots } from '../kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../kernel/limits';
 import { Connections } from '../destinations/broker-kit/connections';
-import { brokerChannel } from '../destinations/brokers/channel';
+import { DESTINATIONS } from '../destinations/registry';
 import { WebhookTransport } from '../destinations/webhook/transport';
-import { WEBHOOK_USER_AGENT, webhookChannel } from '../destinations/webhook/channel';
+import { WEBHOOK_USER_AGENT } from '../destinations/webhook/channel';
 import type { Metrics } from '../observability/metrics';
 
 export interface ActivityDeps {
@@ -66,11 +66,11 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
     },
   };
   const channels: Channels = {
-    webhook: webhookChannel({
+    webhook: DESTINATIONS.webhook.channel({
       dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
       urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
     }) as Channel<unknown>,
-    broker: brokerChannel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false }) as Channel<unknown>,
+    broker: DESTINATIONS.broker.channel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false }) as Channel<unknown>,
   };
   const turns = turnActivities(deps.store);
   return {

@@ -8,9 +8,9 @@ import { TriggerPolicy } from '../model/triggers/policy';
 import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, SIGNAL_ID, TIMESTAMP } from '../model/signals/codecs';
 import { MAX_NOT_MATCHED } from '../signals/intake/not-matched';
 import { NON_BLANK } from '../kernel/closed';
-import { webhooksSchema } from '../destinations/webhook/openapi';
+import { DESTINATIONS } from '../destinations/registry';
 import { dryRunSchemas } from './openapi-dry-run';
-import { brokerQueuesSchema, brokerTypeSchemas } from '../destinations/brokers/openapi';
+import { brokerTypeSchemas } from '../destinations/brokers/openapi';
 
 type Schema = Record<string, unknown>;
 
@@ -33,8 +33,8 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   content_types: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['app_label', 'model_name'],
     properties: { app_label: CONTENT_TYPE_PART, model_name: CONTENT_TYPE_PART } },
     ...(policy.allowedContentTypes ? { description: `Each one of allowed_content_types: ${[...policy.allowedContentTypes].join(', ')}` } : {}) },
-  webhooks: webhooksSchema(policy),
-  msg_broker_queues: brokerQueuesSchema(policy),
+  webhooks: DESTINATIONS.webhook.schema(policy),
+  msg_broker_queues: DESTINATIONS.broker.schema(policy),
   active: { type: 'boolean' },
   payload: { ...anyJson, description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions' },
   ordering: { enum: [...ORDERINGS], description: '`none` (default): each signal is sent at once. `per_instance`: for one instance (the signal\'s instance_key, '

@@ -1,21 +1,11 @@
-import type { Publisher } from './broker-kit/port';
-import type { BrokerKeys } from './broker-kit/settings-keys';
-import { kafkaPublisher } from './kafka/publisher';
-import { pubsubPublisher } from './pubsub/publisher';
-import { rabbitmqPublisher } from './rabbitmq/publisher';
-import { redisPublisher } from './redis/publisher';
-import { snsPublisher } from './sns/publisher';
-import { sqsPublisher } from './sqs/publisher';
+import { brokerDestination } from './brokers/destination';
+import { webhookDestination } from './webhook/destination';
 
-/** Every broker type this build publishes to. A new type is one module (its settings, keys and connection) and one line here. */
-const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<Publisher<unknown>>;
-
-const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));
-
-export const SUPPORTED_BROKER_TYPES: readonly string[] = PUBLISHERS.map((p) => p.brokerType);
-
-/** The publisher of a `broker_type` (matched case-insensitively), if this build has one. */
-export const publisherFor = (brokerType: string): Publisher<unknown> | undefined => byType.get(brokerType.toLowerCase());
-
-/** Each broker type's keys, by type: what trigger validation, the dry run and the OpenAPI document read. */
-export const BROKER_KEYS: Readonly<Record<string, BrokerKeys>> = Object.fromEntries(PUBLISHERS.map((p) => [p.brokerType, p.keys]));
+/**
+ * Every kind of destination, by its action kind: the trigger codec, the OpenAPI document and the
+ * worker read them here. A new broker type is one folder and one line in brokers/registry.ts.
+ */
+export const DESTINATIONS = {
+  webhook: webhookDestination,
+  broker: brokerDestination,
+} as const;

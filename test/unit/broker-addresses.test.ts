@@ -1,5 +1,5 @@
 import { addressKeys, hostsOf } from '../../src/destinations/brokers/addresses';
-import { SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../src/destinations/registry';
+import { SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../../src/destinations/brokers/registry';
 import { configFrom, policyOf } from '../../src/config';
 import { refusedOverrides } from '../../src/destinations/brokers/overrides';
 

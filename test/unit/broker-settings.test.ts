@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { configFrom, ConfigError, policyOf } from '../../src/config';
 import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 import { toFieldErrors } from '../../src/kernel/field-errors';
-import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../src/destinations/registry';
+import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../src/destinations/brokers/registry';
 import type { SettingsKey } from '../../src/destinations/broker-kit/settings-keys';
 
 /** An ACTION_TRIGGERS["brokers"] block as the origin project's users have it, names unchanged. */

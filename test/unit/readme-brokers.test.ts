@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BROKER_KEYS } from '../../src/destinations/registry';
+import { BROKER_KEYS } from '../../src/destinations/brokers/registry';
 
 /**
  * The README's broker table is written by hand; each publisher's `keys` table is what the

@@ -1,5 +1,5 @@
 import type { AddressKind, KeySection, SettingsKey } from '../broker-kit/settings-keys';
-import { publisherFor } from '../registry';
+import { publisherFor } from './registry';
 
 /** One section of a broker type's keys, or none for a type this build does not know. */
 const sectionOf = (brokerType: string, section: KeySection): Readonly<Record<string, SettingsKey>> =>

@@ -5,7 +5,7 @@ import type { Attempt } from '../../dispatch/types';
 import { Channel, Entries, fail, Prepared } from '../port/channel';
 import { Connections } from '../broker-kit/connections';
 import type { OutboundMessage, Publisher } from '../broker-kit/port';
-import { publisherFor } from '../registry';
+import { publisherFor } from './registry';
 import { SpanKind } from '@opentelemetry/api';
 import { inOutboundSpan } from '../../observability/outbound-span';
 import type { TargetCheck } from '../port/target-guard';

@@ -4,7 +4,7 @@
  * on each configured broker.
  */
 import type { BrokerKeys, KeyUse, SettingsKey } from '../broker-kit/settings-keys';
-import { BROKER_KEYS, SUPPORTED_BROKER_TYPES as BROKER_TYPES } from '../registry';
+import { BROKER_KEYS, SUPPORTED_BROKER_TYPES as BROKER_TYPES } from './registry';
 import type { DestinationPolicy } from '../port/policy';
 import { MAX_QUEUES_PER_TRIGGER } from '../../kernel/limits';
 import { Schema, stringMapSchema, timeoutSchema } from '../port/openapi';

@@ -1,4 +1,4 @@
-import { publisherFor } from '../registry';
+import { publisherFor } from './registry';
 import { BrokerGuard, BrokerMessage, brokerMessageOf, Brokers, brokerTargetProblem } from './channel';
 import type { Prepared } from '../port/channel';
 import type { BrokerQueue } from './queue';

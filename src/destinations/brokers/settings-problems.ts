@@ -1,4 +1,4 @@
-import { publisherFor } from '../registry';
+import { publisherFor } from './registry';
 import type { FieldError } from '../../kernel/field-errors';
 
 type StringMap = Readonly<Record<string, string>> | undefined;

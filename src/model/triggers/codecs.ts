@@ -2,9 +2,10 @@ import * as t from 'io-ts';
 import { arrayOf, checked, closed, codePoints, described, NonEmptyString } from '../../kernel/closed';
 import { checkExpressions } from '../../kernel/template-expressions';
 import { contentTypeKey, TriggerPolicy } from './policy';
-import { MAX_QUEUES_PER_TRIGGER, MAX_TRIGGER_BYTES, MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
-import { webhookCodec, type Webhook } from '../../destinations/webhook/codec';
-import { queueCodec, type BrokerQueue } from '../../destinations/brokers/queue';
+import { MAX_TRIGGER_BYTES } from '../../kernel/limits';
+import type { Webhook } from '../../destinations/webhook/codec';
+import type { BrokerQueue } from '../../destinations/brokers/queue';
+import { DESTINATIONS } from '../../destinations/registry';
 import type { JsonValue } from '../../kernel/json-value';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'] as const;
@@ -123,7 +124,8 @@ const triggerFieldCodecs = (policy: TriggerPolicy) => {
   );
   const required = { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
     active: described(t.boolean, 'must be true or false') };
-  const optional = { webhooks: arrayOf(webhookCodec(policy), 0, MAX_WEBHOOKS_PER_TRIGGER), msg_broker_queues: arrayOf(queueCodec(policy), 0, MAX_QUEUES_PER_TRIGGER),
+  const { webhook, broker } = DESTINATIONS;
+  const optional = { webhooks: arrayOf(webhook.codec(policy), 0, webhook.maxPerTrigger), msg_broker_queues: arrayOf(broker.codec(policy), 0, broker.maxPerTrigger),
     payload: templatedJson(policy.allowedDynamicPaths), ordering: OrderingIn, id: TriggerId };
   return { required, optional };
 };

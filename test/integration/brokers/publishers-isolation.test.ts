@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
-import { publisherFor } from '../../../src/destinations/registry';
+import { publisherFor } from '../../../src/destinations/brokers/registry';
 import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
 
 /**

@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'node:net';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
-import { publisherFor } from '../../../src/destinations/registry';
+import { publisherFor } from '../../../src/destinations/brokers/registry';
 import { BROKER_TARGETS, BrokerTarget, pointedAt } from '../../support/broker-targets';
 import { freePort } from '../../support/free-port';
 

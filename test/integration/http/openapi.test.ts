@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { buildOpenApiDocument } from '../../../src/api/openapi';
 import { configFrom, policyOf } from '../../../src/config';
-import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../../src/destinations/registry';
+import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../../src/destinations/brokers/registry';
 import { startTestApp } from '../../support/test-app';
 
 type Layer = { route?: { path: string; methods: Record<string, boolean> } };
