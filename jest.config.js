@@ -17,7 +17,11 @@ module.exports = {
       ...common,
       displayName: 'integration',
       // The compose file's check is quick once its Go checker is built: it runs with every `npm test`.
-      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts', '<rootDir>/test/deploy/compose.test.ts'],
+      testMatch: [
+        '<rootDir>/test/integration/**/*.test.ts',
+        '<rootDir>/test/browser/**/*.test.ts',
+        '<rootDir>/test/deploy/compose.test.ts',
+      ],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

@@ -3,7 +3,13 @@ import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { connect as amqpConnect } from 'amqplib';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { Message, PubSub } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -31,7 +37,10 @@ export interface Destination {
 }
 
 /** A broker type's own server, started alone; destinations on it. */
-export interface BrokerUnderTest { destination(): Promise<Destination>; stop(): Promise<void> }
+export interface BrokerUnderTest {
+  destination(): Promise<Destination>;
+  stop(): Promise<void>;
+}
 
 export interface BenchBroker {
   /** What a message's arrival time is, for the table. */
@@ -60,11 +69,21 @@ const rabbitmq = async (url: string): Promise<Destination> => {
   const ch = await conn.createChannel();
   await ch.assertQueue(queue, { durable: true });
   const seen = new Map<string, number>();
-  await ch.consume(queue, (m) => {
-    const id = m?.properties.messageId as string | undefined;
-    if (id && !seen.has(id)) seen.set(id, Date.now());
-  }, { noAck: true });
-  return { broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } }, ...pushed(seen), close: async () => { await conn.close(); } };
+  await ch.consume(
+    queue,
+    (m) => {
+      const id = m?.properties.messageId as string | undefined;
+      if (id && !seen.has(id)) seen.set(id, Date.now());
+    },
+    { noAck: true },
+  );
+  return {
+    broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } },
+    ...pushed(seen),
+    close: async () => {
+      await conn.close();
+    },
+  };
 };
 
 const kafka = async (brokers: string[]): Promise<Destination> => {
@@ -72,8 +91,12 @@ const kafka = async (brokers: string[]): Promise<Destination> => {
   const client = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING });
   const admin = client.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1,
-    configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] },
+    ],
+    waitForLeaders: true,
+  });
   // The idempotent producer writes no control records: the high watermark is the record count.
   const count = async () => (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high), 0);
   return {
@@ -88,13 +111,15 @@ const kafka = async (brokers: string[]): Promise<Destination> => {
       const consumer = client.consumer({ groupId: unique('g') });
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({ eachBatch: async ({ batch }) => {
-        for (const m of batch.messages) {
-          read++;
-          const id = m.headers?.['delivery-id']?.toString();
-          if (id && !seen.has(id)) seen.set(id, Number(m.timestamp));
-        }
-      } });
+      await consumer.run({
+        eachBatch: async ({ batch }) => {
+          for (const m of batch.messages) {
+            read++;
+            const id = m.headers?.['delivery-id']?.toString();
+            if (id && !seen.has(id)) seen.set(id, Number(m.timestamp));
+          }
+        },
+      });
       while (read < total && Date.now() < deadline + 30_000) await sleep(50);
       await consumer.disconnect();
       return seen;
@@ -124,12 +149,23 @@ const redis = async (url: string): Promise<Destination> => {
         from = `(${page[page.length - 1]![0]}`;
       }
     },
-    close: async () => { client.disconnect(); },
+    close: async () => {
+      client.disconnect();
+    },
   };
 };
 
-const awsConn = (s: MotoServer) => ({ endpoint_url: s.endpoint, region_name: s.region, aws_access_key_id: 'test', aws_secret_access_key: 'test-secret' });
-const awsClient = (s: MotoServer) => ({ endpoint: s.endpoint, region: s.region, credentials: { accessKeyId: 'test', secretAccessKey: 'test-secret' } });
+const awsConn = (s: MotoServer) => ({
+  endpoint_url: s.endpoint,
+  region_name: s.region,
+  aws_access_key_id: 'test',
+  aws_secret_access_key: 'test-secret',
+});
+const awsClient = (s: MotoServer) => ({
+  endpoint: s.endpoint,
+  region: s.region,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test-secret' },
+});
 
 /**
  * An SQS queue read all along by 16 long-polls, ten messages each, that delete what they read:
@@ -146,29 +182,55 @@ const sqsQueue = async (sqs: SQSClient): Promise<{ url: string } & Pick<Destinat
   const readers = Array.from({ length: 16 }, async () => {
     while (!stop.signal.aborted) {
       try {
-        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 20,
-          MessageSystemAttributeNames: ['SentTimestamp'], MessageAttributeNames: ['delivery-id'] }), { abortSignal: stop.signal });
+        const r = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 20,
+            MessageSystemAttributeNames: ['SentTimestamp'],
+            MessageAttributeNames: ['delivery-id'],
+          }),
+          { abortSignal: stop.signal },
+        );
         const messages = r.Messages ?? [];
         for (const m of messages) {
           const id = m.MessageAttributes?.['delivery-id']?.StringValue;
           if (id && !seen.has(id)) seen.set(id, Number(m.Attributes?.SentTimestamp));
         }
         if (messages.length > 0) {
-          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+          await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          );
         }
       } catch {
         if (!stop.signal.aborted) await sleep(100);
       }
     }
   });
-  return { url, ...pushed(seen), close: async () => { stop.abort(); await Promise.all(readers); } };
+  return {
+    url,
+    ...pushed(seen),
+    close: async () => {
+      stop.abort();
+      await Promise.all(readers);
+    },
+  };
 };
 
 const awsSqs = async (server: MotoServer): Promise<Destination> => {
   const sqs = new SQSClient(awsClient(server));
   const { url, ...reader } = await sqsQueue(sqs);
-  return { broker: { broker_type: 'aws_sqs', conn_details: awsConn(server), params: { queue_url: url } }, ...reader,
-    close: async () => { await reader.close(); sqs.destroy(); } };
+  return {
+    broker: { broker_type: 'aws_sqs', conn_details: awsConn(server), params: { queue_url: url } },
+    ...reader,
+    close: async () => {
+      await reader.close();
+      sqs.destroy();
+    },
+  };
 };
 
 const awsSns = async (server: MotoServer): Promise<Destination> => {
@@ -176,9 +238,18 @@ const awsSns = async (server: MotoServer): Promise<Destination> => {
   const topicArn = (await sns.send(new CreateTopicCommand({ Name: unique('t') }))).TopicArn!;
   const { url, ...reader } = await sqsQueue(sqs);
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
-  return { broker: { broker_type: 'aws_sns', conn_details: awsConn(server), params: { topic_arn: topicArn } }, ...reader,
-    close: async () => { await reader.close(); sns.destroy(); sqs.destroy(); } };
+  await sns.send(
+    new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }),
+  );
+  return {
+    broker: { broker_type: 'aws_sns', conn_details: awsConn(server), params: { topic_arn: topicArn } },
+    ...reader,
+    close: async () => {
+      await reader.close();
+      sns.destroy();
+      sqs.destroy();
+    },
+  };
 };
 
 const gcpPubsub = async ({ apiEndpoint, projectId }: BrokerServers['pubsub']): Promise<Destination> => {
@@ -194,20 +265,29 @@ const gcpPubsub = async ({ apiEndpoint, projectId }: BrokerServers['pubsub']): P
   });
   subscription.on('error', () => undefined); // a stream the emulator ends is reopened by the client
   return {
-    broker: { broker_type: 'gcp_pubsub', conn_details: { project: projectId, topic: topic.name.split('/').pop()!, emulator_host: apiEndpoint }, params: {} },
+    broker: {
+      broker_type: 'gcp_pubsub',
+      conn_details: { project: projectId, topic: topic.name.split('/').pop()!, emulator_host: apiEndpoint },
+      params: {},
+    },
     ...pushed(seen),
-    close: async () => { await subscription.close(); await client.close(); },
+    close: async () => {
+      await subscription.close();
+      await client.close();
+    },
   };
 };
 
 /** One of the shared servers alone, in `dir`. */
-const alone = <K extends keyof BrokerServers>(kind: K, make: (s: BrokerServers[K]) => Promise<Destination>) => async (dir: string): Promise<BrokerUnderTest> => {
-  const server = await startBroker(kind, dir);
-  return { destination: () => make(server), stop: async () => stopBroker(server) };
-};
+const alone =
+  <K extends keyof BrokerServers>(kind: K, make: (s: BrokerServers[K]) => Promise<Destination>) =>
+  async (dir: string): Promise<BrokerUnderTest> => {
+    const server = await startBroker(kind, dir);
+    return { destination: () => make(server), stop: async () => stopBroker(server) };
+  };
 
 const privateRabbit = async (dir: string): Promise<BrokerUnderTest> => {
-  const [port, distPort] = await freePorts(2) as [number, number];
+  const [port, distPort] = (await freePorts(2)) as [number, number];
   const node = { dir: join(dir, 'rabbitmq'), port, distPort, name: `at-bench-${process.pid}@localhost` };
   const pgid = await startRabbit(node);
   const url = amqpUrlOf(node);
@@ -217,7 +297,10 @@ const privateRabbit = async (dir: string): Promise<BrokerUnderTest> => {
 /** Per broker type: its server alone, and where a message's arrival time comes from. */
 export const BENCH_BROKERS: Record<string, BenchBroker> = {
   rabbitmq: { clock: 'receipt by a push consumer (basic.consume, no ack) in the bench process', start: privateRabbit },
-  kafka: { clock: "the broker's append time (topic with message.timestamp.type=LogAppendTime)", start: alone('kafka', (s) => kafka(s.brokers)) },
+  kafka: {
+    clock: "the broker's append time (topic with message.timestamp.type=LogAppendTime)",
+    start: alone('kafka', (s) => kafka(s.brokers)),
+  },
   redis: { clock: "the stream entry id (XADD '*': the server's clock, ms)", start: alone('redis', (s) => redis(s.url)) },
   aws_sqs: { clock: "SentTimestamp (moto's clock when it took SendMessage)", start: alone('moto', awsSqs) },
   aws_sns: { clock: 'SentTimestamp on the subscribed SQS queue (moto enqueues it within Publish)', start: alone('moto', awsSns) },

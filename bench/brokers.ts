@@ -24,7 +24,16 @@ const WARM_S = 2;
 const BODY = JSON.stringify({ order: 42, note: 'bench' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Row { type: string; clock: string; service: number; consumed: number; accepted: number; raw: number; latencies: number[]; paced: number }
+interface Row {
+  type: string;
+  clock: string;
+  service: number;
+  consumed: number;
+  accepted: number;
+  raw: number;
+  latencies: number[];
+  paced: number;
+}
 
 /** The raw client: the publisher port with its shared connections, no service, 50 in flight; publishes/s after WARM_S untimed. */
 const rawPublishes = async (broker: Destination['broker'], seconds: number) => {
@@ -35,12 +44,19 @@ const rawPublishes = async (broker: Destination['broker'], seconds: number) => {
   const run = async (tag: string, ms: number) => {
     const [start, end] = [Date.now(), Date.now() + ms];
     let published = 0;
-    await Promise.all(Array.from({ length: EMITTERS }, async (_, lane) => {
-      for (let i = 0; Date.now() < end; i++) {
-        await connections.publish(publisher, settings.value, { body: BODY, contentType: 'application/json', deliveryId: `${tag}-${lane}-${i}` }, 10_000);
-        published++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: EMITTERS }, async (_, lane) => {
+        for (let i = 0; Date.now() < end; i++) {
+          await connections.publish(
+            publisher,
+            settings.value,
+            { body: BODY, contentType: 'application/json', deliveryId: `${tag}-${lane}-${i}` },
+            10_000,
+          );
+          published++;
+        }
+      }),
+    );
     return published / ((Date.now() - start) / 1000);
   };
   try {
@@ -56,7 +72,10 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
   const { clock, start } = BENCH_BROKERS[type]!;
   const laps: string[] = [];
   let last = Date.now();
-  const lap = (what: string) => { laps.push(`${what} ${((Date.now() - last) / 1000).toFixed(0)} s`); last = Date.now(); };
+  const lap = (what: string) => {
+    laps.push(`${what} ${((Date.now() - last) / 1000).toFixed(0)} s`);
+    last = Date.now();
+  };
   const broker = await start(join(dir, type));
   lap('server');
   const destinations: Destination[] = [];
@@ -66,17 +85,35 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     destinations.push(sustained!, raw!, paced!);
     const configFile = join(dir, `${type}.json`);
     writeFileSync(configFile, JSON.stringify({ brokers: { sustained: sustained!.broker, paced: paced!.broker } }));
-    service = await startService({ DATA_DIR: join(dir, `data-${type}`), TEMPORAL_ADDRESS: temporalAddress, ACTION_TRIGGERS_CONFIG: configFile, WORKFLOW_BUNDLE_PATH: bundlePath });
+    service = await startService({
+      DATA_DIR: join(dir, `data-${type}`),
+      TEMPORAL_ADDRESS: temporalAddress,
+      ACTION_TRIGGERS_CONFIG: configFile,
+      WORKFLOW_BUNDLE_PATH: bundlePath,
+    });
     const url = service.url;
     lap('service');
     const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, json: (await res.json().catch(() => ({}))) as { id?: string } };
     };
-    const signal = (model: string, id: number) => post('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: model, instance: { id } });
-    for (const [model, name] of [['sustained', 'sustained'], ['paced', 'paced']]) {
-      await post('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
-        msg_broker_queues: [{ name }], payload: { order: 42, note: 'bench' } });
+    const signal = (model: string, id: number) =>
+      post('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: model, instance: { id } });
+    for (const [model, name] of [
+      ['sustained', 'sustained'],
+      ['paced', 'paced'],
+    ]) {
+      await post('/api/action-triggers', {
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'bench', model_name: model }],
+        active: true,
+        msg_broker_queues: [{ name }],
+        payload: { order: 42, note: 'bench' },
+      });
     }
 
     const rawRate = await rawPublishes(raw!.broker, RAW_S);
@@ -88,14 +125,24 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     let accepted = WARM_SIGNALS;
     let arrived = await sustained!.count();
     let emitting = true;
-    const watching = (async () => { while (emitting) { arrived = await sustained!.count(); await sleep(200); } })();
-    const [t0, end] = [Date.now(), Date.now() + SUSTAIN_S * 1000];
-    await Promise.all(Array.from({ length: EMITTERS }, async () => {
-      while (Date.now() < end) {
-        if (accepted - arrived > AHEAD) { await sleep(5); continue; }
-        if ((await signal('sustained', accepted)).status === 202) accepted++;
+    const watching = (async () => {
+      while (emitting) {
+        arrived = await sustained!.count();
+        await sleep(200);
       }
-    }));
+    })();
+    const [t0, end] = [Date.now(), Date.now() + SUSTAIN_S * 1000];
+    await Promise.all(
+      Array.from({ length: EMITTERS }, async () => {
+        while (Date.now() < end) {
+          if (accepted - arrived > AHEAD) {
+            await sleep(5);
+            continue;
+          }
+          if ((await signal('sustained', accepted)).status === 202) accepted++;
+        }
+      }),
+    );
     emitting = false;
     await watching;
     lap('sustained');
@@ -113,7 +160,11 @@ const measure = async (type: string, temporalAddress: string, bundlePath: string
     for (let i = 0; i < count; i++) {
       const due = p0 + (i * 1000) / RATE;
       if (due > Date.now()) await sleep(due - Date.now());
-      sends.push(signal('paced', i).then(({ json }) => { acceptedAt.set(json.id ?? '', Date.now()); }));
+      sends.push(
+        signal('paced', i).then(({ json }) => {
+          acceptedAt.set(json.id ?? '', Date.now());
+        }),
+      );
     }
     await Promise.all(sends);
     lap('paced');
@@ -158,14 +209,20 @@ export const benchBrokers = async () => {
       if (!BENCH_BROKERS[type]) throw new Error(`unknown broker type ${type}; choose from ${Object.keys(BENCH_BROKERS).join(', ')}`);
       rows.push(await measure(type, temporal.address, bundlePath, dir));
     }
-    console.log(`\nBroker benchmark (loopback; one broker server at a time, one Temporal dev server; service = API + worker in one process; `
-      + `${SUSTAIN_S} s sustained, raw client ${RAW_S} s, ${RATE}/s paced for ${PACED_S} s; ${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
+    console.log(
+      `\nBroker benchmark (loopback; one broker server at a time, one Temporal dev server; service = API + worker in one process; ` +
+        `${SUSTAIN_S} s sustained, raw client ${RAW_S} s, ${RATE}/s paced for ${PACED_S} s; ${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`,
+    );
     console.log(`Floor (empty workflows completed/s on the same Temporal server, 50 in flight): ${a.toFixed(0)}\n`);
-    console.log(`| broker_type | publishes/s through the service (consumed/accepted) | × floor | raw client publishes/s | service / raw | accept→arrival at ${RATE}/s: p50 / p99 ms (max; arrived/sent) |`);
+    console.log(
+      `| broker_type | publishes/s through the service (consumed/accepted) | × floor | raw client publishes/s | service / raw | accept→arrival at ${RATE}/s: p50 / p99 ms (max; arrived/sent) |`,
+    );
     console.log('|---|---:|---:|---:|---:|---|');
     for (const r of rows) {
-      console.log(`| ${r.type} | ${r.service.toFixed(0)} (${r.consumed}/${r.accepted}) | ${(r.service / a).toFixed(2)} | ${r.raw.toFixed(0)} | ${(r.service / r.raw).toFixed(3)} `
-        + `| ${pct(r.latencies, 50)} / ${pct(r.latencies, 99)} (${Math.max(...r.latencies)}; ${r.latencies.length}/${r.paced}) |`);
+      console.log(
+        `| ${r.type} | ${r.service.toFixed(0)} (${r.consumed}/${r.accepted}) | ${(r.service / a).toFixed(2)} | ${r.raw.toFixed(0)} | ${(r.service / r.raw).toFixed(3)} ` +
+          `| ${pct(r.latencies, 50)} / ${pct(r.latencies, 99)} (${Math.max(...r.latencies)}; ${r.latencies.length}/${r.paced}) |`,
+      );
     }
     console.log('\nArrival time per type:');
     for (const r of rows) console.log(`- ${r.type}: ${r.clock}`);

@@ -22,14 +22,29 @@ const ROUNDS = Number(process.env.BENCH_COMPARE_ROUNDS ?? 3);
 const STORED_FIRST = 1_000;
 const CONNECTIONS = 50;
 
-export const compareDirs = () => (process.env.BENCH_COMPARE_DIRS ?? '').split(',').filter(Boolean).map((d) => resolve(d));
+export const compareDirs = () =>
+  (process.env.BENCH_COMPARE_DIRS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((d) => resolve(d));
 
-interface Window { rps: number; p99: number; cpuUs: number; failed: number }
+interface Window {
+  rps: number;
+  p99: number;
+  cpuUs: number;
+  failed: number;
+}
 
 /** `<path> (<commit>)`, so a table says which builds it compared. */
 const label = (dir: string) => {
   let commit = '';
-  try { commit = ` (${execSync('git describe --always --dirty', { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()})`; } catch { /* not a git checkout */ }
+  try {
+    commit = ` (${execSync('git describe --always --dirty', { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim()})`;
+  } catch {
+    /* not a git checkout */
+  }
   return `${dir === ROOT ? 'this checkout' : dir}${commit}`;
 };
 
@@ -38,14 +53,28 @@ const round = async (dir: string, temporalAddress: string, seconds: number): Pro
   const api = await startCheckoutApi(dir, { procs: 2, env: { DATA_DIR: data, TEMPORAL_ADDRESS: temporalAddress } });
   try {
     const body = JSON.stringify(benchDefinition(1));
-    const post = (opts: Partial<autocannon.Options>) => autocannon({ url: `${api.url}/api/action-triggers`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, ...opts });
+    const post = (opts: Partial<autocannon.Options>) =>
+      autocannon({
+        url: `${api.url}/api/action-triggers`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        connections: CONNECTIONS,
+        ...opts,
+      });
     const seeded = await post({ amount: STORED_FIRST });
-    if (seeded['2xx'] !== STORED_FIRST) throw new Error(`${dir}: ${seeded['2xx']} of ${STORED_FIRST} creates answered 2xx; its last output:\n${api.tail()}`);
+    if (seeded['2xx'] !== STORED_FIRST)
+      throw new Error(`${dir}: ${seeded['2xx']} of ${STORED_FIRST} creates answered 2xx; its last output:\n${api.tail()}`);
     const timed = async (): Promise<Window> => {
       const pids = processTree(api.pid);
       const cpu0 = cpuSeconds(pids);
       const r = await post({ duration: seconds });
-      return { rps: r.requests.average, p99: r.latency.p99, cpuUs: ((cpuSeconds(pids) - cpu0) / Math.max(1, r.requests.total)) * 1e6, failed: r.errors + r.timeouts + r.non2xx };
+      return {
+        rps: r.requests.average,
+        p99: r.latency.p99,
+        cpuUs: ((cpuSeconds(pids) - cpu0) / Math.max(1, r.requests.total)) * 1e6,
+        failed: r.errors + r.timeouts + r.non2xx,
+      };
     };
     return [await timed(), await timed()];
   } finally {
@@ -59,14 +88,18 @@ export const benchCreateAlongside = async (temporalAddress: string, seconds: num
   const dirs = [ROOT, ...compareDirs()];
   const names = dirs.map(label);
   const windows = dirs.map((): Array<[Window, Window]> => []);
-  console.log(`\nCreate trigger, builds side by side: API_PROCESSES=2, ${CONNECTIONS} connections, ${seconds}s per window after ${STORED_FIRST.toLocaleString('en')} untimed creates, ${ROUNDS} alternating rounds\n`);
+  console.log(
+    `\nCreate trigger, builds side by side: API_PROCESSES=2, ${CONNECTIONS} connections, ${seconds}s per window after ${STORED_FIRST.toLocaleString('en')} untimed creates, ${ROUNDS} alternating rounds\n`,
+  );
   console.log('| round | build | req/s just started | req/s steady | p99 ms steady | CPU µs per create steady | failed |');
   console.log('|---|---|---:|---:|---:|---:|---:|');
   for (let r = 1; r <= ROUNDS; r++) {
     for (const [i, dir] of dirs.entries()) {
       const [first, steady] = await round(dir, temporalAddress, seconds);
       windows[i]!.push([first, steady]);
-      console.log(`| ${r} | ${names[i]} | ${first.rps.toFixed(0)} | ${steady.rps.toFixed(0)} | ${steady.p99} | ${steady.cpuUs.toFixed(0)} | ${first.failed + steady.failed} |`);
+      console.log(
+        `| ${r} | ${names[i]} | ${first.rps.toFixed(0)} | ${steady.rps.toFixed(0)} | ${steady.p99} | ${steady.cpuUs.toFixed(0)} | ${first.failed + steady.failed} |`,
+      );
     }
   }
   console.log('\n| this checkout ÷ build | just started, per round | median | steady, per round | median |');
@@ -74,6 +107,8 @@ export const benchCreateAlongside = async (temporalAddress: string, seconds: num
   for (let i = 1; i < dirs.length; i++) {
     const ratios = (w: 0 | 1) => windows[i]!.map((other, r) => windows[0]![r]![w].rps / other[w].rps);
     const [first, steady] = [ratios(0), ratios(1)];
-    console.log(`| ${names[i]} | ${first.map((x) => x.toFixed(2)).join(', ')} | ${median(first).toFixed(2)} | ${steady.map((x) => x.toFixed(2)).join(', ')} | ${median(steady).toFixed(2)} |`);
+    console.log(
+      `| ${names[i]} | ${first.map((x) => x.toFixed(2)).join(', ')} | ${median(first).toFixed(2)} | ${steady.map((x) => x.toFixed(2)).join(', ')} | ${median(steady).toFixed(2)} |`,
+    );
   }
 };

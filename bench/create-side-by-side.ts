@@ -21,10 +21,13 @@ import { cpuSeconds, processTree, startCheckoutApi } from './checkout-api';
 import { threadCpu } from './thread-cpu';
 
 /** `<checkout>` or `<checkout>@<node flags>`: the same checkout with V8 flags of its own (e.g. `@--single-threaded-gc`). */
-const runs = (process.env.DIRS ?? '').split(',').filter(Boolean).map((d) => {
-  const [dir, flags] = d.split('@');
-  return { dir: dir!, flags: flags ? flags.split(' ') : [], label: d };
-});
+const runs = (process.env.DIRS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((d) => {
+    const [dir, flags] = d.split('@');
+    return { dir: dir!, flags: flags ? flags.split(' ') : [], label: d };
+  });
 const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.D ?? 8);
 const warmSeconds = Number(process.env.WARM ?? 2);
@@ -35,7 +38,11 @@ const threadCpuByRole = (pids: number[]) => {
   const out = new Map<string, number>();
   pids.forEach((pid, i) => {
     let threads: ReturnType<typeof threadCpu>;
-    try { threads = threadCpu(pid); } catch { return; /* it ended */ }
+    try {
+      threads = threadCpu(pid);
+    } catch {
+      return; /* it ended */
+    }
     for (const [tid, { name, seconds }] of threads) {
       const key = `${i === 0 ? 'primary' : 'api'}/${tid === String(pid) ? 'main' : name}`;
       out.set(key, (out.get(key) ?? 0) + seconds);
@@ -48,12 +55,18 @@ const main = async () => {
   if (runs.length === 0) throw new Error('DIRS=<checkout>,<checkout>…');
   const temporal = await startBenchTemporal();
   const body = JSON.stringify(benchDefinition(1));
-  const post = (url: string, duration: number) => autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration });
+  const post = (url: string, duration: number) =>
+    autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration });
   try {
     for (let round = 0; round < rounds; round++) {
       for (const { dir, flags, label } of runs) {
         const data = mkdtempSync(join(tmpdir(), 'at-side-by-side-'));
-        const api = await startCheckoutApi(dir, { flags, procs: Number(procs), profileDir: process.env.PROF, env: { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address } });
+        const api = await startCheckoutApi(dir, {
+          flags,
+          procs: Number(procs),
+          profileDir: process.env.PROF,
+          env: { DATA_DIR: data, TEMPORAL_ADDRESS: temporal.address },
+        });
         const url = `${api.url}/api/action-triggers`;
         await post(url, warmSeconds);
         const pids = processTree(api.pid);
@@ -61,15 +74,30 @@ const main = async () => {
         const threads0 = threadCpuByRole(pids);
         const t0 = process.hrtime.bigint() / 1000n;
         const r = await post(url, seconds);
-        if (process.env.PROF) appendFileSync(join(process.env.PROF, 'windows.txt'), `${basename(dir)} ${t0} ${process.hrtime.bigint() / 1000n} ${r.requests.total}\n`);
+        if (process.env.PROF)
+          appendFileSync(
+            join(process.env.PROF, 'windows.txt'),
+            `${basename(dir)} ${t0} ${process.hrtime.bigint() / 1000n} ${r.requests.total}\n`,
+          );
         const cpuUs = ((cpuSeconds(pids) - cpu0) / r.requests.total) * 1e6;
         if (process.env.THREADS) {
-          const perCreate = [...threadCpuByRole(pids)].map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const).filter(([, v]) => v >= 1);
-          console.log(`    ${label} threads, µs per create: ${perCreate.sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+          const perCreate = [...threadCpuByRole(pids)]
+            .map(([k, v]) => [k, ((v - (threads0.get(k) ?? 0)) / r.requests.total) * 1e6] as const)
+            .filter(([, v]) => v >= 1);
+          console.log(
+            `    ${label} threads, µs per create: ${perCreate
+              .sort((a, b) => b[1] - a[1])
+              .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+              .join(', ')}`,
+          );
         }
-        console.log(`| ${round + 1} | ${label} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`);
+        console.log(
+          `| ${round + 1} | ${label} | ${r.requests.average.toFixed(0)} | ${r.latency.p99} | ${cpuUs.toFixed(0)} | ${r.non2xx + r.errors} |`,
+        );
         if (r.requests.total === 0 || r.timeouts > 0) {
-          console.log(`    ${label} stalled (${r.requests.total} answered, ${r.timeouts} timed out); processes ${processTree(api.pid).join(' ')}; its last output:\n${api.tail()}`);
+          console.log(
+            `    ${label} stalled (${r.requests.total} answered, ${r.timeouts} timed out); processes ${processTree(api.pid).join(' ')}; its last output:\n${api.tail()}`,
+          );
         }
         await api.stop();
         rmSync(data, { recursive: true, force: true });
@@ -79,5 +107,13 @@ const main = async () => {
     await temporal.stop();
   }
 };
-console.log(`create trigger, API_PROCESSES=${procs}, 50 connections, ${seconds} s per run after ${warmSeconds} s of warm-up\n\n| round | checkout | req/s | p99 ms | CPU µs per create | errors |\n|---|---|---:|---:|---:|---:|`);
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+console.log(
+  `create trigger, API_PROCESSES=${procs}, 50 connections, ${seconds} s per run after ${warmSeconds} s of warm-up\n\n| round | checkout | req/s | p99 ms | CPU µs per create | errors |\n|---|---|---:|---:|---:|---:|`,
+);
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

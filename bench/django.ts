@@ -16,7 +16,8 @@ export const benchDjango = async () => {
   try {
     await new Promise<void>((resolve, reject) => {
       const python = spawn(join(ROOT, '.tools/python-client/bin/python'), [join(ROOT, 'clients/python/bench/save_time.py')], {
-        env: { ...process.env, ATC_BASE_URL: stack.service.url, ATC_BENCH_RECEIVER: stack.rx.url('') }, stdio: ['ignore', 'inherit', 'inherit'],
+        env: { ...process.env, ATC_BASE_URL: stack.service.url, ATC_BENCH_RECEIVER: stack.rx.url('') },
+        stdio: ['ignore', 'inherit', 'inherit'],
       });
       python.on('error', reject);
       python.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`save_time.py exited ${code}`))));

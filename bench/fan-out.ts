@@ -32,7 +32,10 @@ const heapMb = async (url: string) => {
   return `heap used ${mb('nodejs_heap_size_used_bytes').toFixed(0)} of ${mb('nodejs_heap_size_total_bytes').toFixed(0)}, external ${mb('nodejs_external_memory_bytes').toFixed(0)}`;
 };
 
-interface Service { url: string; child: { pid?: number } }
+interface Service {
+  url: string;
+  child: { pid?: number };
+}
 type Post = (path: string, body: unknown) => Promise<Response>;
 
 /** The baseline: as many requests as one scenario delivers, straight from undici to the receiver, as concurrent as a worker sends. */
@@ -40,29 +43,50 @@ const rawUndici = async (rx: Receiver, total: number) => {
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   let next = 0;
   const started = Date.now();
-  await Promise.all(Array.from({ length: FIRST_ATTEMPT_CONCURRENCY }, async () => {
-    while (next < total) {
-      next += 1;
-      const res = await request(rx.url('/raw'), { method: 'POST', body: '{"n":1}', headers: { 'content-type': 'application/json' }, dispatcher: agent });
-      await res.body.dump();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: FIRST_ATTEMPT_CONCURRENCY }, async () => {
+      while (next < total) {
+        next += 1;
+        const res = await request(rx.url('/raw'), {
+          method: 'POST',
+          body: '{"n":1}',
+          headers: { 'content-type': 'application/json' },
+          dispatcher: agent,
+        });
+        await res.body.dump();
+      }
+    }),
+  );
   const perS = total / ((Date.now() - started) / 1000);
   await agent.close();
   return perS;
 };
 
 /** Sends SIGNALS signals of `model` in batches of 100 and waits until every expected delivery arrived; deliveries/s over the whole run. */
-const runScenario = async (post: Post, rx: Receiver, service: Service, model: string, prefix: string, expected: number, peak: { mb: number }, signals = SIGNALS) => {
+const runScenario = async (
+  post: Post,
+  rx: Receiver,
+  service: Service,
+  model: string,
+  prefix: string,
+  expected: number,
+  peak: { mb: number },
+  signals = SIGNALS,
+) => {
   const ofScenario = () => rx.received.filter((r) => r.path.startsWith(prefix));
   const distinct = () => new Set(ofScenario().map((r) => r.headers['webhook-id'])).size;
   const workflowIds: string[] = [];
   const started = Date.now();
   for (let i = 0; i < signals; i += 100) {
-    const batch = Array.from({ length: Math.min(100, signals - i) }, (_, j) => ({ signal: 'post_save', app_label: 'bench', model_name: model, instance: { n: i + j } }));
+    const batch = Array.from({ length: Math.min(100, signals - i) }, (_, j) => ({
+      signal: 'post_save',
+      app_label: 'bench',
+      model_name: model,
+      instance: { n: i + j },
+    }));
     const res = await post('/api/signals', batch);
     if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
-    workflowIds.push(...(await res.json() as Array<{ workflow_id: string }>).map((a) => a.workflow_id));
+    workflowIds.push(...((await res.json()) as Array<{ workflow_id: string }>).map((a) => a.workflow_id));
   }
   while (distinct() < expected && Date.now() - started < 30 * 60_000) {
     peak.mb = Math.max(peak.mb, rssMb(service.child.pid!));
@@ -81,16 +105,20 @@ const actionsBefore = async (address: string, workflowIds: string[]) => {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
-    const ids = await Promise.all(workflowIds.map(async (id, k) => {
-      const started = (await client.workflow.getHandle(id).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-      const payload = started?.input?.payloads?.[0];
-      const input = JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as DispatchInput;
-      const handle = await client.workflow.start('dispatchSignal', {
-        taskQueue: started!.taskQueue!.name!, workflowId: `bench-before-${k}-${Date.now()}`, args: [{ ...input, attemptsAs: 'activities' }],
-      });
-      await handle.result();
-      return handle.workflowId;
-    }));
+    const ids = await Promise.all(
+      workflowIds.map(async (id, k) => {
+        const started = (await client.workflow.getHandle(id).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+        const payload = started?.input?.payloads?.[0];
+        const input = JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as DispatchInput;
+        const handle = await client.workflow.start('dispatchSignal', {
+          taskQueue: started!.taskQueue!.name!,
+          workflowId: `bench-before-${k}-${Date.now()}`,
+          args: [{ ...input, attemptsAs: 'activities' }],
+        });
+        await handle.result();
+        return handle.workflowId;
+      }),
+    );
     return await actionsOfWorkflows(address, ids);
   } finally {
     await connection.close();
@@ -115,22 +143,42 @@ export const benchFanOut = async () => {
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
   // As `npm start` runs it (jemalloc where the machine has it, two malloc arenas otherwise, the heap cap): the memory figures are production's.
   const jemalloc = execFileSync('sh', [join(__dirname, '..', 'scripts', 'jemalloc-path.sh')], { encoding: 'utf8' }).trim();
-  const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile, MALLOC_ARENA_MAX: '2',
-    ...(jemalloc ? { LD_PRELOAD: jemalloc, MALLOC_CONF: process.env.MALLOC_CONF ?? 'background_thread:true' } : {}) }, 'all', ['--max-old-space-size=1024']);
-  const post: Post = (path, body) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const trigger = (model: string, paths: string[]) => post('/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true,
-    webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })), payload: { n: '{{ instance.n }}' },
-  });
+  const service = await startService(
+    {
+      DATA_DIR: dir,
+      TEMPORAL_ADDRESS: temporal.address,
+      ACTION_TRIGGERS_CONFIG: configFile,
+      MALLOC_ARENA_MAX: '2',
+      ...(jemalloc ? { LD_PRELOAD: jemalloc, MALLOC_CONF: process.env.MALLOC_CONF ?? 'background_thread:true' } : {}),
+    },
+    'all',
+    ['--max-old-space-size=1024'],
+  );
+  const post: Post = (path, body) =>
+    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const trigger = (model: string, paths: string[]) =>
+    post('/api/action-triggers', {
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'bench', model_name: model }],
+      active: true,
+      webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
+      payload: { n: '{{ instance.n }}' },
+    });
   try {
     const expected = SIGNALS * WEBHOOKS;
     const raw = await rawUndici(rx, expected);
-    await trigger('order', Array.from({ length: WEBHOOKS }, (_, i) => `/one/w${i}`));
+    await trigger(
+      'order',
+      Array.from({ length: WEBHOOKS }, (_, i) => `/one/w${i}`),
+    );
     for (let i = 0; i < WEBHOOKS; i += 1) await trigger('invoice', [`/many/t${i}`]);
     const cold = rssMb(service.child.pid!);
     // Idle RSS is a worker's that has worked: a few signals first (code compiled, pools and
     // caches made once), then 20 s idle (less when IDLE_S is). The service just started is reported too.
-    await trigger('warm', Array.from({ length: WEBHOOKS }, (_, i) => `/warm/w${i}`));
+    await trigger(
+      'warm',
+      Array.from({ length: WEBHOOKS }, (_, i) => `/warm/w${i}`),
+    );
     await runScenario(post, rx, service, 'warm', '/warm/', WARM_UP_SIGNALS * WEBHOOKS, { mb: 0 }, WARM_UP_SIGNALS);
     await sleep(WARM_IDLE_S * 1000);
     const before = rssMb(service.child.pid!);
@@ -153,18 +201,30 @@ export const benchFanOut = async () => {
     const old = await actionsBefore(temporal.address, sample(one.workflowIds).slice(0, Math.max(1, Math.floor(HISTORIES / 4))));
     const per = (n: number) => (n / WEBHOOKS).toFixed(2);
 
-    console.log(`\nFan-out benchmark (${SIGNALS} signals × ${WEBHOOKS} deliveries each, no faults; service = API + worker in one process${jemalloc ? ', with jemalloc' : ''}; loopback receiver)\n`);
+    console.log(
+      `\nFan-out benchmark (${SIGNALS} signals × ${WEBHOOKS} deliveries each, no faults; service = API + worker in one process${jemalloc ? ', with jemalloc' : ''}; loopback receiver)\n`,
+    );
     console.log(`| measure | one trigger × ${WEBHOOKS} webhooks | ${WEBHOOKS} one-webhook triggers |\n|---|---:|---:|`);
     console.log(`| deliveries expected | ${expected} | ${expected} |`);
     console.log(`| requests received | ${one.received} | ${many.received} |`);
     console.log(`| duplicates (received − distinct webhook ids) | ${one.received - one.distinct} | ${many.received - many.distinct} |`);
     console.log(`| deliveries/s | ${one.perS.toFixed(0)} | ${many.perS.toFixed(0)} |`);
-    console.log(`| ratio to raw undici (${raw.toFixed(0)} requests/s, ${FIRST_ATTEMPT_CONCURRENCY} at once, same receiver) | ${(one.perS / raw).toFixed(2)} | ${(many.perS / raw).toFixed(2)} |`);
-    console.log(`| Temporal actions per delivery (mean of ${after.histories} / ${afterMany.histories} histories) | ${per(after.mean.total)} | ${per(afterMany.mean.total)} |`);
+    console.log(
+      `| ratio to raw undici (${raw.toFixed(0)} requests/s, ${FIRST_ATTEMPT_CONCURRENCY} at once, same receiver) | ${(one.perS / raw).toFixed(2)} | ${(many.perS / raw).toFixed(2)} |`,
+    );
+    console.log(
+      `| Temporal actions per delivery (mean of ${after.histories} / ${afterMany.histories} histories) | ${per(after.mean.total)} | ${per(afterMany.mean.total)} |`,
+    );
     console.log(`| of which activity attempts per delivery | ${per(after.mean.activities)} | ${per(afterMany.mean.activities)} |`);
-    console.log(`| before (one activity per action; ${old.histories} dispatches re-run): actions / activity attempts per delivery | ${per(old.mean.total)} / ${per(old.mean.activities)} | |`);
-    console.log(`\n| service RSS MB | just started | idle before (after ${WARM_UP_SIGNALS} signals and ${WARM_IDLE_S} s) | peak | after ${IDLE_S} s idle | after / before | within 20 % of before after |\n|---|---:|---:|---:|---:|---:|---:|`);
-    console.log(`| API + worker | ${cold.toFixed(0)} | ${before.toFixed(0)} | ${peak.mb.toFixed(0)} | ${idle.toFixed(0)} | ${(idle / before).toFixed(2)} | ${backAfter < 0 ? `not within ${IDLE_S} s` : `${(backAfter + 1) * 5} s idle`} |`);
+    console.log(
+      `| before (one activity per action; ${old.histories} dispatches re-run): actions / activity attempts per delivery | ${per(old.mean.total)} / ${per(old.mean.activities)} | |`,
+    );
+    console.log(
+      `\n| service RSS MB | just started | idle before (after ${WARM_UP_SIGNALS} signals and ${WARM_IDLE_S} s) | peak | after ${IDLE_S} s idle | after / before | within 20 % of before after |\n|---|---:|---:|---:|---:|---:|---:|`,
+    );
+    console.log(
+      `| API + worker | ${cold.toFixed(0)} | ${before.toFixed(0)} | ${peak.mb.toFixed(0)} | ${idle.toFixed(0)} | ${(idle / before).toFixed(2)} | ${backAfter < 0 ? `not within ${IDLE_S} s` : `${(backAfter + 1) * 5} s idle`} |`,
+    );
     console.log(`\nRSS every 5 s of idle: ${idleRss.map((mb) => mb.toFixed(0)).join(', ')}`);
     console.log(`V8 (MB) before: ${heapBefore}; after idle: ${heapAfter}`);
   } finally {

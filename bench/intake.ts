@@ -25,18 +25,33 @@ export const benchIntake = async () => {
   const port = await freePort();
   const cliPath = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!cliPath) throw new Error('no Temporal CLI (bash scripts/install-tools.sh)');
-  const startTemporal = () => startDevServer({ cliPath, dbFile: join(dir, 'temporal.sqlite'), port, uiPort: undefined, namespace: 'default', log: silentLogger });
+  const startTemporal = () =>
+    startDevServer({ cliPath, dbFile: join(dir, 'temporal.sqlite'), port, uiPort: undefined, namespace: 'default', log: silentLogger });
   let temporal: DevServer = await startTemporal();
-  await benchIntakeRate(temporal.address).catch(async (e: unknown) => { await temporal.stop(); throw e; });
+  await benchIntakeRate(temporal.address).catch(async (e: unknown) => {
+    await temporal.stop();
+    throw e;
+  });
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
   const env = { DATA_DIR: join(dir, 'data'), ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: temporal.address };
   const api = await startService(env, 'api');
-  const worker = await startWorkerProcess(env).catch(async (e: unknown) => { await api.stop(); await temporal.stop(); await rx.close(); throw e; });
-  const post = (path: string, body: unknown) => fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  await post('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'intake' }],
-    active: true, webhooks: [{ url: rx.url('/intake'), http_method: 'POST' }], payload: { n: '{{ instance.n }}' } });
+  const worker = await startWorkerProcess(env).catch(async (e: unknown) => {
+    await api.stop();
+    await temporal.stop();
+    await rx.close();
+    throw e;
+  });
+  const post = (path: string, body: unknown) =>
+    fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await post('/api/action-triggers', {
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'bench', model_name: 'intake' }],
+    active: true,
+    webhooks: [{ url: rx.url('/intake'), http_method: 'POST' }],
+    payload: { n: '{{ instance.n }}' },
+  });
 
   /** RATE signals/s for OUTAGE_S; the 202 latency of each, and when each was accepted (by n). */
   const emit = async (phase: string) => {
@@ -49,14 +64,16 @@ export const benchIntake = async () => {
       const due = t0 + (i * 1000) / RATE;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
       const n = `${phase}-${i}`;
-      pending.push((async () => {
-        const started = Date.now();
-        const res = await post('/api/signals', { id: n, signal: 'post_save', app_label: 'bench', model_name: 'intake', instance: { n } });
-        await res.arrayBuffer();
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        latencies.push(Date.now() - started);
-        acceptedAt.set(n, Date.now());
-      })());
+      pending.push(
+        (async () => {
+          const started = Date.now();
+          const res = await post('/api/signals', { id: n, signal: 'post_save', app_label: 'bench', model_name: 'intake', instance: { n } });
+          await res.arrayBuffer();
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          latencies.push(Date.now() - started);
+          acceptedAt.set(n, Date.now());
+        })(),
+      );
     }
     await Promise.all(pending);
     return { latencies, acceptedAt, statuses };
@@ -67,7 +84,8 @@ export const benchIntake = async () => {
     while (received(phase).length < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   };
   try {
-    const progress = (what: string) => console.error(`intake: ${what} (${received('up').length + received('down').length} webhooks so far)`);
+    const progress = (what: string) =>
+      console.error(`intake: ${what} (${received('up').length + received('down').length} webhooks so far)`);
     const up = await emit('up');
     progress('baseline sent');
     await waitForAll('up', up.acceptedAt.size, 120_000);
@@ -87,10 +105,16 @@ export const benchIntake = async () => {
     console.log(`\nintake: ${RATE} signals/s for ${OUTAGE_S} s each, --role=api + a worker, Temporal dev server on disk`);
     console.log('| phase | answers | 202 p50 / p99 ms | accept → receipt p50 / p99 ms |');
     console.log('|---|---|---:|---:|');
-    console.log(`| Temporal up (baseline) | ${JSON.stringify(up.statuses)} | ${pct(up.latencies, 50)} / ${pct(up.latencies, 99)} | ${pct(upReceipt, 50)} / ${pct(upReceipt, 99)} |`);
-    console.log(`| Temporal stopped | ${JSON.stringify(down.statuses)} | ${pct(down.latencies, 50)} / ${pct(down.latencies, 99)} | (queued) |`);
-    console.log(`\nafter the restart: ${distinct} of ${down.acceptedAt.size} webhooks arrived (distinct webhook-id; ${got.length} requests) in ${drainedS.toFixed(1)} s `
-      + `(${(distinct / drainedS).toFixed(0)}/s drained, including Temporal's start-up)`);
+    console.log(
+      `| Temporal up (baseline) | ${JSON.stringify(up.statuses)} | ${pct(up.latencies, 50)} / ${pct(up.latencies, 99)} | ${pct(upReceipt, 50)} / ${pct(upReceipt, 99)} |`,
+    );
+    console.log(
+      `| Temporal stopped | ${JSON.stringify(down.statuses)} | ${pct(down.latencies, 50)} / ${pct(down.latencies, 99)} | (queued) |`,
+    );
+    console.log(
+      `\nafter the restart: ${distinct} of ${down.acceptedAt.size} webhooks arrived (distinct webhook-id; ${got.length} requests) in ${drainedS.toFixed(1)} s ` +
+        `(${(distinct / drainedS).toFixed(0)}/s drained, including Temporal's start-up)`,
+    );
   } finally {
     await api.stop();
     await killProcess(worker);

@@ -23,7 +23,12 @@ export const benchLongHistory = async () => {
   const service = await startService({ DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address }, 'api');
   const pool = new Pool(service.url, { connections: 1 });
   const send = async (method: 'POST' | 'PATCH' | 'GET', path: string, body?: unknown) => {
-    const res = await pool.request({ method, path, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await pool.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
     return text;
@@ -45,20 +50,29 @@ export const benchLongHistory = async () => {
     let t0 = Date.now();
     for (let v = 2; v <= VERSIONS; v++) {
       await patch(long, v);
-      if (v % 1000 === 0) { seeding.push(`${Math.max(2, v - 999)}–${v}: ${((Date.now() - t0) / 999).toFixed(2)} ms`); t0 = Date.now(); }
+      if (v % 1000 === 0) {
+        seeding.push(`${Math.max(2, v - 999)}–${v}: ${((Date.now() - t0) / 999).toFixed(2)} ms`);
+        t0 = Date.now();
+      }
     }
     const now = () => new Date().toISOString();
     const rows = [
       ['PATCH, 1 version', await rate((n) => patch(short, n))],
       [`PATCH, ${VERSIONS.toLocaleString('en')} versions`, await rate((n) => patch(long, VERSIONS + n))],
       ['GET ?as_of=now, 1 version', await rate(() => send('GET', `/api/action-triggers/${short}?as_of=${now()}`))],
-      [`GET ?as_of=now, ${VERSIONS.toLocaleString('en')}+ versions`, await rate(() => send('GET', `/api/action-triggers/${long}?as_of=${now()}`))],
+      [
+        `GET ?as_of=now, ${VERSIONS.toLocaleString('en')}+ versions`,
+        await rate(() => send('GET', `/api/action-triggers/${long}?as_of=${now()}`)),
+      ],
     ] as const;
-    console.log(`\nLong trigger history (API role, SQLite store, one request at a time, ${DURATION_S} s each; payload ~${PAD} bytes per version)\n`);
+    console.log(
+      `\nLong trigger history (API role, SQLite store, one request at a time, ${DURATION_S} s each; payload ~${PAD} bytes per version)\n`,
+    );
     console.log(`Seeding the long trigger, mean ms per PATCH: ${seeding.join('; ')}\n`);
     console.log('| request | req/s | × the 1-version trigger |');
     console.log('|---|---:|---:|');
-    for (const [i, [name, rps]] of rows.entries()) console.log(`| ${name} | ${rps.toFixed(0)} | ${(rps / rows[i - (i % 2)]![1]).toFixed(2)} |`);
+    for (const [i, [name, rps]] of rows.entries())
+      console.log(`| ${name} | ${rps.toFixed(0)} | ${(rps / rows[i - (i % 2)]![1]).toFixed(2)} |`);
   } finally {
     await pool.close();
     await service.stop();

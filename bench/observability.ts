@@ -13,7 +13,11 @@ const SUSTAIN_S = Number(process.env.BENCH_SUSTAIN_S ?? 20);
 const SHORT_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Variant { name: string; config: Record<string, unknown>; tracing: boolean }
+interface Variant {
+  name: string;
+  config: Record<string, unknown>;
+  tracing: boolean;
+}
 /** Off twice, first and last, so drift over the run shows; the ratios are against their mean. */
 const VARIANTS: Variant[] = [
   { name: 'off', config: { metrics: { enabled: false } }, tracing: false },
@@ -23,11 +27,24 @@ const VARIANTS: Variant[] = [
   { name: 'off (again)', config: { metrics: { enabled: false } }, tracing: false },
 ];
 
-interface Figures { get: number; accepted: number; deliveries: number; cpuMs: number }
+interface Figures {
+  get: number;
+  accepted: number;
+  deliveries: number;
+  cpuMs: number;
+}
 
-const cannon = async (url: string, method: 'GET' | 'POST', body?: unknown) => (await autocannon({
-  url, connections: 50, duration: SHORT_S, method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}),
-})).requests.average;
+const cannon = async (url: string, method: 'GET' | 'POST', body?: unknown) =>
+  (
+    await autocannon({
+      url,
+      connections: 50,
+      duration: SHORT_S,
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+  ).requests.average;
 
 /**
  * `npm run bench -- observability`: what metrics and tracing cost the service, beside both off,
@@ -44,30 +61,48 @@ export const benchObservability = async () => {
       const dir = mkdtempSync(join(tmpdir(), 'at-bench-obs-'));
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ allow_private_targets: true, ...variant.config }));
       const service = await startService({
-        DATA_DIR: dir, TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: join(dir, 'config.json'),
+        DATA_DIR: dir,
+        TEMPORAL_ADDRESS: temporal.address,
+        ACTION_TRIGGERS_CONFIG: join(dir, 'config.json'),
         ...(variant.tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } : {}),
       });
       const poster = jsonPoster(service.url);
       const api = poster.post;
       try {
         const path = `/v${n}`;
-        const trigger = await (await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: `m${n}` }],
-          active: true, webhooks: [{ url: rx.url(path), http_method: 'POST' }] })).json() as { id: string };
+        const trigger = (await (
+          await api('/api/action-triggers', {
+            config_signals: [{ signal: 'post_save' }],
+            content_types: [{ app_label: 'bench', model_name: `m${n}` }],
+            active: true,
+            webhooks: [{ url: rx.url(path), http_method: 'POST' }],
+          })
+        ).json()) as { id: string };
         await sleep(2000); // warm-up: bundling, first connections
         const spansBefore = otlp.spans.length;
         const get = await cannon(`${service.url}/api/action-triggers/${trigger.id}`, 'GET');
-        const accepted = await cannon(`${service.url}/api/signals`, 'POST', { signal: 'post_save', app_label: 'bench', model_name: 'unmatched', instance: { id: 1 } });
+        const accepted = await cannon(`${service.url}/api/signals`, 'POST', {
+          signal: 'post_save',
+          app_label: 'bench',
+          model_name: 'unmatched',
+          instance: { id: 1 },
+        });
         const cpuAtStart = cpuSeconds(service.child.pid!);
         const start = Date.now();
         const end = start + SUSTAIN_S * 1000;
         let emitted = 0;
-        await Promise.all(Array.from({ length: 50 }, async () => {
-          while (Date.now() < end) {
-            if (emitted - rx.count(path) > 200) { await sleep(5); continue; }
-            emitted++;
-            await api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: `m${n}`, instance: { id: emitted } });
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            while (Date.now() < end) {
+              if (emitted - rx.count(path) > 200) {
+                await sleep(5);
+                continue;
+              }
+              emitted++;
+              await api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: `m${n}`, instance: { id: emitted } });
+            }
+          }),
+        );
         const inWindow = rx.on(path).filter((r) => r.at >= start && r.at <= end).length;
         const cpuMs = ((cpuSeconds(service.child.pid!) - cpuAtStart) * 1000) / inWindow;
         await drained(temporal.address);
@@ -86,8 +121,15 @@ export const benchObservability = async () => {
   const offs = rows.filter((r) => r.name.startsWith('off'));
   const base = (k: keyof Figures) => offs.reduce((s, r) => s + r[k], 0) / offs.length;
   const cell = (r: Figures, k: keyof Figures, digits = 0) => `${r[k].toFixed(digits)} (${(r[k] / base(k)).toFixed(2)})`;
-  console.log(`\nObservability overhead (loopback; one Temporal dev server; each variant a fresh service; ratio to the mean of the two "off" runs)\n`);
-  console.log(`| variant | GET one trigger, req/s | POST /api/signals (unmatched), accepted/s | deliveries/s over ${SUSTAIN_S} s | service CPU per delivery, ms | spans exported |`);
+  console.log(
+    `\nObservability overhead (loopback; one Temporal dev server; each variant a fresh service; ratio to the mean of the two "off" runs)\n`,
+  );
+  console.log(
+    `| variant | GET one trigger, req/s | POST /api/signals (unmatched), accepted/s | deliveries/s over ${SUSTAIN_S} s | service CPU per delivery, ms | spans exported |`,
+  );
   console.log('|---|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.name} | ${cell(r, 'get')} | ${cell(r, 'accepted')} | ${cell(r, 'deliveries')} | ${cell(r, 'cpuMs', 1)} | ${r.spans} |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.name} | ${cell(r, 'get')} | ${cell(r, 'accepted')} | ${cell(r, 'deliveries')} | ${cell(r, 'cpuMs', 1)} | ${r.spans} |`,
+    );
 };

@@ -17,9 +17,17 @@ type Post = (path: string, body: unknown) => Promise<Response>;
 type Outcome = Awaited<ReturnType<typeof measure>>;
 
 /** All at once (requests of 100), or one signal per request at a rate the service keeps up with. */
-interface Load { count: number; perRequest: number; perS?: number }
+interface Load {
+  count: number;
+  perRequest: number;
+  perS?: number;
+}
 const BURST: Load = { count: SIGNALS, perRequest: 100 };
-const PACED: Load = { count: Number(process.env.BENCH_PACED_SIGNALS ?? 300), perRequest: 1, perS: Number(process.env.BENCH_PACED_RATE ?? 10) };
+const PACED: Load = {
+  count: Number(process.env.BENCH_PACED_SIGNALS ?? 300),
+  perRequest: 1,
+  perS: Number(process.env.BENCH_PACED_RATE ?? 10),
+};
 /** Paced rounds, each beside an unordered trigger then beside a per_instance one: the spread of the first is this machine's noise. */
 const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 3);
 
@@ -31,13 +39,16 @@ const run = async (post: Post, rx: Receiver, model: string, path = `/${model}`, 
   for (let i = 0; i < total; i += load.perRequest) {
     if (load.perS) await sleep(Math.max(0, started + (i * 1000) / load.perS - Date.now()));
     const batch = Array.from({ length: Math.min(load.perRequest, total - i) }, (_, j) => ({
-      signal: 'post_save', app_label: 'bench', model_name: model, instance: { id: `i${(i + j) % INSTANCES}`, n: i + j, sent: Date.now() },
+      signal: 'post_save',
+      app_label: 'bench',
+      model_name: model,
+      instance: { id: `i${(i + j) % INSTANCES}`, n: i + j, sent: Date.now() },
     }));
     const res = await post('/api/signals', batch);
     if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${await res.text()}`);
-    ids.push(...(await res.json() as Array<{ id: string }>).map((a) => a.id));
+    ids.push(...((await res.json()) as Array<{ id: string }>).map((a) => a.id));
   }
-  return { ...await measure(rx, path, total, started), ids };
+  return { ...(await measure(rx, path, total, started)), ids };
 };
 
 /** Waits for `total` distinct deliveries to `path`, then their latency, rate and order. */
@@ -58,7 +69,14 @@ const measure = async (rx: Receiver, path: string, total: number, started: numbe
     lastN.set(key, n);
   }
   const seconds = (Math.max(...received.map((r) => r.at)) - started) / 1000;
-  return { perS: total / seconds, p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), duplicates: received.length - total, outOfOrder };
+  return {
+    perS: total / seconds,
+    p50: pct(latencies, 50),
+    p90: pct(latencies, 90),
+    p99: pct(latencies, 99),
+    duplicates: received.length - total,
+    outOfOrder,
+  };
 };
 
 /** Temporal actions per delivery: the mean over the dispatches' histories (turns are kept in our store, not in a workflow of their own). */
@@ -66,7 +84,9 @@ const actionsPerDelivery = async (address: string, dispatchIds: string[]) => {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
-    const dispatches = await Promise.all(dispatchIds.map(async (id) => countActions((await client.workflow.getHandle(`signal-${id}`).fetchHistory()).events ?? [])));
+    const dispatches = await Promise.all(
+      dispatchIds.map(async (id) => countActions((await client.workflow.getHandle(`signal-${id}`).fetchHistory()).events ?? [])),
+    );
     return meanActions(dispatches);
   } finally {
     await connection.close();
@@ -84,11 +104,21 @@ const actionsPerDelivery = async (address: string, dispatchIds: string[]) => {
 export const benchOrdering = async () => {
   installSdkLogging(silentLogger, 'error');
   const { temporal, rx, service, stop } = await startBenchStack('ordering');
-  const post: Post = (path, body) => fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const trigger = async (model: string, ordering: string, path = `/${model}`) => (await (await post('/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: model }], active: true, ordering,
-    webhooks: [{ url: rx.url(path), http_method: 'POST' }], payload: { key: '{{ instance.id }}', n: '{{ instance.n }}', sent: '{{ instance.sent }}' },
-  })).json() as { id: string }).id;
+  const post: Post = (path, body) =>
+    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const trigger = async (model: string, ordering: string, path = `/${model}`) =>
+    (
+      (await (
+        await post('/api/action-triggers', {
+          config_signals: [{ signal: 'post_save' }],
+          content_types: [{ app_label: 'bench', model_name: model }],
+          active: true,
+          ordering,
+          webhooks: [{ url: rx.url(path), http_method: 'POST' }],
+          payload: { key: '{{ instance.id }}', n: '{{ instance.n }}', sent: '{{ instance.sent }}' },
+        })
+      ).json()) as { id: string }
+    ).id;
   try {
     await trigger('ordered', 'per_instance');
     await trigger('unordered', 'none');
@@ -121,8 +151,11 @@ export const benchOrdering = async () => {
         const mixedThreads = threadRows(service.child.pid!, threadsMixed, threadCpu(service.child.pid!), load.count);
         const msOf = (rows: typeof pairThreads, label: string) => (rows.find((r) => r.label === label)?.ms ?? 0).toFixed(1);
         const labels = [...new Set([...pairThreads, ...mixedThreads].map((r) => r.label))];
-        console.log(`${name}: service CPU ms per signal by thread, beside an unordered trigger → beside a per_instance one: ${
-          labels.map((label) => `${label} ${msOf(pairThreads, label)} → ${msOf(mixedThreads, label)}`).join('; ')}`);
+        console.log(
+          `${name}: service CPU ms per signal by thread, beside an unordered trigger → beside a per_instance one: ${labels
+            .map((label) => `${label} ${msOf(pairThreads, label)} → ${msOf(mixedThreads, label)}`)
+            .join('; ')}`,
+        );
       }
       return { none, ordered, orderedPartner, cpu: { pair: pairCpu, mixed: mixedCpu } };
     };
@@ -133,29 +166,43 @@ export const benchOrdering = async () => {
     const actions = await actionsPerDelivery(temporal.address, sample(ordered.ids));
     const unorderedActions = await actionsPerDelivery(temporal.address, sample(unordered.ids));
 
-    console.log(`\nOrdering benchmark (${SIGNALS} signals over ${INSTANCES} instances, one webhook each, receiver answering at once; service = API + worker)\n`);
+    console.log(
+      `\nOrdering benchmark (${SIGNALS} signals over ${INSTANCES} instances, one webhook each, receiver answering at once; service = API + worker)\n`,
+    );
     console.log('| measure | ordering: per_instance | ordering: none |\n|---|---:|---:|');
     console.log(`| deliveries/s | ${ordered.perS.toFixed(0)} | ${unordered.perS.toFixed(0)} |`);
     console.log(`| accept → receipt p50 ms | ${ordered.p50} | ${unordered.p50} |`);
     console.log(`| accept → receipt p99 ms | ${ordered.p99} | ${unordered.p99} |`);
     console.log(`| arrivals out of instance order | ${ordered.outOfOrder} | ${unordered.outOfOrder} |`);
     console.log(`| duplicates | ${ordered.duplicates} | ${unordered.duplicates} |`);
-    console.log('\nAn unordered trigger\'s deliveries when its signals also match a second trigger:\n');
+    console.log("\nAn unordered trigger's deliveries when its signals also match a second trigger:\n");
     console.log(`| measure | beside an unordered trigger | beside a per_instance trigger |\n|---|---:|---:|`);
-    const row = (label: string, pair: { none: Outcome; ordered: Outcome }, f: (r: Outcome) => string) => console.log(`| ${label} | ${f(pair.none)} | ${f(pair.ordered)} |`);
+    const row = (label: string, pair: { none: Outcome; ordered: Outcome }, f: (r: Outcome) => string) =>
+      console.log(`| ${label} | ${f(pair.none)} | ${f(pair.ordered)} |`);
     const latency = (r: Outcome) => `${r.p50} / ${r.p90} / ${r.p99}`;
     pacedRounds.forEach((pair, i) => row(`${PACED.count} at ${PACED.perS}/s, round ${i + 1}: p50 / p90 / p99 ms`, pair, latency));
     row(`${SIGNALS} at once: deliveries/s`, burst, (r) => r.perS.toFixed(0));
     row(`${SIGNALS} at once: p50 / p90 / p99 ms`, burst, latency);
-    console.log(`\nThe per_instance partner's own deliveries (p50 / p90 / p99 ms): ${pacedRounds.map((p, i) => `paced round ${i + 1} ${latency(p.orderedPartner)}`).join('; ')}; `
-      + `at once ${latency(burst.orderedPartner)}, ${burst.orderedPartner.perS.toFixed(0)}/s, ${burst.orderedPartner.outOfOrder} out of order`);
+    console.log(
+      `\nThe per_instance partner's own deliveries (p50 / p90 / p99 ms): ${pacedRounds.map((p, i) => `paced round ${i + 1} ${latency(p.orderedPartner)}`).join('; ')}; ` +
+        `at once ${latency(burst.orderedPartner)}, ${burst.orderedPartner.perS.toFixed(0)}/s, ${burst.orderedPartner.outOfOrder} out of order`,
+    );
     const cpuOf = (c: number[]) => `Temporal ${c[0]!.toFixed(1)} + service ${c[1]!.toFixed(1)}`;
-    console.log(`CPU ms per signal (two deliveries each), beside an unordered trigger → beside a per_instance one: ${[...pacedRounds.map((p, i) => [`paced round ${i + 1}`, p] as const), ['at once', burst] as const]
-      .map(([label, p]) => `${label} ${cpuOf(p.cpu.pair)} → ${cpuOf(p.cpu.mixed)}`).join('; ')}`);
-    const kinds = (a: typeof actions) => `${a.workflowTasks.toFixed(2)} workflow tasks, ${a.localActivities.toFixed(2)} local activities, ${a.activities.toFixed(2)} activities, `
-      + `${a.signals.toFixed(2)} signals, ${a.timers.toFixed(2)} timers`;
-    console.log(`\nTemporal actions per ordered delivery: ${actions.total.toFixed(2)} (${kinds(actions)}); `
-      + `per unordered delivery: ${unorderedActions.total.toFixed(2)} (${kinds(unorderedActions)})`);
+    console.log(
+      `CPU ms per signal (two deliveries each), beside an unordered trigger → beside a per_instance one: ${[
+        ...pacedRounds.map((p, i) => [`paced round ${i + 1}`, p] as const),
+        ['at once', burst] as const,
+      ]
+        .map(([label, p]) => `${label} ${cpuOf(p.cpu.pair)} → ${cpuOf(p.cpu.mixed)}`)
+        .join('; ')}`,
+    );
+    const kinds = (a: typeof actions) =>
+      `${a.workflowTasks.toFixed(2)} workflow tasks, ${a.localActivities.toFixed(2)} local activities, ${a.activities.toFixed(2)} activities, ` +
+      `${a.signals.toFixed(2)} signals, ${a.timers.toFixed(2)} timers`;
+    console.log(
+      `\nTemporal actions per ordered delivery: ${actions.total.toFixed(2)} (${kinds(actions)}); ` +
+        `per unordered delivery: ${unorderedActions.total.toFixed(2)} (${kinds(unorderedActions)})`,
+    );
   } finally {
     await stop();
   }

@@ -28,8 +28,12 @@ export const benchPaced = async () => {
   const poster = jsonPoster(service.url);
   const api = poster.post;
   try {
-    await api('/api/action-triggers', { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'bench', model_name: 'paced' }], active: true,
-      webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }] });
+    await api('/api/action-triggers', {
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'bench', model_name: 'paced' }],
+      active: true,
+      webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }],
+    });
     const run = async (seconds: number, tag: string) => {
       const acceptedAt = new Map<string, number>();
       const count = Math.round(RATE * seconds);
@@ -40,18 +44,34 @@ export const benchPaced = async () => {
       for (let i = 0; i < count; i++) {
         const due = t0 + (i * 1000) / RATE;
         if (due > Date.now()) await sleep(due - Date.now());
-        sends.push(api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'paced', instance: { id: `${tag}-${i}` } })
-          .then(async (res) => { acceptedAt.set(((await res.json()) as { id: string }).id, Date.now()); }));
+        sends.push(
+          api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'paced', instance: { id: `${tag}-${i}` } }).then(
+            async (res) => {
+              acceptedAt.set(((await res.json()) as { id: string }).id, Date.now());
+            },
+          ),
+        );
       }
       await Promise.all(sends);
       await rx.waitFor(() => rx.count('/paced') >= before + count, 120_000).catch(() => undefined);
       const got = rx.on('/paced').slice(before);
       const perDelivery = (s0: number, s1: number) => ((s1 - s0) * 1000) / got.length;
-      const delivered = got.map((r) => { const id = String(r.headers['webhook-id']).split('.')[0]!; return { id, acceptedAt: acceptedAt.get(id) ?? r.at, receivedAt: r.at }; });
+      const delivered = got.map((r) => {
+        const id = String(r.headers['webhook-id']).split('.')[0]!;
+        return { id, acceptedAt: acceptedAt.get(id) ?? r.at, receivedAt: r.at };
+      });
       const latencies = delivered.map((d) => d.receivedAt - d.acceptedAt);
       return {
-        delivered, received: got.length, sent: count, p50: pct(latencies, 50), p99: pct(latencies, 99),
-        cpu: { temporal: perDelivery(cpu0.temporal, cpuSeconds(temporal.pid!)), service: perDelivery(cpu0.service, cpuSeconds(pid)), bench: perDelivery(cpu0.bench, cpuSeconds(process.pid)) },
+        delivered,
+        received: got.length,
+        sent: count,
+        p50: pct(latencies, 50),
+        p99: pct(latencies, 99),
+        cpu: {
+          temporal: perDelivery(cpu0.temporal, cpuSeconds(temporal.pid!)),
+          service: perDelivery(cpu0.service, cpuSeconds(pid)),
+          bench: perDelivery(cpu0.bench, cpuSeconds(process.pid)),
+        },
       };
     };
     await run(WARM_S, 'warm');
@@ -62,15 +82,26 @@ export const benchPaced = async () => {
     for (let n = 1; n <= REPEAT; n++) runs.push(await run(PACED_S, `paced${n}`));
     const received = runs.reduce((sum, r) => sum + r.received, 0);
     const rows = threadRows(pid, threads0, threadCpu(pid), received);
-    console.log(`\nPaced dispatch at ${RATE} signals/s, ${REPEAT} × ${PACED_S} s after ${WARM_S} s of warm-up (load average ${load.toFixed(1)} at start)\n`);
-    console.log('| run | received / sent | accept→receipt p50 / p99 ms | CPU per delivery ms: Temporal server / service / this process (load, receiver) |');
+    console.log(
+      `\nPaced dispatch at ${RATE} signals/s, ${REPEAT} × ${PACED_S} s after ${WARM_S} s of warm-up (load average ${load.toFixed(1)} at start)\n`,
+    );
+    console.log(
+      '| run | received / sent | accept→receipt p50 / p99 ms | CPU per delivery ms: Temporal server / service / this process (load, receiver) |',
+    );
     console.log('|---:|---:|---:|---:|');
-    runs.forEach((r, i) => console.log(`| ${i + 1} | ${r.received} / ${r.sent} | ${r.p50} / ${r.p99} | ${r.cpu.temporal.toFixed(2)} / ${r.cpu.service.toFixed(2)} / ${r.cpu.bench.toFixed(2)} |`));
+    runs.forEach((r, i) =>
+      console.log(
+        `| ${i + 1} | ${r.received} / ${r.sent} | ${r.p50} / ${r.p99} | ${r.cpu.temporal.toFixed(2)} / ${r.cpu.service.toFixed(2)} / ${r.cpu.bench.toFixed(2)} |`,
+      ),
+    );
     if (REPEAT > 1) console.log(`| median | | ${median(runs.map((r) => r.p50))} / ${median(runs.map((r) => r.p99))} | |`);
     console.log('\n| service thread, all runs | ms per delivery |\n|---|---:|');
     for (const row of rows) console.log(`| ${row.label} | ${row.ms.toFixed(2)} |`);
     const last = runs.at(-1)!;
-    if (SLOWEST > 0) console.log(`\nThe ${SLOWEST} slowest deliveries of run ${REPEAT}, ms\n\n${(await slowestStages(temporal.address, last.delivered, SLOWEST)).join('\n')}`);
+    if (SLOWEST > 0)
+      console.log(
+        `\nThe ${SLOWEST} slowest deliveries of run ${REPEAT}, ms\n\n${(await slowestStages(temporal.address, last.delivered, SLOWEST)).join('\n')}`,
+      );
   } finally {
     await poster.close();
     await stack.stop();

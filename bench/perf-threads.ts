@@ -13,8 +13,15 @@ const parse = (text: string): Sample[] => {
   const samples: Sample[] = [];
   let current: Sample | undefined;
   for (const line of text.split('\n')) {
-    if (!line.trim()) { if (current) samples.push(current); current = undefined; continue; }
-    if (/^\s*\d+\s*$/.test(line)) { current = { tid: Number(line.trim()), frames: [] }; continue; }
+    if (!line.trim()) {
+      if (current) samples.push(current);
+      current = undefined;
+      continue;
+    }
+    if (/^\s*\d+\s*$/.test(line)) {
+      current = { tid: Number(line.trim()), frames: [] };
+      continue;
+    }
     current?.frames.push(line.trim().split(' ').slice(1).join(' '));
   }
   if (current) samples.push(current);
@@ -50,7 +57,10 @@ const main = () => {
   const charged = new Map<string, number>();
   for (const { frames } of workflow) {
     let bucket: string | undefined;
-    for (const f of frames) { bucket = BUCKETS.find(([, test]) => test(f))?.[0]; if (bucket) break; }
+    for (const f of frames) {
+      bucket = BUCKETS.find(([, test]) => test(f))?.[0];
+      if (bucket) break;
+    }
     const name = bucket ?? 'other (kernel, scheduling, allocation)';
     charged.set(name, (charged.get(name) ?? 0) + 1);
   }

@@ -16,4 +16,5 @@ export const startBenchPostgres = async () => {
 };
 
 /** Which stores a bench runs on: BENCH_STORES=sqlite,postgres (default both, in that order). */
-export const benchStores = () => (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').filter((s) => s === 'sqlite' || s === 'postgres');
+export const benchStores = () =>
+  (process.env.BENCH_STORES ?? 'sqlite,postgres').split(',').filter((s) => s === 'sqlite' || s === 'postgres');

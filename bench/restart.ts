@@ -13,7 +13,7 @@ const timeToReady = async (dir: string, temporalAddress: string, role: 'all' | '
   while ((await fetch(`${service.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rss = rssMb(service.child.pid!);
-  const list = await (await fetch(`${service.url}/api/action-triggers?limit=1000`)).json() as unknown[];
+  const list = (await (await fetch(`${service.url}/api/action-triggers?limit=1000`)).json()) as unknown[];
   await service.stop();
   return { seconds, rss, listed: list.length };
 };
@@ -37,11 +37,15 @@ export const benchRestart = async () => {
       if (role === 'api') {
         // The first start on the seeded store rebuilds the read model from all the events.
         const cold = await timeToReady(dir, temporal.address, role);
-        console.log(`| ${role} | cold: read model rebuilt from the events | ${cold.seconds.toFixed(2)} | ${(cold.seconds / baseline.seconds).toFixed(2)} | ${cold.rss.toFixed(0)} |`);
+        console.log(
+          `| ${role} | cold: read model rebuilt from the events | ${cold.seconds.toFixed(2)} | ${(cold.seconds / baseline.seconds).toFixed(2)} | ${cold.rss.toFixed(0)} |`,
+        );
         if (cold.listed !== Math.min(1000, COUNT)) throw new Error('the service did not list the seeded triggers');
       }
       const warm = await timeToReady(dir, temporal.address, role);
-      console.log(`| ${role} | restart: read model on disk, caught up | ${warm.seconds.toFixed(2)} | ${(warm.seconds / baseline.seconds).toFixed(2)} | ${warm.rss.toFixed(0)} |`);
+      console.log(
+        `| ${role} | restart: read model on disk, caught up | ${warm.seconds.toFixed(2)} | ${(warm.seconds / baseline.seconds).toFixed(2)} | ${warm.rss.toFixed(0)} |`,
+      );
       if (warm.listed !== Math.min(1000, COUNT)) throw new Error('the service did not list the seeded triggers');
     }
     await temporal.stop();

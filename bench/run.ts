@@ -12,7 +12,19 @@ import { buildService } from '../test/support/build';
 import { benchDjango } from './django';
 import { benchOrdering } from './ordering';
 
-const suites: Record<string, () => Promise<void>> = { api: benchApi, restart: benchRestart, dispatch: benchDispatch, 'fan-out': benchFanOut, brokers: benchBrokers, intake: benchIntake, observability: benchObservability, paced: benchPaced, 'long-history': benchLongHistory, django: benchDjango, ordering: benchOrdering };
+const suites: Record<string, () => Promise<void>> = {
+  api: benchApi,
+  restart: benchRestart,
+  dispatch: benchDispatch,
+  'fan-out': benchFanOut,
+  brokers: benchBrokers,
+  intake: benchIntake,
+  observability: benchObservability,
+  paced: benchPaced,
+  'long-history': benchLongHistory,
+  django: benchDjango,
+  ordering: benchOrdering,
+};
 
 const main = async () => {
   // The suites start the compiled service, as production runs it: compiled from the code as it is now.
@@ -26,5 +38,14 @@ const main = async () => {
   }
 };
 // An event loop that drains before the suites finish means a bench hung on something that died.
-process.on('beforeExit', () => { console.error('bench ended before finishing'); process.exit(1); });
-main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+process.on('beforeExit', () => {
+  console.error('bench ended before finishing');
+  process.exit(1);
+});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

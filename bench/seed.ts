@@ -24,11 +24,21 @@ export const seedTriggers = async (target: string | EventStore, count: number): 
   const ids = Array.from({ length: count }, () => uuidv7());
   const occurred_at = new Date().toISOString();
   for (let from = 0; from < count; from += 200) {
-    await Promise.all(ids.slice(from, from + 200).map((id, k) => store.append(streamOf(id), [{
-      type: 'TriggerCreated',
-      data: { schema_version: 1, trigger_id: id, definition: benchDefinition(from + k) },
-      metadata: { actor: 'bench', request_id: `seed-${from + k}`, occurred_at },
-    }], 'no_stream')));
+    await Promise.all(
+      ids.slice(from, from + 200).map((id, k) =>
+        store.append(
+          streamOf(id),
+          [
+            {
+              type: 'TriggerCreated',
+              data: { schema_version: 1, trigger_id: id, definition: benchDefinition(from + k) },
+              metadata: { actor: 'bench', request_id: `seed-${from + k}`, occurred_at },
+            },
+          ],
+          'no_stream',
+        ),
+      ),
+    );
   }
   if (typeof target === 'string') await store.close();
   return ids;

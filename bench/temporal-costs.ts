@@ -23,12 +23,17 @@ export const cpuSeconds = (pid: number): number => {
 /** The sum of a Prometheus counter over its label sets in namespace `default`. */
 export const serverCounter = async (metricsUrl: string, name: string): Promise<number> => {
   const text = await (await fetch(metricsUrl)).text();
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`) && l.includes('namespace="default"'))
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && l.includes('namespace="default"'))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 };
 
 /** Mean actions per execution of these workflows' histories, and how many started eagerly. */
-export const actionsOfWorkflows = async (address: string, workflowIds: string[]): Promise<{ mean: ActionCounts; eagerStarts: number; histories: number }> => {
+export const actionsOfWorkflows = async (
+  address: string,
+  workflowIds: string[],
+): Promise<{ mean: ActionCounts; eagerStarts: number; histories: number }> => {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
@@ -48,9 +53,16 @@ export const actionsOfRecorded = (path: string): ActionCounts =>
 export const FIXTURES = join(__dirname, '..', 'test', 'fixtures', 'histories');
 
 const LABELS: Array<[keyof ActionCounts, string]> = [
-  ['workflowStarted', 'workflow started'], ['workflowTasks', 'workflow tasks'], ['activities', 'activity attempts'],
-  ['localActivities', 'local activities'], ['markers', 'markers (patches, side effects)'], ['timers', 'timers'],
-  ['searchAttributeUpserts', 'search-attribute upserts'], ['signals', 'signals received'], ['completion', 'completion'], ['total', '**total**'],
+  ['workflowStarted', 'workflow started'],
+  ['workflowTasks', 'workflow tasks'],
+  ['activities', 'activity attempts'],
+  ['localActivities', 'local activities'],
+  ['markers', 'markers (patches, side effects)'],
+  ['timers', 'timers'],
+  ['searchAttributeUpserts', 'search-attribute upserts'],
+  ['signals', 'signals received'],
+  ['completion', 'completion'],
+  ['total', '**total**'],
 ];
 
 /** Markdown rows, one per kind: label | each column's value. */

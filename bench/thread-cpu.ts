@@ -8,8 +8,13 @@ export const threadCpu = (pid: number): Map<string, { name: string; seconds: num
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       // utime and stime are fields 14 and 15; the name in parentheses may hold spaces.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
-    } catch { /* the thread ended between the listing and the read (a vm watchdog) */ }
+      threads.set(tid, {
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        seconds: (Number(fields[11]) + Number(fields[12])) / 100,
+      });
+    } catch {
+      /* the thread ended between the listing and the read (a vm watchdog) */
+    }
   }
   return threads;
 };
@@ -25,6 +30,9 @@ export const threadRows = (pid: number, before: ReturnType<typeof threadCpu>, af
     const label = String(pid) === tid ? `${tid} (main)` : name === 'node' ? `${tid} (node)` : name;
     sums.set(label, (sums.get(label) ?? 0) + seconds - (before.get(tid)?.seconds ?? 0));
   }
-  return [...sums].map(([label, seconds]) => ({ label, ms: (seconds * 1000) / deliveries }))
-    .filter((r) => r.ms >= 0.05).sort((a, b) => b.ms - a.ms).slice(0, 10);
+  return [...sums]
+    .map(([label, seconds]) => ({ label, ms: (seconds * 1000) / deliveries }))
+    .filter((r) => r.ms >= 0.05)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 10);
 };

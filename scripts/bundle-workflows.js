@@ -9,9 +9,15 @@ const { TRACING_WORKFLOW_MODULES } = require(join(dist, 'src', 'observability', 
 const { BUNDLE_FILES } = require(join(dist, 'src', 'temporal', 'workflow-bundles.js'));
 
 const main = async () => {
-  for (const [tracing, modules] of [[false, []], [true, TRACING_WORKFLOW_MODULES]]) {
+  for (const [tracing, modules] of [
+    [false, []],
+    [true, TRACING_WORKFLOW_MODULES],
+  ]) {
     const { code } = await bundleWorkflows(modules);
     writeFileSync(join(dist, BUNDLE_FILES[String(tracing)]), code);
   }
 };
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

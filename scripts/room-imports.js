@@ -43,12 +43,16 @@ const oneWay = importRule('imports point one way between layers (scripts/rooms.j
   const fromRoom = roomOf(from);
   const toRoom = roomOf(to);
   if (fromRoom === undefined || toRoom === undefined || rankOf(toRoom) <= rankOf(fromRoom)) return;
-  context.report({ node, message: `${fromRoom} (layer ${layerOf(fromRoom)}) may not import ${toRoom} (layer ${layerOf(toRoom)}) (${source}): a layer imports only the layers listed before it in scripts/rooms.js` });
+  context.report({
+    node,
+    message: `${fromRoom} (layer ${layerOf(fromRoom)}) may not import ${toRoom} (layer ${layerOf(toRoom)}) (${source}): a layer imports only the layers listed before it in scripts/rooms.js`,
+  });
 });
 
 const never = importRule('folders keep the NEVER rules of scripts/rooms.js', (context, node, from, to, source) => {
   const rule = neverBroken(from, to);
-  if (rule) context.report({ node, message: `${rule.from} never imports ${path.posix.dirname(to)} (${source}): ${rule.why} (scripts/rooms.js)` });
+  if (rule)
+    context.report({ node, message: `${rule.from} never imports ${path.posix.dirname(to)} (${source}): ${rule.why} (scripts/rooms.js)` });
 });
 
 module.exports = { rules: { 'one-way': oneWay, never } };

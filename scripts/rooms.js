@@ -10,20 +10,33 @@
  * directly in `dir`.
  */
 const LAYERS = [
-  ['kernel', 'pure helpers every layer may use (limits, logger, codec helpers, field errors, templates, host classification); the TypeScript client, whose types are the API\'s shapes',
-    ['src/kernel', 'src/client']],
-  ['adapters', 'no domain knowledge: the event store, metrics and tracing, the pure types a dispatch shares with its workflow',
-    ['src/event-store', 'src/observability', 'src/dispatch']],
-  ['destinations', 'every destination type: its keys, its checks against the config, its OpenAPI fragment, its send',
-    ['src/destinations']],
-  ['models', 'what a trigger, a signal and a circuit breaker are (codecs, events, decisions, matching); the dispatch workflow',
-    ['src/model', 'src/workflows']],
-  ['infrastructure', 'built on the models: the config, the read model, the Temporal client, the HTTP kit',
-    ['src/config', 'src/projections', 'src/temporal', 'src/http']],
-  ['features', 'one folder per thing the service does: trigger and signal routes, delivery, instance order, audit, ops',
-    ['src/triggers', 'src/signals', 'src/delivery', 'src/activities', 'src/ordering', 'src/audit', 'src/ops']],
-  ['composition', 'the HTTP app and its OpenAPI document, the entry points (main, worker, API cluster)',
-    ['src/api', 'src/*']],
+  [
+    'kernel',
+    "pure helpers every layer may use (limits, logger, codec helpers, field errors, templates, host classification); the TypeScript client, whose types are the API's shapes",
+    ['src/kernel', 'src/client'],
+  ],
+  [
+    'adapters',
+    'no domain knowledge: the event store, metrics and tracing, the pure types a dispatch shares with its workflow',
+    ['src/event-store', 'src/observability', 'src/dispatch'],
+  ],
+  ['destinations', 'every destination type: its keys, its checks against the config, its OpenAPI fragment, its send', ['src/destinations']],
+  [
+    'models',
+    'what a trigger, a signal and a circuit breaker are (codecs, events, decisions, matching); the dispatch workflow',
+    ['src/model', 'src/workflows'],
+  ],
+  [
+    'infrastructure',
+    'built on the models: the config, the read model, the Temporal client, the HTTP kit',
+    ['src/config', 'src/projections', 'src/temporal', 'src/http'],
+  ],
+  [
+    'features',
+    'one folder per thing the service does: trigger and signal routes, delivery, instance order, audit, ops',
+    ['src/triggers', 'src/signals', 'src/delivery', 'src/activities', 'src/ordering', 'src/audit', 'src/ops'],
+  ],
+  ['composition', 'the HTTP app and its OpenAPI document, the entry points (main, worker, API cluster)', ['src/api', 'src/*']],
 ];
 
 /**

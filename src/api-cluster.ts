@@ -14,7 +14,8 @@ const RESTART_DELAY_MS = 1000;
  */
 export const runApiCluster = (count: number, log: Logger, mainFile: string) => {
   // Forks run `mainFile` with this process's arguments; TypeScript sources need ts-node there too.
-  const register = mainFile.endsWith('.ts') && !process.execArgv.join(' ').includes('ts-node') ? ['-r', 'ts-node/register/transpile-only'] : [];
+  const register =
+    mainFile.endsWith('.ts') && !process.execArgv.join(' ').includes('ts-node') ? ['-r', 'ts-node/register/transpile-only'] : [];
   cluster.setupPrimary({ exec: mainFile, execArgv: [...process.execArgv, ...register] });
   let stopping = false;
   const listened = new Set<Worker>();
@@ -42,7 +43,9 @@ export const runApiCluster = (count: number, log: Logger, mainFile: string) => {
     }
     listened.delete(worker);
     log.error('an API process died; starting another', { pid: worker.process.pid, code, signal });
-    setTimeout(() => { if (!stopping) cluster.fork(); }, RESTART_DELAY_MS);
+    setTimeout(() => {
+      if (!stopping) cluster.fork();
+    }, RESTART_DELAY_MS);
   });
 
   answerClusterMetrics();

@@ -36,8 +36,14 @@ const temporalAddress = async (config: Config, log: Logger) => {
   if (!cliPath) {
     throw new Error('no Temporal CLI found: set TEMPORAL_ADDRESS, or TEMPORAL_CLI_PATH, or install it (bash scripts/install-tools.sh)');
   }
-  return startDevServer({ cliPath, dbFile: join(config.dataDir, 'temporal.sqlite'), port: config.temporal.devServerPort,
-    uiPort: config.temporal.uiPort, namespace: config.temporal.namespace, log });
+  return startDevServer({
+    cliPath,
+    dbFile: join(config.dataDir, 'temporal.sqlite'),
+    port: config.temporal.devServerPort,
+    uiPort: config.temporal.uiPort,
+    namespace: config.temporal.namespace,
+    log,
+  });
 };
 
 /** Composition root: config → adapters → projection → Temporal → worker and/or API. */
@@ -53,7 +59,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   mkdirSync(config.dataDir, { recursive: true });
   // Several hosts each on a SQLite store of their own would each accept signals the others never see.
   if (process.env.POSTGRES_URL && config.eventStore !== 'postgres') {
-    log.warn(`POSTGRES_URL is set but EVENT_STORE is ${config.eventStore}: the event store is ${config.eventStore === 'sqlite' ? 'the SQLite file in DATA_DIR' : config.eventStore}`);
+    log.warn(
+      `POSTGRES_URL is set but EVENT_STORE is ${config.eventStore}: the event store is ${config.eventStore === 'sqlite' ? 'the SQLite file in DATA_DIR' : config.eventStore}`,
+    );
   }
   const store = withAppendTiming(await openEventStore(config), metrics);
   const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
@@ -62,7 +70,8 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   metrics.projectionLag(projection.lag);
   // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
-  const metricsServer = role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
+  const metricsServer =
+    role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
   const stuck = projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
@@ -76,16 +85,28 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const tracing = startTracing();
   const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
-  const worker = native ? await startWorker({ config, connection: native, store: patientReads(store), readModel, log, env: process.env, tracing, metrics }) : undefined;
+  const worker = native
+    ? await startWorker({ config, connection: native, store: patientReads(store), readModel, log, env: process.env, tracing, metrics })
+    : undefined;
   if (worker) workflowStuckMs = worker.workflowStuckMs;
   let searchAttributesReady = native !== undefined;
-  const api = role === 'worker' ? undefined : await startApiRole({
-    config, store, readModel, projection, log, dispatch, metrics, ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
-    startDispatch: async (signal, plan, redelivery, requestId, turns) => {
-      if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-      return dispatch.start(signal, plan, redelivery, requestId, turns);
-    },
-  });
+  const api =
+    role === 'worker'
+      ? undefined
+      : await startApiRole({
+          config,
+          store,
+          readModel,
+          projection,
+          log,
+          dispatch,
+          metrics,
+          ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
+          startDispatch: async (signal, plan, redelivery, requestId, turns) => {
+            if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
+            return dispatch.start(signal, plan, redelivery, requestId, turns);
+          },
+        });
   let server: Server | undefined;
   let port = config.port;
   if (api) {
@@ -93,8 +114,13 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     const address = server.address();
     port = typeof address === 'object' && address ? address.port : config.port;
     log.info('action-triggers API listening', {
-      url: `http://${host}:${port}`, role, pid: process.pid, config_file: config.configFile ?? 'none (./action-triggers.config.json not found: defaults)',
-      data_dir: config.dataDir, event_store: config.eventStore, temporal: temporal.address,
+      url: `http://${host}:${port}`,
+      role,
+      pid: process.pid,
+      config_file: config.configFile ?? 'none (./action-triggers.config.json not found: defaults)',
+      data_dir: config.dataDir,
+      event_store: config.eventStore,
+      temporal: temporal.address,
       auth: apiKeys.length === 0 ? 'none configured: open to loopback callers only' : `${apiKeys.length} API key(s)`,
     });
   }
@@ -118,26 +144,35 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
 
 const roleOf = (argv: string[]): Role => {
   const arg = argv.find((a) => a.startsWith('--role='))?.slice('--role='.length) ?? 'all';
-  if (arg !== 'all' && arg !== 'api' && arg !== 'worker') throw new ConfigError([{ path: 'argv.--role', message: 'must be all, api or worker' }]);
+  if (arg !== 'all' && arg !== 'api' && arg !== 'worker')
+    throw new ConfigError([{ path: 'argv.--role', message: 'must be all, api or worker' }]);
   return arg;
 };
 
 const runProcess = (log: Logger, role: Role, config: Config) => {
-  Promise.resolve().then(() => start(log, role, config)).then(({ stop }) => {
-    let stopping = false;
-    const shutdown = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info('stopping', { signal });
-      stop().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-  }, (e: unknown) => {
-    if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
-    else log.error('failed to start', { error: String(e), stack: (e as Error)?.stack });
-    process.exit(1);
-  });
+  Promise.resolve()
+    .then(() => start(log, role, config))
+    .then(
+      ({ stop }) => {
+        let stopping = false;
+        const shutdown = (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          log.info('stopping', { signal });
+          stop().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+        };
+        process.once('SIGINT', () => shutdown('SIGINT'));
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+      },
+      (e: unknown) => {
+        if (e instanceof ConfigError) process.stderr.write(`${e.message}\n`);
+        else log.error('failed to start', { error: String(e), stack: (e as Error)?.stack });
+        process.exit(1);
+      },
+    );
 };
 
 if (require.main === module) {

@@ -45,17 +45,30 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
         ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
       },
     });
-  } catch { /* a runtime is already installed */ }
+  } catch {
+    /* a runtime is already installed */
+  }
 };
 
 /** Bundles the workflow code once; workers then start fast. `workflowInterceptorModules`: tracing's, when on. */
 export const bundleWorkflows = async (workflowInterceptorModules: string[] = []): Promise<WorkflowBundleOption> => {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), workflowInterceptorModules, logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows'),
+    workflowInterceptorModules,
+    logger: quietBundlerLogger,
+  });
   return { code };
 };
 
-const quietBundlerLogger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error, log: () => undefined };
+const quietBundlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: console.error,
+  log: () => undefined,
+};
 
 /**
  * WORKFLOW_BUNDLE_PATH (a prebuilt bundle without tracing's interceptors) while tracing is off;
@@ -66,7 +79,7 @@ const workflowBundleOf = (deps: WorkerDeps): Promise<WorkflowBundleOption> => {
   const given = deps.env?.WORKFLOW_BUNDLE_PATH;
   if (given && modules.length === 0) return Promise.resolve({ codePath: given });
   const built = builtWorkflowBundle(modules.length > 0);
-  deps.log.info(built ? 'workflow code: the build\'s bundle' : 'workflow code: bundling it now', built ? { path: built } : {});
+  deps.log.info(built ? "workflow code: the build's bundle" : 'workflow code: bundling it now', built ? { path: built } : {});
   return built ? Promise.resolve({ codePath: built }) : bundleWorkflows(modules);
 };
 
@@ -76,19 +89,40 @@ export const startWorker = async (deps: WorkerDeps) => {
   const webhooks = createWebhookTransport({ allowPrivateTargets: config.file.allow_private_targets ?? false });
   const brokerConnections = createConnections();
   const dynamicValues = createDynamicValues({
-    modulePath: config.file.dynamic_values?.module, allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
-    env: deps.env ?? process.env, cwd: process.cwd(),
+    modulePath: config.file.dynamic_values?.module,
+    allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
+    env: deps.env ?? process.env,
+    cwd: process.cwd(),
   });
-  const workflowBundle = deps.workflowBundle ?? await workflowBundleOf(deps);
-  const { created: worker, watch } = await withWatchedWorkflowThreads(() => Worker.create({
-    connection: deps.connection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue,
-    workflowBundle,
-    ...deps.tracing?.workerOptions,
-    activities: createActivities({ config, store: deps.store, readModel: deps.readModel, webhooks, brokerConnections, dynamicValues, log: deps.log, metrics: deps.metrics }),
-    maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentLocalActivityExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 200,
-  }), (ms) => deps.log.error(`workflow code has run for over ${STUCK_AFTER_MS / 1000} s in one call: every workflow of its thread waits (an endless loop?)`, { running_ms: ms }));
+  const workflowBundle = deps.workflowBundle ?? (await workflowBundleOf(deps));
+  const { created: worker, watch } = await withWatchedWorkflowThreads(
+    () =>
+      Worker.create({
+        connection: deps.connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        workflowBundle,
+        ...deps.tracing?.workerOptions,
+        activities: createActivities({
+          config,
+          store: deps.store,
+          readModel: deps.readModel,
+          webhooks,
+          brokerConnections,
+          dynamicValues,
+          log: deps.log,
+          metrics: deps.metrics,
+        }),
+        maxConcurrentActivityTaskExecutions: 200,
+        maxConcurrentLocalActivityExecutions: 200,
+        maxConcurrentWorkflowTaskExecutions: 200,
+      }),
+    (ms) =>
+      deps.log.error(
+        `workflow code has run for over ${STUCK_AFTER_MS / 1000} s in one call: every workflow of its thread waits (an endless loop?)`,
+        { running_ms: ms },
+      ),
+  );
   const running = worker.run();
   deps.log.info('Temporal worker running', { task_queue: config.temporal.taskQueue, workflow_threads_watched: watch.threads });
   return {

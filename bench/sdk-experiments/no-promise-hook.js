@@ -6,6 +6,9 @@ const { isMainThread } = require('node:worker_threads');
 
 if (!isMainThread) {
   const { GlobalHandlers } = require(require.resolve('@temporalio/worker/lib/workflow/vm-shared', { paths: [__dirname] }));
-  if (typeof GlobalHandlers?.prototype?.setPromiseHook !== 'function') throw new Error('no GlobalHandlers.setPromiseHook in this SDK version');
-  GlobalHandlers.prototype.setPromiseHook = function skipped() { this.promiseHookInstalled = false; };
+  if (typeof GlobalHandlers?.prototype?.setPromiseHook !== 'function')
+    throw new Error('no GlobalHandlers.setPromiseHook in this SDK version');
+  GlobalHandlers.prototype.setPromiseHook = function skipped() {
+    this.promiseHookInstalled = false;
+  };
 }

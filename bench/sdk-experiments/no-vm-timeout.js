@@ -13,7 +13,9 @@ if (!isMainThread) {
     return rest;
   };
   const runScript = vm.Script.prototype.runInContext;
-  vm.Script.prototype.runInContext = function runInContext(context, options) { return runScript.call(this, context, withoutTimeout(options)); };
+  vm.Script.prototype.runInContext = function runInContext(context, options) {
+    return runScript.call(this, context, withoutTimeout(options));
+  };
   const run = vm.runInContext;
   vm.runInContext = (code, context, options) => run(code, context, withoutTimeout(options));
 }

@@ -43,34 +43,45 @@ type EndTurn = (args: TurnArgs) => Promise<boolean>;
  * One activity per channel: the shared attempt pipeline, with a result that stays small whatever
  * the trigger renders; a delivery that `endsTurn` ends its dispatch's turn in its instance order.
  */
-const activityOf = <T>(deps: PipelineDeps, channel: Channel<T>, endTurn: EndTurn) => (args: ActionArgs): Promise<DeliveryReceipt> =>
-  // Every line of the attempt (the pipeline's, the ledger's, the breaker's) names the signal and its request.
-  withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
-    const receipt = await runAttempt(deps, channel, args);
-    const turnEnded = args.endsTurn !== undefined && await endTurn(args.endsTurn);
-    return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
-  });
+const activityOf =
+  <T>(deps: PipelineDeps, channel: Channel<T>, endTurn: EndTurn) =>
+  (args: ActionArgs): Promise<DeliveryReceipt> =>
+    // Every line of the attempt (the pipeline's, the ledger's, the breaker's) names the signal and its request.
+    withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
+      const receipt = await runAttempt(deps, channel, args);
+      const turnEnded = args.endsTurn !== undefined && (await endTurn(args.endsTurn));
+      return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
+    });
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 /** webhook_url_patterns as a check of one URL; none configured: every URL. */
-const urlAllowedBy = (patterns: readonly RegExp[]) => (patterns.length === 0 ? undefined
-  : (url: string) => patterns.some((p) => matchesFromStart(p, url)));
+const urlAllowedBy = (patterns: readonly RegExp[]) =>
+  patterns.length === 0 ? undefined : (url: string) => patterns.some((p) => matchesFromStart(p, url));
 
 export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   const definitionAt = createDefinitionAt(deps.store);
   const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });
   const pipeline: PipelineDeps = {
-    definitionAt, dynamicValues: deps.dynamicValues, ledger: createDeliveredLedger(deps.store, deps.log), log: deps.log, breaker,
+    definitionAt,
+    dynamicValues: deps.dynamicValues,
+    ledger: createDeliveredLedger(deps.store, deps.log),
+    log: deps.log,
+    breaker,
     metrics: deps.metrics && {
-      metrics: deps.metrics, brokerTypes: new Map(Object.entries(deps.config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
+      metrics: deps.metrics,
+      brokerTypes: new Map(Object.entries(deps.config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
     },
   };
   const channels: Channels = {
     webhook: DESTINATIONS.webhook.channel({
-      dispatcher: deps.webhooks.dispatcher, signingSecret: deps.config.file.signing_secret, userAgent: WEBHOOK_USER_AGENT,
+      dispatcher: deps.webhooks.dispatcher,
+      signingSecret: deps.config.file.signing_secret,
+      userAgent: WEBHOOK_USER_AGENT,
       urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
     }) as Channel<unknown>,
-    broker: DESTINATIONS.broker.channel(deps.config.file.brokers ?? {}, deps.brokerConnections, { allowPrivateTargets: deps.config.file.allow_private_targets ?? false }) as Channel<unknown>,
+    broker: DESTINATIONS.broker.channel(deps.config.file.brokers ?? {}, deps.brokerConnections, {
+      allowPrivateTargets: deps.config.file.allow_private_targets ?? false,
+    }) as Channel<unknown>,
   };
   const turns = turnActivities(deps.store);
   return {

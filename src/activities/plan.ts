@@ -11,5 +11,7 @@ export interface PlanDeps {
  * Matching for dispatches started before the API planned them (their input has no plan):
  * the same planning on the worker's read model, as a local activity.
  */
-export const createPlanActions = (deps: PlanDeps) => async (signal: SignalEnvelope): Promise<DispatchPlan> =>
-  planDispatch(deps.readModel, deps.defaultTimeoutSecs, signal);
+export const createPlanActions =
+  (deps: PlanDeps) =>
+  async (signal: SignalEnvelope): Promise<DispatchPlan> =>
+    planDispatch(deps.readModel, deps.defaultTimeoutSecs, signal);

@@ -55,7 +55,8 @@ const requestId = (req: Request, res: Response, next: NextFunction) => {
 const requireJson = (req: Request, res: Response, next: NextFunction) => {
   const length = Number(req.get('content-length') ?? '0');
   const hasBody = req.get('transfer-encoding') !== undefined || length > 0;
-  if (hasBody && !req.is(JSON_TYPES)) return sendError(res, { _tag: 'UnsupportedMediaType', detail: 'request bodies must be JSON (application/json)' });
+  if (hasBody && !req.is(JSON_TYPES))
+    return sendError(res, { _tag: 'UnsupportedMediaType', detail: 'request bodies must be JSON (application/json)' });
   next();
 };
 
@@ -69,14 +70,21 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
   const status = e.status ?? e.statusCode;
   if (res.headersSent) return;
   if (e.type === 'entity.too.large') return sendError(res, { _tag: 'BodyTooLarge' });
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, { _tag: 'UnsupportedMediaType', detail: e.message ?? 'unsupported request body encoding' });
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+    return sendError(res, { _tag: 'UnsupportedMediaType', detail: e.message ?? 'unsupported request body encoding' });
   if (e.type === 'entity.parse.failed') return sendError(res, { _tag: 'BodyNotJson' });
-  if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, { _tag: 'BadRequest', status, detail: e.message ?? 'bad request' });
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return sendError(res, { _tag: 'BadRequest', status, detail: e.message ?? 'bad request' });
   if (err instanceof ReadModelUnavailable || err instanceof UnreadableEvent || err instanceof StoreUnavailable) {
     log.error('request failed on an infrastructure fault', { method: req.method, path: req.path, error: err.message });
     // A damaged read model is rebuilt within seconds, a store server is back as soon as it
     // restarts; an unreadable event needs an operator (no Retry-After).
-    const retryAfterSecs = err instanceof ReadModelUnavailable ? READ_MODEL_RETRY_AFTER_SECS : err instanceof StoreUnavailable ? STORE_RETRY_AFTER_SECS : undefined;
+    const retryAfterSecs =
+      err instanceof ReadModelUnavailable
+        ? READ_MODEL_RETRY_AFTER_SECS
+        : err instanceof StoreUnavailable
+          ? STORE_RETRY_AFTER_SECS
+          : undefined;
     return sendError(res, { _tag: 'Unavailable', reason: err.message, ...(retryAfterSecs === undefined ? {} : { retryAfterSecs }) });
   }
   log.error('unhandled error', { method: req.method, path: req.path, error: String(err), stack: (err as Error)?.stack });
@@ -85,7 +93,10 @@ const errorHandler = (log: Logger) => (err: unknown, req: Request, res: Response
 
 /** A GET path that needs no key; other methods get 405 with `Allow`, as on the API paths. */
 const publicGet = (app: Express, path: string, handle: RequestHandler) => {
-  app.route(path).get(handle).all(methodGuard(['GET']));
+  app
+    .route(path)
+    .get(handle)
+    .all(methodGuard(['GET']));
 };
 
 /** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
@@ -100,7 +111,11 @@ export const buildApp = (deps: AppDeps) => {
   const auth = createAuth(deps.apiKeys);
   // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
   // a parsed one is then checked for nesting depth and prototype keys.
-  const parseJsonBody = [requireJson, keepScope(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })), refuseUnsafeJson];
+  const parseJsonBody = [
+    requireJson,
+    keepScope(express.json({ type: JSON_TYPES, limit: deps.maxBodyBytes, strict: false })),
+    refuseUnsafeJson,
+  ];
   const guards: RouteGuards = { requireScope: auth.requireScope, parseJsonBody };
 
   publicGet(app, '/healthz', livenessHandler(deps.workflowStuckMs));
@@ -108,10 +123,16 @@ export const buildApp = (deps: AppDeps) => {
   // Probes come by IP or service name; they carry no data. Everything else is guarded in open mode.
   app.use(auth.openModeGuard);
   const openApiJson = JSON.stringify(buildOpenApiDocument(deps.policy, { metrics: metrics.enabled }));
-  publicGet(app, '/api/openapi.json', (_req, res) => { res.type('json').send(openApiJson); });
-  publicGet(app, '/docs', (_req, res) => { res.type('html').send(DOCS_PAGE); });
+  publicGet(app, '/api/openapi.json', (_req, res) => {
+    res.type('json').send(openApiJson);
+  });
+  publicGet(app, '/docs', (_req, res) => {
+    res.type('html').send(DOCS_PAGE);
+  });
   // A browser pointed at the service's address lands on the admin interface.
-  publicGet(app, '/', (_req, res) => { res.redirect(302, '/admin/'); });
+  publicGet(app, '/', (_req, res) => {
+    res.redirect(302, '/admin/');
+  });
   mountMetricsRoute(app, metrics, auth.requireScope);
   mountAdmin(app, { temporalUiUrl: 'http://127.0.0.1:8233', namespace: 'default', ...deps.admin, keysRequired: !auth.open });
 

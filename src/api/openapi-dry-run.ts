@@ -15,55 +15,133 @@ type Schema = Record<string, unknown>;
 
 /** A function: openapi-schemas.ts imports this module, so its constants are read only when called. */
 const signalFields = (): Record<string, Schema> => ({
-  signal: { enum: [...SIGNALS], description: 'Another than the trigger\'s config_signals is shown too, with would_dispatch false' },
-  instance: { type: 'object', description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals` },
-  id: { ...SIGNAL_ID_SCHEMA, description: `The signal id to render with (webhook-id, the envelope's signal_id). Default: ${DRY_RUN_SIGNAL_ID}` },
+  signal: { enum: [...SIGNALS], description: "Another than the trigger's config_signals is shown too, with would_dispatch false" },
+  instance: {
+    type: 'object',
+    description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals`,
+  },
+  id: {
+    ...SIGNAL_ID_SCHEMA,
+    description: `The signal id to render with (webhook-id, the envelope's signal_id). Default: ${DRY_RUN_SIGNAL_ID}`,
+  },
   occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP, description: 'Default: now' },
-  instance_key: { type: 'string', minLength: 1, maxLength: MAX_INSTANCE_KEY, description: 'As in POST /api/signals: the instance for ordering per_instance' },
-  app_label: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type (another is shown too, with would_dispatch false)' },
-  model_name: { ...CONTENT_TYPE_PART, description: 'Default: the trigger\'s first content type' },
+  instance_key: {
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_INSTANCE_KEY,
+    description: 'As in POST /api/signals: the instance for ordering per_instance',
+  },
+  app_label: {
+    ...CONTENT_TYPE_PART,
+    description: "Default: the trigger's first content type (another is shown too, with would_dispatch false)",
+  },
+  model_name: { ...CONTENT_TYPE_PART, description: "Default: the trigger's first content type" },
 });
 
 const strings: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 
-const REQUEST: Schema = { type: 'object', required: ['method', 'url', 'headers', 'body', 'content_type'], properties: {
-  method: { type: 'string' }, url: { type: 'string' },
-  headers: { ...strings, description: `Every header as it would be sent. Dynamic values show as their {{ path }}; webhook-timestamp is the dry run's time; webhook-signature (with a signing secret) shows "${SIGNATURE_PLACEHOLDER}"` },
-  body: { type: ['string', 'null'], description: 'The exact bytes sent (null for GET, or when left out: body_omitted)' },
-  content_type: { type: 'string' } } };
+const REQUEST: Schema = {
+  type: 'object',
+  required: ['method', 'url', 'headers', 'body', 'content_type'],
+  properties: {
+    method: { type: 'string' },
+    url: { type: 'string' },
+    headers: {
+      ...strings,
+      description: `Every header as it would be sent. Dynamic values show as their {{ path }}; webhook-timestamp is the dry run's time; webhook-signature (with a signing secret) shows "${SIGNATURE_PLACEHOLDER}"`,
+    },
+    body: { type: ['string', 'null'], description: 'The exact bytes sent (null for GET, or when left out: body_omitted)' },
+    content_type: { type: 'string' },
+  },
+};
 
-const MESSAGE: Schema = { type: 'object', required: ['broker', 'broker_type', 'conn_details', 'parameters', 'body', 'content_type', 'delivery_id'], properties: {
-  broker: { type: 'string' }, broker_type: { type: 'string' },
-  conn_details: { ...strings, description: `Merged and rendered; keys that hold credentials show "${SECRET_PLACEHOLDER}"` },
-  parameters: { ...strings, description: 'Merged and rendered: where the message goes (queue, exchange, routing_key, topic, channel, stream, …)' },
-  body: { type: ['string', 'null'] }, content_type: { type: 'string' },
-  delivery_id: { type: 'string', description: 'Sent with the message (e.g. the AMQP messageId)' } } };
+const MESSAGE: Schema = {
+  type: 'object',
+  required: ['broker', 'broker_type', 'conn_details', 'parameters', 'body', 'content_type', 'delivery_id'],
+  properties: {
+    broker: { type: 'string' },
+    broker_type: { type: 'string' },
+    conn_details: { ...strings, description: `Merged and rendered; keys that hold credentials show "${SECRET_PLACEHOLDER}"` },
+    parameters: {
+      ...strings,
+      description: 'Merged and rendered: where the message goes (queue, exchange, routing_key, topic, channel, stream, …)',
+    },
+    body: { type: ['string', 'null'] },
+    content_type: { type: 'string' },
+    delivery_id: { type: 'string', description: 'Sent with the message (e.g. the AMQP messageId)' },
+  },
+};
 
-const ACTION: Schema = { type: 'object', required: ['kind', 'index', 'delivery_id', 'timeout_secs', 'warnings'], properties: {
-  kind: { enum: ['webhook', 'broker'] }, index: { type: 'integer' }, delivery_id: { type: 'string' }, timeout_secs: { type: 'number' },
-  request: REQUEST,
-  masked_headers: { type: 'array', items: { type: 'string' }, description: 'Headers (lower case) whose values hold masked dynamic values' },
-  message: MESSAGE,
-  refused: { type: 'string', description: 'Why a dispatch would not send this now: the SSRF guard (allow_private_targets off; DNS answers included), a rendering too large, a header a value broke, a broker setting, a dynamic value off the allow-list' },
-  error_type: { type: 'string', description: 'The error type a dispatch would record (TargetRefused, RenderTooLarge, …)' },
-  retried: { type: 'boolean', description: 'A dispatch would retry (true) or fail at once (false)' },
-  body_omitted: { type: 'string', description: `The body was left out: a dry run shows at most ${MAX_DRY_RUN_BODY_CHARS} characters of bodies` },
-  warnings: { type: 'array', items: { type: 'string' }, description: 'Missing instance attributes, and a URL today\'s webhook_url_patterns would refuse on write' } } };
+const ACTION: Schema = {
+  type: 'object',
+  required: ['kind', 'index', 'delivery_id', 'timeout_secs', 'warnings'],
+  properties: {
+    kind: { enum: ['webhook', 'broker'] },
+    index: { type: 'integer' },
+    delivery_id: { type: 'string' },
+    timeout_secs: { type: 'number' },
+    request: REQUEST,
+    masked_headers: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Headers (lower case) whose values hold masked dynamic values',
+    },
+    message: MESSAGE,
+    refused: {
+      type: 'string',
+      description:
+        'Why a dispatch would not send this now: the SSRF guard (allow_private_targets off; DNS answers included), a rendering too large, a header a value broke, a broker setting, a dynamic value off the allow-list',
+    },
+    error_type: { type: 'string', description: 'The error type a dispatch would record (TargetRefused, RenderTooLarge, …)' },
+    retried: { type: 'boolean', description: 'A dispatch would retry (true) or fail at once (false)' },
+    body_omitted: {
+      type: 'string',
+      description: `The body was left out: a dry run shows at most ${MAX_DRY_RUN_BODY_CHARS} characters of bodies`,
+    },
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "Missing instance attributes, and a URL today's webhook_url_patterns would refuse on write",
+    },
+  },
+};
 
 export const dryRunSchemas = (): Record<string, Schema> => ({
   DryRunRequest: { type: 'object', additionalProperties: false, required: ['signal', 'instance'], properties: signalFields() },
-  UnstoredDryRunRequest: { type: 'object', additionalProperties: false, required: ['trigger', 'signal', 'instance'],
-    properties: { trigger: ref('TriggerInput'), ...signalFields() } },
-  DryRun: { type: 'object', required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'ordering', 'varies_per_attempt', 'actions'], properties: {
-    trigger_id: { ...TRIGGER_ID_SCHEMA, description: `For a trigger body without id: ${UNSTORED_TRIGGER_ID}` },
-    version: { type: ['integer', 'null'], description: 'null for a trigger body' },
-    signal: { type: 'object', description: 'The signal rendered with, without its instance', properties: {
-      id: { type: 'string' }, signal: { enum: [...SIGNALS] }, app_label: { type: 'string' }, model_name: { type: 'string' }, occurred_at: { type: 'string' } } },
-    would_dispatch: { type: 'boolean', description: 'False when a dispatch of this signal would not reach the trigger: inactive, another signal or another content type (not_dispatched_reason)' },
-    not_dispatched_reason: { type: 'string' },
-    ordering: { enum: [...ORDERINGS] },
-    instance_key: { type: 'string', description: 'ordering per_instance: the instance whose earlier signals a dispatch would wait for' },
-    unordered: { type: 'string', description: 'ordering per_instance, but the signal names no instance: why it would be sent at once' },
-    varies_per_attempt: { type: 'array', items: { type: 'string' }, description: 'Headers a real attempt sets at its own time' },
-    actions: { type: 'array', items: ACTION } } },
+  UnstoredDryRunRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['trigger', 'signal', 'instance'],
+    properties: { trigger: ref('TriggerInput'), ...signalFields() },
+  },
+  DryRun: {
+    type: 'object',
+    required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'ordering', 'varies_per_attempt', 'actions'],
+    properties: {
+      trigger_id: { ...TRIGGER_ID_SCHEMA, description: `For a trigger body without id: ${UNSTORED_TRIGGER_ID}` },
+      version: { type: ['integer', 'null'], description: 'null for a trigger body' },
+      signal: {
+        type: 'object',
+        description: 'The signal rendered with, without its instance',
+        properties: {
+          id: { type: 'string' },
+          signal: { enum: [...SIGNALS] },
+          app_label: { type: 'string' },
+          model_name: { type: 'string' },
+          occurred_at: { type: 'string' },
+        },
+      },
+      would_dispatch: {
+        type: 'boolean',
+        description:
+          'False when a dispatch of this signal would not reach the trigger: inactive, another signal or another content type (not_dispatched_reason)',
+      },
+      not_dispatched_reason: { type: 'string' },
+      ordering: { enum: [...ORDERINGS] },
+      instance_key: { type: 'string', description: 'ordering per_instance: the instance whose earlier signals a dispatch would wait for' },
+      unordered: { type: 'string', description: 'ordering per_instance, but the signal names no instance: why it would be sent at once' },
+      varies_per_attempt: { type: 'array', items: { type: 'string' }, description: 'Headers a real attempt sets at its own time' },
+      actions: { type: 'array', items: ACTION },
+    },
+  },
 });

@@ -52,7 +52,14 @@ export const startApiRole = async (a: ApiAdapters) => {
   const eventStreams = createEventStreams(store, log);
   const plan = (signal: SignalEnvelope) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal);
   const app = buildApp({
-    store, readModel, projection: a.projection, signalIndex, log, dispatch, eventStreams, policy,
+    store,
+    readModel,
+    projection: a.projection,
+    signalIndex,
+    log,
+    dispatch,
+    eventStreams,
+    policy,
     plan,
     apiKeys: config.file.api_keys ?? [],
     triggerInput: buildTriggerInputCodec(policy),
@@ -65,7 +72,10 @@ export const startApiRole = async (a: ApiAdapters) => {
     // In an API process the cluster primary forked, /metrics answers for every process.
     metrics: a.metrics && cluster.isWorker && a.metrics.enabled ? clusterMetricsOf(a.metrics) : a.metrics,
     ...(a.workflowStuckMs ? { workflowStuckMs: a.workflowStuckMs } : {}),
-    admin: { temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`, namespace: config.temporal.namespace },
+    admin: {
+      temporalUiUrl: config.file.temporal_ui_url ?? `http://127.0.0.1:${config.temporal.uiPort}`,
+      namespace: config.temporal.namespace,
+    },
     ...a.overrides,
   });
   const stop = async () => {

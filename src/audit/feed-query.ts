@@ -13,7 +13,10 @@ const POSITION_RE = new RegExp(POSITION);
  */
 export const MAX_POSITION = 2n ** 63n - 1n;
 
-export interface FeedQuery { readonly after: Checkpoint; readonly limit: number }
+export interface FeedQuery {
+  readonly after: Checkpoint;
+  readonly limit: number;
+}
 
 /** A position given by a client (`after`, `Last-Event-ID`), at most MAX_POSITION; undefined when it is not one. */
 export const parsePosition = (text: string): bigint | undefined => {
@@ -25,7 +28,10 @@ export const parsePosition = (text: string): bigint | undefined => {
 const one = (query: Request['query'], name: string, errors: FieldError[]): string | undefined => {
   const v = query[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') { errors.push({ path: `query.${name}`, message: 'must be given once' }); return undefined; }
+  if (typeof v !== 'string') {
+    errors.push({ path: `query.${name}`, message: 'must be given once' });
+    return undefined;
+  }
   return v;
 };
 
@@ -38,7 +44,8 @@ export const parseFeedQuery = (query: Request['query'], paged: boolean): E.Eithe
   }
   const afterText = one(query, 'after', errors);
   const after = afterText === undefined ? 'start' : parsePosition(afterText);
-  if (after === undefined) errors.push({ path: 'query.after', message: 'must be a position: a whole number from 0, as a previous page\'s `next` gives it' });
+  if (after === undefined)
+    errors.push({ path: 'query.after', message: "must be a position: a whole number from 0, as a previous page's `next` gives it" });
   const limitText = paged ? one(query, 'limit', errors) : undefined;
   const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
   if (limitText !== undefined && !(/^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_LIMIT)) {

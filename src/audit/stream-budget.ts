@@ -19,17 +19,27 @@ export const createStreamBudget = (maxBytes: number) => {
     }
     // One let through may find nothing to read (or its client gone) and never hold or release:
     // look again shortly, when those that did read hold their batch.
-    if (waiting.length > 0 && promised > 0) again ??= setTimeout(() => { again = undefined; admit(); }, 10);
+    if (waiting.length > 0 && promised > 0)
+      again ??= setTimeout(() => {
+        again = undefined;
+        admit();
+      }, 10);
   };
   return {
     held: () => held,
-    hold: (bytes: number) => { held += bytes; },
-    release: (bytes: number) => { held -= bytes; admit(); },
+    hold: (bytes: number) => {
+      held += bytes;
+    },
+    release: (bytes: number) => {
+      held -= bytes;
+      admit();
+    },
     /** Resolves once `bytes` more fit (at once when they do and nobody waits before). */
-    room: (bytes: number) => new Promise<void>((go) => {
-      if (waiting.length === 0 && (held + bytes <= maxBytes || held === 0)) return go();
-      waiting.push({ bytes, go });
-    }),
+    room: (bytes: number) =>
+      new Promise<void>((go) => {
+        if (waiting.length === 0 && (held + bytes <= maxBytes || held === 0)) return go();
+        waiting.push({ bytes, go });
+      }),
   };
 };
 

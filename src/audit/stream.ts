@@ -23,8 +23,11 @@ export interface EventStreamOptions {
 }
 
 export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
-  maxStreams: MAX_EVENT_STREAMS, heartbeatMs: 15_000, stallMs: EVENT_STREAM_STALL_MS,
-  readBytes: EVENT_STREAM_READ_BYTES, maxHeldBytes: EVENT_STREAMS_MAX_BYTES,
+  maxStreams: MAX_EVENT_STREAMS,
+  heartbeatMs: 15_000,
+  stallMs: EVENT_STREAM_STALL_MS,
+  readBytes: EVENT_STREAM_READ_BYTES,
+  maxHeldBytes: EVENT_STREAMS_MAX_BYTES,
 };
 
 /** One event as Server-Sent Events text: the position is its id, so a reconnect resumes after it. */
@@ -38,7 +41,10 @@ const startOf = (req: Request): E.Either<DomainError, Checkpoint> => {
   if (header === undefined) return E.right(query.right.after);
   const position = parsePosition(header.trim());
   return position === undefined
-    ? E.left({ _tag: 'Validation', errors: [{ path: 'header:Last-Event-ID', message: 'must be a position: the id of an event this stream sent' }] })
+    ? E.left({
+        _tag: 'Validation',
+        errors: [{ path: 'header:Last-Event-ID', message: 'must be a position: the id of an event this stream sent' }],
+      })
     : E.right(position);
 };
 
@@ -46,16 +52,26 @@ const startOf = (req: Request): E.Either<DomainError, Checkpoint> => {
  * Writes `text`; true once the socket took it (at once, or on 'drain'). False when the client
  * went away, or took nothing for `stallMs`: then it is dropped, which closes its subscription.
  */
-const send = (res: Response, text: string, stallMs: number, dropped: () => void) => new Promise<boolean>((resolve) => {
-  if (res.destroyed) return resolve(false);
-  if (res.write(text)) return resolve(true);
-  const done = (ok: boolean) => { clearTimeout(timer); res.off('drain', drained); res.off('close', gone); resolve(ok); };
-  const drained = () => done(true);
-  const gone = () => done(false);
-  const timer = setTimeout(() => { done(false); dropped(); res.destroy(); }, stallMs);
-  res.on('drain', drained);
-  res.on('close', gone);
-});
+const send = (res: Response, text: string, stallMs: number, dropped: () => void) =>
+  new Promise<boolean>((resolve) => {
+    if (res.destroyed) return resolve(false);
+    if (res.write(text)) return resolve(true);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', drained);
+      res.off('close', gone);
+      resolve(ok);
+    };
+    const drained = () => done(true);
+    const gone = () => done(false);
+    const timer = setTimeout(() => {
+      done(false);
+      dropped();
+      res.destroy();
+    }, stallMs);
+    res.on('drain', drained);
+    res.on('close', gone);
+  });
 
 /**
  * `GET /api/events/stream`: the audit feed live, as Server-Sent Events. Sends the backlog after
@@ -102,7 +118,10 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
     if (E.isLeft(start)) return sendError(res, start.left);
     if (open.size >= options.maxStreams) {
       res.set('Retry-After', '5');
-      return sendError(res, { _tag: 'Unavailable', reason: `this process already serves ${options.maxStreams} event streams; try again later` });
+      return sendError(res, {
+        _tag: 'Unavailable',
+        reason: `this process already serves ${options.maxStreams} event streams; try again later`,
+      });
     }
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     if (req.method === 'HEAD') return res.end();
@@ -115,7 +134,9 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
       if (!closed) subscription = store.subscribe(start.right, sendBatch(res, gone), readFailed, { maxBatchBytes: options.readBytes });
     });
     // Only on an idle stream: while the socket is behind, a heartbeat would only queue more.
-    const heartbeat = setInterval(() => { if (!res.destroyed && res.writableLength === 0) res.write(': heartbeat\n\n'); }, options.heartbeatMs);
+    const heartbeat = setInterval(() => {
+      if (!res.destroyed && res.writableLength === 0) res.write(': heartbeat\n\n');
+    }, options.heartbeatMs);
     res.once('close', () => {
       closed = true;
       clearInterval(heartbeat);
@@ -129,7 +150,9 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
     /** Bytes of event text the streams hold now (read, not yet taken by their sockets). */
     held: () => budget.held(),
     /** Ends every stream (on shutdown: an open stream would keep server.close() waiting forever); clients reconnect elsewhere. */
-    endAll: () => { for (const res of open) res.end(); },
+    endAll: () => {
+      for (const res of open) res.end();
+    },
   };
 };
 

@@ -18,19 +18,62 @@ export interface Signal {
 }
 /** What a dry run renders: the signal without a content type (default: the trigger's first). */
 export type DryRunSignal = Omit<Signal, 'app_label' | 'model_name'> & Partial<Pick<Signal, 'app_label' | 'model_name'>>;
-export interface Accepted { id: string; workflow_id: string; duplicate: boolean }
-export interface RedeliveryAsk { mode: 'as_dispatched' | 'current'; delivery_ids?: string[] }
-export interface RedeliveryQueued { id: string; workflow_id: string; redelivery_of: string; number: number; mode: string; delivery_ids: string[]; state: 'queued' }
-export interface RedeliveredFailed { redelivered: number; skipped: { busy: number; nothing_left: number; not_stored: number }; truncated: boolean }
-export interface ListQuery { active?: boolean; signal?: string; app_label?: string; model_name?: string; limit?: number; cursor?: string }
-export interface Page { items: TriggerResource[]; nextCursor: string | undefined }
-export interface HistoryEvent { type: string; version: number; data: Record<string, unknown>; metadata: Record<string, unknown> }
-export interface HistoryQuery { after?: number; limit?: number }
-export interface HistoryPage { items: HistoryEvent[]; nextAfter: number | undefined }
+export interface Accepted {
+  id: string;
+  workflow_id: string;
+  duplicate: boolean;
+}
+export interface RedeliveryAsk {
+  mode: 'as_dispatched' | 'current';
+  delivery_ids?: string[];
+}
+export interface RedeliveryQueued {
+  id: string;
+  workflow_id: string;
+  redelivery_of: string;
+  number: number;
+  mode: string;
+  delivery_ids: string[];
+  state: 'queued';
+}
+export interface RedeliveredFailed {
+  redelivered: number;
+  skipped: { busy: number; nothing_left: number; not_stored: number };
+  truncated: boolean;
+}
+export interface ListQuery {
+  active?: boolean;
+  signal?: string;
+  app_label?: string;
+  model_name?: string;
+  limit?: number;
+  cursor?: string;
+}
+export interface Page {
+  items: TriggerResource[];
+  nextCursor: string | undefined;
+}
+export interface HistoryEvent {
+  type: string;
+  version: number;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+export interface HistoryQuery {
+  after?: number;
+  limit?: number;
+}
+export interface HistoryPage {
+  items: HistoryEvent[];
+  nextAfter: number | undefined;
+}
 
 /** A problem+json answer; `errors` names each bad field. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly problem: { title?: string; detail?: string; errors?: Array<{ path: string; message: string }> }) {
+  constructor(
+    readonly status: number,
+    readonly problem: { title?: string; detail?: string; errors?: Array<{ path: string; message: string }> },
+  ) {
     super(`${status} ${problem.title ?? ''}: ${problem.detail ?? ''}`.trim());
     this.name = 'ApiError';
   }
@@ -41,8 +84,13 @@ export class ApiError extends Error {
  * go along to wherever they point (and a POST would become a GET). Put the final address in `baseUrl`.
  */
 export class RedirectRefused extends Error {
-  constructor(readonly status: number, readonly location: string | null) {
-    super(`the service answered ${status}, a redirect${location ? ` to ${location}` : ''}; redirects are not followed (the API key would go along): set baseUrl to the final address`);
+  constructor(
+    readonly status: number,
+    readonly location: string | null,
+  ) {
+    super(
+      `the service answered ${status}, a redirect${location ? ` to ${location}` : ''}; redirects are not followed (the API key would go along): set baseUrl to the final address`,
+    );
     this.name = 'RedirectRefused';
   }
 }
@@ -62,14 +110,24 @@ export const createClient = (options: ClientOptions) => {
   const doFetch = options.fetch ?? fetch;
   const attempts = options.attempts ?? 4;
 
-  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, retry = method !== 'POST' && method !== 'PATCH'): Promise<{ body: T; res: Response }> => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    retry = method !== 'POST' && method !== 'PATCH',
+  ): Promise<{ body: T; res: Response }> => {
     for (let attempt = 1; ; attempt++) {
       let res: Response | undefined;
       try {
         res = await doFetch(`${base}${path}`, {
           method,
           redirect: 'manual',
-          headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...headers },
+          headers: {
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+            ...headers,
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       } catch (e) {
@@ -97,21 +155,39 @@ export const createClient = (options: ClientOptions) => {
       create: async (t: TriggerInput) => (await call<TriggerResource>('POST', '/api/action-triggers', t)).body,
       get: async (id: string) => (await call<TriggerResource>('GET', `/api/action-triggers/${encodeURIComponent(id)}`)).body,
       list: async (q: ListQuery = {}): Promise<Page> => {
-        const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)]));
+        const params = new URLSearchParams(
+          Object.entries(q)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]): [string, string] => [k, String(v)]),
+        );
         const { body, res } = await call<TriggerResource[]>('GET', `/api/action-triggers${params.size ? `?${params}` : ''}`);
         return { items: body, nextCursor: nextCursorOf(res.headers.get('link')) };
       },
       replace: async (id: string, t: TriggerInput, expectedVersion?: number) =>
         (await call<TriggerResource>('PUT', `/api/action-triggers/${encodeURIComponent(id)}`, t, ifMatch(expectedVersion))).body,
       patch: async (id: string, patch: Partial<TriggerInput>, expectedVersion?: number) =>
-        (await call<TriggerResource>('PATCH', `/api/action-triggers/${encodeURIComponent(id)}`, patch, { 'content-type': 'application/merge-patch+json', ...ifMatch(expectedVersion) })).body,
-      delete: async (id: string) => { await call('DELETE', `/api/action-triggers/${encodeURIComponent(id)}`); },
+        (
+          await call<TriggerResource>('PATCH', `/api/action-triggers/${encodeURIComponent(id)}`, patch, {
+            'content-type': 'application/merge-patch+json',
+            ...ifMatch(expectedVersion),
+          })
+        ).body,
+      delete: async (id: string) => {
+        await call('DELETE', `/api/action-triggers/${encodeURIComponent(id)}`);
+      },
       /** The first page of a trigger's events (at most 100, at most 4 MiB); historyPage goes on from there. */
       history: async (id: string) => (await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history`)).body,
       /** The events after version `after` (0: from the start); `nextAfter` when more follow. */
       historyPage: async (id: string, q: HistoryQuery = {}): Promise<HistoryPage> => {
-        const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, String(v)]));
-        const { body, res } = await call<HistoryEvent[]>('GET', `/api/action-triggers/${encodeURIComponent(id)}/history${params.size ? `?${params}` : ''}`);
+        const params = new URLSearchParams(
+          Object.entries(q)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]): [string, string] => [k, String(v)]),
+        );
+        const { body, res } = await call<HistoryEvent[]>(
+          'GET',
+          `/api/action-triggers/${encodeURIComponent(id)}/history${params.size ? `?${params}` : ''}`,
+        );
         const next = nextParamOf(res.headers.get('link'), 'after');
         return { items: body, nextAfter: next === undefined ? undefined : Number(next) };
       },
@@ -124,9 +200,18 @@ export const createClient = (options: ClientOptions) => {
     },
     signals: {
       /** Emits one signal; safe to retry because the id is fixed before the first attempt. */
-      emit: async (s: Signal): Promise<Accepted> => (await call<Accepted>('POST', '/api/signals', { ...s, id: s.id ?? uuidv7() }, {}, true)).body,
+      emit: async (s: Signal): Promise<Accepted> =>
+        (await call<Accepted>('POST', '/api/signals', { ...s, id: s.id ?? uuidv7() }, {}, true)).body,
       emitMany: async (signals: Signal[]): Promise<Accepted[]> =>
-        (await call<Accepted[]>('POST', '/api/signals', signals.map((s) => ({ ...s, id: s.id ?? uuidv7() })), {}, true)).body,
+        (
+          await call<Accepted[]>(
+            'POST',
+            '/api/signals',
+            signals.map((s) => ({ ...s, id: s.id ?? uuidv7() })),
+            {},
+            true,
+          )
+        ).body,
       status: async (id: string) => (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}`)).body,
       /** Not retried: a lost answer and a second ask would be a second redelivery (or a 409 while the first runs). */
       redeliver: async (id: string, ask: RedeliveryAsk) =>
@@ -134,7 +219,11 @@ export const createClient = (options: ClientOptions) => {
       redelivery: async (id: string, n: number) =>
         (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}/redeliveries/${n}`)).body,
       redeliverFailed: async (triggerId: string, since: Date) =>
-        (await call<RedeliveredFailed>('POST', `/api/action-triggers/${encodeURIComponent(triggerId)}/redeliver-failed`, { since: since.toISOString() })).body,
+        (
+          await call<RedeliveredFailed>('POST', `/api/action-triggers/${encodeURIComponent(triggerId)}/redeliver-failed`, {
+            since: since.toISOString(),
+          })
+        ).body,
     },
   };
 };

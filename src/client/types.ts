@@ -7,8 +7,18 @@ export type SignalName = 'pre_save' | 'post_save' | 'pre_delete' | 'post_delete'
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-export interface Webhook { url: string; http_method: HttpMethod; headers?: Record<string, string>; timeout_secs?: number }
-export interface BrokerQueue { name: string; conn_details?: Record<string, string>; parameters?: Record<string, string>; timeout_secs?: number }
+export interface Webhook {
+  url: string;
+  http_method: HttpMethod;
+  headers?: Record<string, string>;
+  timeout_secs?: number;
+}
+export interface BrokerQueue {
+  name: string;
+  conn_details?: Record<string, string>;
+  parameters?: Record<string, string>;
+  timeout_secs?: number;
+}
 
 /** A trigger as a client defines it. */
 export interface TriggerInput {
@@ -22,7 +32,10 @@ export interface TriggerInput {
 }
 
 /** A trigger as the API shows it. */
-export interface TriggerResource extends Required<Pick<TriggerInput, 'webhooks' | 'msg_broker_queues'>>, Omit<TriggerInput, 'webhooks' | 'msg_broker_queues' | 'ordering'> {
+export interface TriggerResource
+  extends
+    Required<Pick<TriggerInput, 'webhooks' | 'msg_broker_queues'>>,
+    Omit<TriggerInput, 'webhooks' | 'msg_broker_queues' | 'ordering'> {
   id: string;
   ordering: 'none' | 'per_instance';
   deactivated_reason?: string;
@@ -47,8 +60,16 @@ export interface DispatchView {
   requested_at?: string;
   triggers: Array<{ trigger_id: string; version: number; instance_key?: string; unordered?: string }>;
   actions: Array<{
-    delivery_id: string; trigger_id: string; version: number; kind: string; index: number; state: string;
-    attempts: number; status_code?: number; last_error?: string; warnings: string[];
+    delivery_id: string;
+    trigger_id: string;
+    version: number;
+    kind: string;
+    index: number;
+    state: string;
+    attempts: number;
+    status_code?: number;
+    last_error?: string;
+    warnings: string[];
   }>;
 }
 
@@ -64,11 +85,25 @@ export interface DryRunView {
   unordered?: string;
   varies_per_attempt: string[];
   actions: Array<{
-    kind: 'webhook' | 'broker'; index: number; delivery_id: string; timeout_secs: number;
+    kind: 'webhook' | 'broker';
+    index: number;
+    delivery_id: string;
+    timeout_secs: number;
     request?: { method: string; url: string; headers: Record<string, string>; body: string | null; content_type: string };
     masked_headers?: string[];
-    message?: { broker: string; broker_type: string; conn_details: Record<string, string>; parameters: Record<string, string>;
-      body: string | null; content_type: string; delivery_id: string };
-    refused?: string; error_type?: string; retried?: boolean; body_omitted?: string; warnings: string[];
+    message?: {
+      broker: string;
+      broker_type: string;
+      conn_details: Record<string, string>;
+      parameters: Record<string, string>;
+      body: string | null;
+      content_type: string;
+      delivery_id: string;
+    };
+    refused?: string;
+    error_type?: string;
+    retried?: boolean;
+    body_omitted?: string;
+    warnings: string[];
   }>;
 }

@@ -28,9 +28,13 @@ export interface Config {
   /** With EVENT_STORE=postgres: POSTGRES_URL and the config file's `postgres` settings (defaults filled in). */
   readonly postgres: PostgresOptions | undefined;
   readonly temporal: {
-    address: string | undefined; namespace: string; taskQueue: string; cliPath: string | undefined;
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    cliPath: string | undefined;
     /** Ports of the dev server started when there is no address. */
-    devServerPort: number; uiPort: number;
+    devServerPort: number;
+    uiPort: number;
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Processes serving the API role (`--role=api`), sharing one port and the DATA_DIR files. */
@@ -66,7 +70,9 @@ const whyNotJson = (e: unknown) => {
 };
 
 const readJsonFile = (path: string, name = path): unknown => {
-  try { return JSON.parse(readFileSync(path, 'utf8')); } catch (e) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
     throw new ConfigError([{ path: name, message: `cannot be read as JSON: ${whyNotJson(e)}` }]);
   }
 };
@@ -85,8 +91,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const raw = found ? readJsonFile(filePath) : {};
   const decoded = ConfigFile.decode(raw);
   if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
-  const file = e.right.API_KEYS_FILE === undefined ? decoded.right
-    : { ...decoded.right, api_keys: withKeysFile(decoded.right.api_keys ?? [], resolve(cwd, e.right.API_KEYS_FILE)) };
+  const file =
+    e.right.API_KEYS_FILE === undefined
+      ? decoded.right
+      : { ...decoded.right, api_keys: withKeysFile(decoded.right.api_keys ?? [], resolve(cwd, e.right.API_KEYS_FILE)) };
   return { ...buildConfig(file, e.right, cwd), ...(found ? { configFile: filePath } : {}) };
 };
 
@@ -136,26 +144,40 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     eventStore: env.EVENT_STORE ?? 'sqlite',
     kurrentConnectionString: env.KURRENTDB_CONNECTION_STRING,
     postgres: env.EVENT_STORE === 'postgres' && env.POSTGRES_URL ? postgresOptionsOf(env.POSTGRES_URL, file.postgres ?? {}) : undefined,
-    temporal: { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers', cliPath: env.TEMPORAL_CLI_PATH,
-      devServerPort: Number(env.TEMPORAL_DEV_SERVER_PORT ?? '7233'), uiPort: Number(env.TEMPORAL_UI_PORT ?? '8233') },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS,
+      namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'action-triggers',
+      cliPath: env.TEMPORAL_CLI_PATH,
+      devServerPort: Number(env.TEMPORAL_DEV_SERVER_PORT ?? '7233'),
+      uiPort: Number(env.TEMPORAL_UI_PORT ?? '8233'),
+    },
     logLevel: env.LOG_LEVEL ?? 'info',
     apiProcesses: Number(env.API_PROCESSES ?? '1'),
-    limits: { defaultTimeoutSecs: defaultTimeout, maxWebhookTimeoutSecs: maxWebhook, maxBrokerTimeoutSecs: maxBroker,
-      maxBodyBytes: limits.max_body_bytes ?? 1048576 },
+    limits: {
+      defaultTimeoutSecs: defaultTimeout,
+      maxWebhookTimeoutSecs: maxWebhook,
+      maxBrokerTimeoutSecs: maxBroker,
+      maxBodyBytes: limits.max_body_bytes ?? 1048576,
+    },
     signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
     keepUnmatchedInstances: file.signals?.keep_unmatched_instances ?? false,
-    metrics: { enabled: file.metrics?.enabled ?? true, workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
-      temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS },
+    metrics: {
+      enabled: file.metrics?.enabled ?? true,
+      workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
+      temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS,
+    },
   };
 };
 
 /** The PostgreSQL store's settings: pool and time-outs for a service that must answer 503 within seconds while the server is away. */
 const postgresOptionsOf = (url: string, p: NonNullable<ConfigFile['postgres']>): PostgresOptions => ({
-  url, schema: p.schema ?? 'action_triggers', poolMax: p.pool_max ?? 10,
-  connectTimeoutMs: p.connect_timeout_ms ?? 5000, statementTimeoutMs: p.statement_timeout_ms ?? 15_000,
+  url,
+  schema: p.schema ?? 'action_triggers',
+  poolMax: p.pool_max ?? 10,
+  connectTimeoutMs: p.connect_timeout_ms ?? 5000,
+  statementTimeoutMs: p.statement_timeout_ms ?? 15_000,
 });
-
 
 /** The trigger validation rules this config implies. */
 export const policyOf = (config: Config): TriggerPolicy => ({
@@ -166,8 +188,9 @@ export const policyOf = (config: Config): TriggerPolicy => ({
     const broker = Object.prototype.hasOwnProperty.call(config.file.brokers ?? {}, name) ? config.file.brokers![name] : undefined;
     return broker ? brokerSettingsProblems(broker, conn, params) : [];
   },
-  allowedContentTypes: config.file.allowed_content_types
-    && new Set(config.file.allowed_content_types.map((ct) => contentTypeKey(ct.app_label, ct.model_name))),
+  allowedContentTypes:
+    config.file.allowed_content_types &&
+    new Set(config.file.allowed_content_types.map((ct) => contentTypeKey(ct.app_label, ct.model_name))),
   // Sticky: anchored at the start of the URL (Python's re.match), whatever alternations the pattern holds.
   webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
   allowPrivateTargets: config.file.allow_private_targets ?? false,
@@ -204,4 +227,3 @@ export const breakerSettingsOf = (config: Config): BreakerSettings => ({
   consecutiveFailures: config.file.breaker?.consecutive_failures ?? 100,
   failingForMs: (config.file.breaker?.failing_for_hours ?? 120) * 3_600_000,
 });
-

@@ -12,7 +12,10 @@ export interface DeliveryMetrics {
 }
 
 interface Counted {
-  args: ActionArgs; kind: ActionKind; definition: ActionLists | undefined; result: Attempt;
+  args: ActionArgs;
+  kind: ActionKind;
+  definition: ActionLists | undefined;
+  result: Attempt;
   /** No attempt follows this one. */
   final: boolean;
   started: bigint;
@@ -37,5 +40,6 @@ export const countAttempt = (d: DeliveryMetrics | undefined, c: Counted) => {
   const outcome = c.result.outcome === 'delivered' ? 'delivered' : c.final ? 'failed' : 'retrying';
   d.metrics.attempt(c.kind, brokerTypeOf(d, c), outcome, secondsSince(c.started));
   const occurred = Date.parse(c.args.signal.occurred_at);
-  if (outcome === 'delivered' && c.ownDispatch && Number.isFinite(occurred)) d.metrics.deliveryLatency(c.kind, (Date.now() - occurred) / 1000);
+  if (outcome === 'delivered' && c.ownDispatch && Number.isFinite(occurred))
+    d.metrics.deliveryLatency(c.kind, (Date.now() - occurred) / 1000);
 };

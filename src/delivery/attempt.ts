@@ -14,8 +14,6 @@ import { ActionLists, AttemptEnded, Channel, Entries, fail, Prepared, retry } fr
 import { countAttempt, DeliveryMetrics } from './attempt-metrics';
 import { Mask, maskedError, maskFrom } from './secret-mask';
 
-
-
 export interface PipelineDeps {
   /** The trigger's definition at a version (cached: versions never change). */
   readonly definitionAt: DefinitionAt;
@@ -27,7 +25,6 @@ export interface PipelineDeps {
   /** Counts and times each attempt (absent: nothing recorded). */
   readonly metrics?: DeliveryMetrics;
 }
-
 
 /** Renders, or ends the attempt for good: a rendering too large now is too large on every retry. */
 const rendering = <A>(render: () => A): A => {
@@ -44,11 +41,17 @@ const rendering = <A>(render: () => A): A => {
  * which passes a source that masks each value as its `{{ path }}` text: the same steps, so what
  * it shows is what an attempt sends.
  */
-export const prepareAction = async <T>(channel: Entries<T>, definition: ActionLists | undefined, dynamicValues: DynamicValueSource,
-  target: { plan: ActionPlan; signal: SignalEnvelope }, attempt: number): Promise<Prepared<T>> => {
+export const prepareAction = async <T>(
+  channel: Entries<T>,
+  definition: ActionLists | undefined,
+  dynamicValues: DynamicValueSource,
+  target: { plan: ActionPlan; signal: SignalEnvelope },
+  attempt: number,
+): Promise<Prepared<T>> => {
   const { plan, signal } = target;
   const action = definition && channel.pick(definition, plan.index);
-  if (!definition || action === undefined) throw fail('ActionMissing', `trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`);
+  if (!definition || action === undefined)
+    throw fail('ActionMissing', `trigger ${plan.triggerId} version ${plan.version} has no ${plan.kind} ${plan.index}`);
   let dynamic: DynamicValues;
   try {
     dynamic = await dynamicValues.resolve(dynamicPathsIn(channel.templated(definition, action)));
@@ -59,22 +62,36 @@ export const prepareAction = async <T>(channel: Entries<T>, definition: ActionLi
   }
   const rendered = rendering(() => renderBody(definition.payload, signal, plan.triggerId, dynamic));
   return {
-    plan, definition, action, attempt, rendered,
+    plan,
+    definition,
+    action,
+    attempt,
+    rendered,
     // The string maps' warnings join the body's: one list per attempt, read once it is sent.
     renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, rendered.warnings)),
   };
 };
 
 /** Load the definition at its version, then prepare the action from it with these values. */
-const prepare = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number, values: DynamicValueSource): Promise<Prepared<T>> =>
-  prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), values, args, attempt);
+const prepare = async <T>(
+  deps: PipelineDeps,
+  channel: Channel<T>,
+  args: ActionArgs,
+  attempt: number,
+  values: DynamicValueSource,
+): Promise<Prepared<T>> => prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), values, args, attempt);
 
 /** The attempt's outcome with its reason masked (a delivery has none; an error type is one of a closed list). */
 const masked = (result: Attempt, mask: Mask): Attempt =>
-  (result.outcome === 'delivered' ? result : { ...result, reason: mask(result.reason) });
+  result.outcome === 'delivered' ? result : { ...result, reason: mask(result.reason) };
 
 /** What Temporal is told of an attempt that did not deliver. */
-export interface AttemptFailure { message: string; type: AttemptErrorType; details: FailureDetails; nonRetryable: boolean }
+export interface AttemptFailure {
+  message: string;
+  type: AttemptErrorType;
+  details: FailureDetails;
+  nonRetryable: boolean;
+}
 
 /** An attempt's end as data: a receipt, or the failure Temporal is to read. */
 export type Settled = { receipt: DeliveryReceipt } | { failure: AttemptFailure };
@@ -84,7 +101,13 @@ export type Settled = { receipt: DeliveryReceipt } | { failure: AttemptFailure }
  * settle, with the next delay decided by the retry schedule. `args.ledger`: a delivery is
  * recorded in the dispatch's ledger before it is reported.
  */
-export const attemptOnce = async <T>(deps: PipelineDeps, channel: Channel<T>, args: ActionArgs, attempt: number, dispatchId: string): Promise<Settled> => {
+export const attemptOnce = async <T>(
+  deps: PipelineDeps,
+  channel: Channel<T>,
+  args: ActionArgs,
+  attempt: number,
+  dispatchId: string,
+): Promise<Settled> => {
   let result: Attempt;
   let warnings: string[] = [];
   let definition: ActionLists | undefined;
@@ -92,7 +115,13 @@ export const attemptOnce = async <T>(deps: PipelineDeps, channel: Channel<T>, ar
   // client's error may echo a rendered value (a queue name, a host), and from here it would
   // reach the log, the breaker's reason, the workflow history, the API and spans.
   let resolved: DynamicValues = new Map();
-  const values: DynamicValueSource = { resolve: async (paths) => { const m = await deps.dynamicValues.resolve(paths); resolved = m; return m; } };
+  const values: DynamicValueSource = {
+    resolve: async (paths) => {
+      const m = await deps.dynamicValues.resolve(paths);
+      resolved = m;
+      return m;
+    },
+  };
   const started = process.hrtime.bigint();
   try {
     const prepared = await prepare(deps, channel, args, attempt, values);
@@ -104,12 +133,23 @@ export const attemptOnce = async <T>(deps: PipelineDeps, channel: Channel<T>, ar
     result = e.attempt;
   }
   result = masked(result, maskFrom(resolved));
-  countAttempt(deps.metrics, { args, kind: channel.kind, definition, result, final: result.outcome === 'fail' || attempt >= args.retry.maxAttempts,
-    started, ownDispatch: dispatchId === workflowIdOf(args.signal.id) });
+  countAttempt(deps.metrics, {
+    args,
+    kind: channel.kind,
+    definition,
+    result,
+    final: result.outcome === 'fail' || attempt >= args.retry.maxAttempts,
+    started,
+    ownDispatch: dispatchId === workflowIdOf(args.signal.id),
+  });
   const where = { delivery_id: args.plan.deliveryId, kind: channel.kind, attempt };
   if (result.outcome === 'delivered') {
     deps.log.info('delivered', { ...where, ...(result.statusCode === undefined ? {} : { status: result.statusCode }) });
-    const receipt = { attempt, warnings: boundWarnings(warnings), ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
+    const receipt = {
+      attempt,
+      warnings: boundWarnings(warnings),
+      ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }),
+    };
     // The ledger first: it is what keeps a lost workflow task or a retried batch from sending again.
     if (args.ledger) await deps.ledger.record(dispatchId, args.plan.deliveryId, receipt);
     await deps.breaker?.(args.plan, result, true);
@@ -120,7 +160,14 @@ export const attemptOnce = async <T>(deps: PipelineDeps, channel: Channel<T>, ar
   const message = boundText(result.reason);
   const details = { attempt, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
   if (result.outcome === 'fail') return { failure: { message, type: result.errorType, details, nonRetryable: true } };
-  return { failure: { message, type: result.errorType, details: { ...details, retryDelayMs: delayAfter(attempt, args.retry, result.retryAfterMs) }, nonRetryable: false } };
+  return {
+    failure: {
+      message,
+      type: result.errorType,
+      details: { ...details, retryDelayMs: delayAfter(attempt, args.retry, result.retryAfterMs) },
+      nonRetryable: false,
+    },
+  };
 };
 
 /** The dispatch an activity belongs to: the ledger is per dispatch (a redelivery sends again what the original delivered). */
@@ -143,5 +190,11 @@ export const runAttempt = async <T>(deps: PipelineDeps, channel: Channel<T>, arg
   const settled = await attemptOnce(deps, channel, args, attempt, dispatchId);
   if ('receipt' in settled) return settled.receipt;
   const { message, type, details, nonRetryable } = settled.failure;
-  throw ApplicationFailure.create({ message, type, details: [details], nonRetryable, ...(nonRetryable ? {} : { nextRetryDelay: details.retryDelayMs }) });
+  throw ApplicationFailure.create({
+    message,
+    type,
+    details: [details],
+    nonRetryable,
+    ...(nonRetryable ? {} : { nextRetryDelay: details.retryDelayMs }),
+  });
 };

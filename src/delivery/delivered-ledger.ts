@@ -47,7 +47,10 @@ export const createDeliveredLedger = (store: EventStore, log: Logger): Delivered
       try {
         await store.append(streamOf(workflowId), [{ type: DELIVERED, data: { deliveryId, receipt: { ...receipt } }, metadata: {} }], 'any');
       } catch (e) {
-        log.warn('could not record a delivery in the ledger; a lost workflow task or a retried batch would send it again', { delivery_id: deliveryId, error: String(e) });
+        log.warn('could not record a delivery in the ledger; a lost workflow task or a retried batch would send it again', {
+          delivery_id: deliveryId,
+          error: String(e),
+        });
       }
     },
   };

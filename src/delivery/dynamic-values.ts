@@ -12,7 +12,10 @@ export interface DynamicValueSource {
 }
 
 export class DynamicValueError extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`dynamic value {{ ${path} }} ${reason}`);
     this.name = 'DynamicValueError';
   }

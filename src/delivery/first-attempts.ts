@@ -11,7 +11,10 @@ import type { Channel } from '../destinations/port/channel';
 const REPORT_EVERY_MS = 1000;
 
 /** The channel of each kind of action. */
-export interface Channels { readonly webhook: Channel<unknown>; readonly broker: Channel<unknown> }
+export interface Channels {
+  readonly webhook: Channel<unknown>;
+  readonly broker: Channel<unknown>;
+}
 
 /** One first attempt, as data: a delivery (recorded in the ledger first) or why not. */
 const attemptFirst = async (deps: PipelineDeps, channels: Channels, args: ActionArgs, dispatchId: string): Promise<FirstAttempt> => {
@@ -23,7 +26,10 @@ const attemptFirst = async (deps: PipelineDeps, channels: Channels, args: Action
     return { deliveryId, failed: { message, details, retryable: !nonRetryable } };
   } catch (e) {
     // Unexpected (its text masked already): the action goes on to its own retries, as any failure would.
-    return { deliveryId, failed: { message: boundText(e instanceof Error ? e.message : String(e)), details: { attempt: 1 }, retryable: true } };
+    return {
+      deliveryId,
+      failed: { message: boundText(e instanceof Error ? e.message : String(e)), details: { attempt: 1 }, retryable: true },
+    };
   }
 };
 
@@ -34,32 +40,46 @@ const attemptFirst = async (deps: PipelineDeps, channels: Channels, args: Action
  * what neither its last heartbeat nor the ledger knows of: the duplicates are at most the
  * sends in flight when it died. Every action gets its outcome; none fails the batch.
  */
-export const firstAttempts = (deps: PipelineDeps, channels: Channels, slots: Slots) => (args: FirstAttemptsArgs): Promise<FirstAttempt[]> =>
-  withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
-    const ctx = Context.current();
-    const dispatchId = dispatchIdOf(args.signal);
-    const done = new Map<string, FirstAttempt>();
-    for (const r of (ctx.info.heartbeatDetails as FirstAttempt[] | undefined) ?? []) done.set(r.deliveryId, r);
-    if (ctx.info.attempt > 1) {
-      for (const [deliveryId, receipt] of await deps.ledger.all(dispatchId)) done.set(deliveryId, { deliveryId, receipt });
-    }
-    const report = () => ctx.heartbeat([...done.values()]);
-    const reporting = setInterval(report, REPORT_EVERY_MS);
-    try {
-      await Promise.all(args.plans.filter((p) => !done.has(p.deliveryId)).map(async (plan) => {
-        const release = await slots.take();
-        try {
-          // Temporal gave up on this attempt (its worker was thought dead): send nothing more.
-          if (ctx.cancellationSignal.aborted) return;
-          done.set(plan.deliveryId, await attemptFirst(deps, channels, { plan, signal: args.signal, retry: args.retry, requestId: args.requestId }, dispatchId));
-          report();
-        } finally {
-          release();
-        }
-      }));
-    } finally {
-      clearInterval(reporting);
-    }
-    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-    return args.plans.map((p) => done.get(p.deliveryId)!);
-  });
+export const firstAttempts =
+  (deps: PipelineDeps, channels: Channels, slots: Slots) =>
+  (args: FirstAttemptsArgs): Promise<FirstAttempt[]> =>
+    withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
+      const ctx = Context.current();
+      const dispatchId = dispatchIdOf(args.signal);
+      const done = new Map<string, FirstAttempt>();
+      for (const r of (ctx.info.heartbeatDetails as FirstAttempt[] | undefined) ?? []) done.set(r.deliveryId, r);
+      if (ctx.info.attempt > 1) {
+        for (const [deliveryId, receipt] of await deps.ledger.all(dispatchId)) done.set(deliveryId, { deliveryId, receipt });
+      }
+      const report = () => ctx.heartbeat([...done.values()]);
+      const reporting = setInterval(report, REPORT_EVERY_MS);
+      try {
+        await Promise.all(
+          args.plans
+            .filter((p) => !done.has(p.deliveryId))
+            .map(async (plan) => {
+              const release = await slots.take();
+              try {
+                // Temporal gave up on this attempt (its worker was thought dead): send nothing more.
+                if (ctx.cancellationSignal.aborted) return;
+                done.set(
+                  plan.deliveryId,
+                  await attemptFirst(
+                    deps,
+                    channels,
+                    { plan, signal: args.signal, retry: args.retry, requestId: args.requestId },
+                    dispatchId,
+                  ),
+                );
+                report();
+              } finally {
+                release();
+              }
+            }),
+        );
+      } finally {
+        clearInterval(reporting);
+      }
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+      return args.plans.map((p) => done.get(p.deliveryId)!);
+    });

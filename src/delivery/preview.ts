@@ -39,37 +39,54 @@ export interface ActionPreview {
   warnings: string[];
 }
 
-const refusal = (e: AttemptEnded) =>
-  ({ refused: e.attempt.reason, error_type: e.attempt.errorType, retried: e.attempt.outcome === 'retry' });
+const refusal = (e: AttemptEnded) => ({
+  refused: e.attempt.reason,
+  error_type: e.attempt.errorType,
+  retried: e.attempt.outcome === 'retry',
+});
 
 /** Keeps the answer bounded: bodies past MAX_DRY_RUN_BODY_CHARS in all are left out, and say so. */
-const withinBudget = (budget: { left: number }) => (a: ActionPreview): ActionPreview => {
-  const body = a.request?.body ?? a.message?.body ?? '';
-  budget.left -= body.length;
-  if (budget.left >= 0) return a;
-  const body_omitted = `${body.length} characters, left out: a dry run shows at most ${MAX_DRY_RUN_BODY_CHARS} characters of bodies`;
-  return { ...a, body_omitted, ...(a.request ? { request: { ...a.request, body: null } } : {}), ...(a.message ? { message: { ...a.message, body: null } } : {}) };
-};
+const withinBudget =
+  (budget: { left: number }) =>
+  (a: ActionPreview): ActionPreview => {
+    const body = a.request?.body ?? a.message?.body ?? '';
+    budget.left -= body.length;
+    if (budget.left >= 0) return a;
+    const body_omitted = `${body.length} characters, left out: a dry run shows at most ${MAX_DRY_RUN_BODY_CHARS} characters of bodies`;
+    return {
+      ...a,
+      body_omitted,
+      ...(a.request ? { request: { ...a.request, body: null } } : {}),
+      ...(a.message ? { message: { ...a.message, body: null } } : {}),
+    };
+  };
 
 /**
  * Every request and message one trigger would send for one signal, built by the same steps as an
  * attempt (prepare with masked dynamic values → build the request or message), never sent.
  */
-export const previewTrigger = async (o: PreviewOptions, trigger: { id: string; version: number; definition: TriggerDefinition },
-  signal: SignalEnvelope, now: Date): Promise<ActionPreview[]> => {
+export const previewTrigger = async (
+  o: PreviewOptions,
+  trigger: { id: string; version: number; definition: TriggerDefinition },
+  signal: SignalEnvelope,
+  now: Date,
+): Promise<ActionPreview[]> => {
   const nowSecs = Math.floor(now.getTime() / 1000);
   // Together: a webhook's DNS check may wait up to its time-out, and 100 of them in a row would add up.
-  const previews = await Promise.all(actionsOf(trigger, signal.id, o.defaultTimeoutSecs).map(async (plan): Promise<ActionPreview> => {
-    const head = { kind: plan.kind, index: plan.index, delivery_id: plan.deliveryId, timeout_secs: plan.timeoutSecs };
-    try {
-      const shown = plan.kind === 'webhook'
-        ? await webhookPreview(o, await prepared(o, webhookEntries, trigger.definition, plan, signal), nowSecs)
-        : await brokerPreview(o.brokers, o, await prepared(o, brokerEntries(o.brokers), trigger.definition, plan, signal));
-      return { ...head, ...shown };
-    } catch (e) {
-      if (!(e instanceof AttemptEnded)) throw e;
-      return { ...head, ...refusal(e), warnings: [] };
-    }
-  }));
+  const previews = await Promise.all(
+    actionsOf(trigger, signal.id, o.defaultTimeoutSecs).map(async (plan): Promise<ActionPreview> => {
+      const head = { kind: plan.kind, index: plan.index, delivery_id: plan.deliveryId, timeout_secs: plan.timeoutSecs };
+      try {
+        const shown =
+          plan.kind === 'webhook'
+            ? await webhookPreview(o, await prepared(o, webhookEntries, trigger.definition, plan, signal), nowSecs)
+            : await brokerPreview(o.brokers, o, await prepared(o, brokerEntries(o.brokers), trigger.definition, plan, signal));
+        return { ...head, ...shown };
+      } catch (e) {
+        if (!(e instanceof AttemptEnded)) throw e;
+        return { ...head, ...refusal(e), warnings: [] };
+      }
+    }),
+  );
   return previews.map(withinBudget({ left: MAX_DRY_RUN_BODY_CHARS }));
 };

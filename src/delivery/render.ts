@@ -8,7 +8,6 @@ import { MAX_RENDERED_CHARS } from '../kernel/limits';
 /** Resolved dynamic values by path, looked up before rendering (they may be async). */
 export type DynamicValues = ReadonlyMap<string, unknown>;
 
-
 /** A rendering that would pass MAX_RENDERED_CHARS: too large now, too large on every retry. */
 export class RenderTooLarge extends Error {
   constructor() {
@@ -18,7 +17,9 @@ export class RenderTooLarge extends Error {
 }
 
 /** Characters substituted values may still add to one rendering; charged before anything large is built. */
-export interface RenderBudget { left: number }
+export interface RenderBudget {
+  left: number;
+}
 export const renderBudget = (): RenderBudget => ({ left: MAX_RENDERED_CHARS });
 const spend = (budget: RenderBudget, chars: number) => {
   budget.left -= chars;
@@ -27,13 +28,18 @@ const spend = (budget: RenderBudget, chars: number) => {
 /** What a value adds once serialised (a lone expression's value is serialised with the body). */
 const sizeOf = (v: unknown): number => {
   if (typeof v === 'string') return v.length;
-  try { return JSON.stringify(v)?.length ?? 0; } catch { return 0; }
+  try {
+    return JSON.stringify(v)?.length ?? 0;
+  } catch {
+    return 0;
+  }
 };
 
 const lookup = (root: unknown, segments: string[]): { found: boolean; value: unknown } => {
   let value = root;
   for (const s of segments) {
-    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, s)) return { found: false, value: undefined };
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, s))
+      return { found: false, value: undefined };
     value = (value as Record<string, unknown>)[s];
   }
   return { found: true, value };
@@ -43,12 +49,20 @@ const asText = (v: unknown): string =>
   v === null || v === undefined ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** Renders `{{ … }}` in one string: a lone expression keeps its value's type, others interpolate as text. */
-export const renderString = (text: string, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[],
-  budget: RenderBudget = renderBudget()): unknown => {
+export const renderString = (
+  text: string,
+  instance: Record<string, unknown>,
+  dynamic: DynamicValues,
+  warnings: string[],
+  budget: RenderBudget = renderBudget(),
+): unknown => {
   const valueOf = (path: string): unknown => {
     if (isInstancePath(path)) {
       const { found, value } = lookup(instance, path.split('.').slice(1));
-      if (!found) { warnings.push(`${path} is missing`); return null; }
+      if (!found) {
+        warnings.push(`${path} is missing`);
+        return null;
+      }
       return value;
     }
     return dynamic.get(path) ?? null;
@@ -63,7 +77,10 @@ export const renderString = (text: string, instance: Record<string, unknown>, dy
   // Built from the segments, so a substituted value is never scanned again.
   let out = '';
   for (const s of segments) {
-    if (s.kind === 'text' || s.path === undefined) { out += s.kind === 'text' ? s.text : s.raw; continue; }
+    if (s.kind === 'text' || s.path === undefined) {
+      out += s.kind === 'text' ? s.text : s.raw;
+      continue;
+    }
     const piece = asText(valueOf(s.path));
     spend(budget, piece.length);
     out += piece;
@@ -71,7 +88,13 @@ export const renderString = (text: string, instance: Record<string, unknown>, dy
   return out;
 };
 
-const renderValue = (v: JsonValue, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[], budget: RenderBudget): unknown => {
+const renderValue = (
+  v: JsonValue,
+  instance: Record<string, unknown>,
+  dynamic: DynamicValues,
+  warnings: string[],
+  budget: RenderBudget,
+): unknown => {
   if (typeof v === 'string') return renderString(v, instance, dynamic, warnings, budget);
   if (Array.isArray(v)) return v.map((x) => renderValue(x, instance, dynamic, warnings, budget));
   if (v !== null && typeof v === 'object') {
@@ -96,15 +119,27 @@ export const renderBody = (payload: JsonValue | undefined, signal: SignalEnvelop
   try {
     const json = JSON.stringify(rendered);
     if (json !== undefined) return { body: json, contentType: 'application/json', warnings };
-  } catch { /* not serialisable: sent as text below */ }
+  } catch {
+    /* not serialisable: sent as text below */
+  }
   return { body: asTextSafe(rendered), contentType: 'text/plain; charset=utf-8', warnings };
 };
 
-const asTextSafe = (v: unknown): string => { try { return String(v); } catch { return ''; } };
-
+const asTextSafe = (v: unknown): string => {
+  try {
+    return String(v);
+  } catch {
+    return '';
+  }
+};
 
 /** Renders a string → string map (headers, conn_details, parameters) as text. */
-export const renderStringMap = (map: Record<string, string> | undefined, instance: Record<string, unknown>, dynamic: DynamicValues, warnings: string[]) => {
+export const renderStringMap = (
+  map: Record<string, string> | undefined,
+  instance: Record<string, unknown>,
+  dynamic: DynamicValues,
+  warnings: string[],
+) => {
   const budget = renderBudget();
   return Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, instance, dynamic, warnings, budget))]));
 };

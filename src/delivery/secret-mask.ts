@@ -17,7 +17,11 @@ const textsOf = (value: unknown): string[] => {
   if (typeof value === 'string') return [value];
   if (typeof value !== 'object') return [String(value)];
   const texts: string[] = [];
-  try { texts.push(JSON.stringify(value)); } catch { /* not serialisable: its strings below still count */ }
+  try {
+    texts.push(JSON.stringify(value));
+  } catch {
+    /* not serialisable: its strings below still count */
+  }
   const walk = (v: unknown, depth: number) => {
     if (typeof v === 'string') texts.push(v);
     else if (v !== null && typeof v === 'object' && depth < 20) Object.values(v).forEach((x) => walk(x, depth + 1));
@@ -29,7 +33,11 @@ const textsOf = (value: unknown): string[] => {
 /** How a text may appear in an error: as it is, escaped inside a JSON string, URL-encoded. */
 const formsOf = (text: string): string[] => {
   const forms = [text, JSON.stringify(text).slice(1, -1)];
-  try { forms.push(encodeURIComponent(text), encodeURI(text)); } catch { /* a lone surrogate: no encoded form to find */ }
+  try {
+    forms.push(encodeURIComponent(text), encodeURI(text));
+  } catch {
+    /* a lone surrogate: no encoded form to find */
+  }
   return forms;
 };
 
@@ -50,7 +58,13 @@ export const maskFrom = (values: DynamicValues): Mask => {
     }
   }
   if (pathOf.size === 0) return NOTHING;
-  const pattern = new RegExp([...pathOf.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+  const pattern = new RegExp(
+    [...pathOf.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
   return (text) => text.replace(pattern, (found) => maskOf(pathOf.get(found)!));
 };
 

@@ -12,7 +12,10 @@ import type { OrderSignal, TurnArgs } from './ordering';
  * one locally).
  */
 export interface ActionArgs {
-  plan: ActionPlan; signal: SignalEnvelope; retry: RetrySettings; attemptsBefore?: number;
+  plan: ActionPlan;
+  signal: SignalEnvelope;
+  retry: RetrySettings;
+  attemptsBefore?: number;
   /** Look the delivery up in the ledger first and record it there when delivered (dispatches whose first attempts run locally). */
   ledger?: boolean;
   /** The request that accepted the signal, for the attempt's log lines. */

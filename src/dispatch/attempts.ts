@@ -7,23 +7,37 @@ import { boundText, boundWarnings } from './bounds';
  */
 
 /** An attempt that did not deliver, as the workflow saw it. */
-export interface FailedAttempt { message: string; details?: FailureDetails; retryable: boolean }
+export interface FailedAttempt {
+  message: string;
+  details?: FailureDetails;
+  retryable: boolean;
+}
 
 export const recordDelivered = (outcome: ActionOutcome, receipt: DeliveryReceipt): void => {
   Object.assign(outcome, {
-    state: 'delivered', attempts: receipt.attempt, statusCode: receipt.statusCode,
-    warnings: boundWarnings(receipt.warnings), lastError: undefined,
+    state: 'delivered',
+    attempts: receipt.attempt,
+    statusCode: receipt.statusCode,
+    warnings: boundWarnings(receipt.warnings),
+    lastError: undefined,
   });
 };
 
 export const recordFailed = (outcome: ActionOutcome, f: FailedAttempt, state: ActionState): void => {
   Object.assign(outcome, {
-    state, attempts: f.details?.attempt ?? outcome.attempts, statusCode: f.details?.statusCode, lastError: boundText(f.message),
+    state,
+    attempts: f.details?.attempt ?? outcome.attempts,
+    statusCode: f.details?.statusCode,
+    lastError: boundText(f.message),
   });
 };
 
 /** Temporal's view of an action's activity while it runs (from describe()'s pending activities). */
-export interface PendingActivity { attempt: number; scheduled: boolean; lastFailure?: string }
+export interface PendingActivity {
+  attempt: number;
+  scheduled: boolean;
+  lastFailure?: string;
+}
 
 /**
  * An action as shown while its dispatch runs: the workflow's record (attempts that ran before
@@ -35,7 +49,7 @@ export const shownProgress = (outcome: ActionOutcome, pending: PendingActivity |
   if (!open || !pending) return { state: outcome.state, attempts: outcome.attempts, lastError: outcome.lastError };
   const attempts = outcome.attempts + pending.attempt - (pending.scheduled ? 1 : 0);
   return {
-    state: attempts > 1 || outcome.state === 'retrying' ? 'retrying' as const : outcome.state,
+    state: attempts > 1 || outcome.state === 'retrying' ? ('retrying' as const) : outcome.state,
     attempts,
     lastError: pending.lastFailure ?? outcome.lastError,
   };

@@ -8,8 +8,7 @@ export { FIRST_ATTEMPT_BATCH } from '../kernel/limits';
  * push a dispatch past Temporal's 2 MB payload limit (a result over it fails the workflow task
  * forever). Pure: the workflow bundle imports this file.
  */
-export const boundText = (text: string): string =>
-  (text.length <= MAX_OUTCOME_TEXT ? text : `${text.slice(0, MAX_OUTCOME_TEXT - 1)}…`);
+export const boundText = (text: string): string => (text.length <= MAX_OUTCOME_TEXT ? text : `${text.slice(0, MAX_OUTCOME_TEXT - 1)}…`);
 
 /** The first warnings, each bounded, then one line counting the rest. Bounding twice changes nothing. */
 export const boundWarnings = (warnings: readonly string[]): string[] => {

@@ -42,13 +42,22 @@ export interface InstanceOrderInput {
 export type OrderSignalsBy = 'local-activity';
 
 /** What the signalInOrder local activity sends: a turn to a dispatch, or `done` to an order. */
-export interface OrderSignal { workflowId: string; signal: 'turn' | 'done'; arg: string }
+export interface OrderSignal {
+  workflowId: string;
+  signal: 'turn' | 'done';
+  arg: string;
+}
 
 /** The definition of each signal an OrderSignal names. */
 export const orderSignalDefinitions = { turn: turnSignal, done: doneSignal } as const;
 
 /** A dispatch's place in one instance order (turns.ts), as its turn activities take it. */
-export interface TurnArgs { orderId: string; workflowId: string; position: string; triggerId: string }
+export interface TurnArgs {
+  orderId: string;
+  workflowId: string;
+  position: string;
+  triggerId: string;
+}
 
 /** What became of a turn given to a dispatch's workflow. */
 export type TurnGiven = 'given' | 'not-started' | 'closed';

@@ -10,8 +10,7 @@ import type { RetrySettings } from './types';
 /** 4xx means the request itself is wrong: retrying cannot help, except for these. */
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 
-export const isRetryableStatus = (status: number): boolean =>
-  status >= 500 || RETRYABLE_4XX.has(status) || status < 400;
+export const isRetryableStatus = (status: number): boolean => status >= 500 || RETRYABLE_4XX.has(status) || status < 400;
 
 /** Durations in milliseconds (a number is milliseconds to Temporal). */
 export const millis = (secs: number) => Math.ceil(secs * 1000);

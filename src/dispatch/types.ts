@@ -64,14 +64,21 @@ export interface DispatchInput {
  * `checkSecs`: how long a waiting one waits before it looks for a dispatch before it that closed
  * without ending its turn (default 300; tests set it short).
  */
-export interface DispatchTurns { position: string; given: string[]; checkSecs?: number }
+export interface DispatchTurns {
+  position: string;
+  given: string[];
+  checkSecs?: number;
+}
 
 /** `as_dispatched`: the trigger versions the original recorded; `current`: those triggers as they are now. */
 export type RedeliveryMode = 'as_dispatched' | 'current';
 
 export type AttemptsAs = 'activities' | 'local-first' | 'batched';
 
-export interface DispatchPlan { triggers: MatchedTrigger[]; actions: ActionPlan[] }
+export interface DispatchPlan {
+  triggers: MatchedTrigger[];
+  actions: ActionPlan[];
+}
 
 export type ActionKind = 'webhook' | 'broker';
 
@@ -93,7 +100,11 @@ export interface ActionPlan {
 export type TriggerOrdering = { instanceKey: string; orderWorkflowId: string } | { unordered: string };
 
 /** `ordering`: only for a trigger with `ordering: "per_instance"` (absent in dispatches planned before). */
-export interface MatchedTrigger { triggerId: string; version: number; ordering?: TriggerOrdering }
+export interface MatchedTrigger {
+  triggerId: string;
+  version: number;
+  ordering?: TriggerOrdering;
+}
 
 export interface DeliveryReceipt {
   statusCode?: number;
@@ -105,10 +116,16 @@ export interface DeliveryReceipt {
 }
 
 /** What one batch of first attempts receives: the actions, the signal, the retry schedule. */
-export interface FirstAttemptsArgs { plans: ActionPlan[]; signal: SignalEnvelope; retry: RetrySettings; requestId?: string }
+export interface FirstAttemptsArgs {
+  plans: ActionPlan[];
+  signal: SignalEnvelope;
+  retry: RetrySettings;
+  requestId?: string;
+}
 
 /** What the first attempt of one action of a batch came to. */
-export type FirstAttempt = { deliveryId: string; receipt: DeliveryReceipt }
+export type FirstAttempt =
+  | { deliveryId: string; receipt: DeliveryReceipt }
   | { deliveryId: string; failed: { message: string; details: FailureDetails; retryable: boolean } };
 
 /** `retrying`: the first attempt failed and the next waits for its time. */

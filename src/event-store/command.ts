@@ -48,7 +48,8 @@ export interface Command<F extends Folded<unknown>, L, R> {
  * The pause after a lost race: random (racing writers would otherwise collide again in the same
  * commit), growing with each attempt, at most `capMs`.
  */
-export const racePause = (attempt: number, capMs = Infinity) => new Promise((r) => setTimeout(r, Math.random() * Math.min(capMs, 2 ** attempt)));
+export const racePause = (attempt: number, capMs = Infinity) =>
+  new Promise((r) => setTimeout(r, Math.random() * Math.min(capMs, 2 ** attempt)));
 
 /** The decision's result, the state it was made on, and where its events went (none appended: undefined). */
 export interface Done<F, R> {
@@ -62,7 +63,9 @@ export interface Done<F, R> {
  * `retry` says. Any other store failure is thrown.
  */
 export const runCommand = async <F extends Folded<unknown>, L, R>(
-  store: EventStore, streamId: string, command: Command<F, L, R>,
+  store: EventStore,
+  streamId: string,
+  command: Command<F, L, R>,
 ): Promise<E.Either<L, Done<F, R>>> => {
   for (let attempt = 1; ; attempt++) {
     const loaded = await command.load(attempt);

@@ -6,7 +6,10 @@ import { BatchHandler, Checkpoint, StoredEvent, SubscribeOptions, Subscription }
  * byte bound (SubscribeOptions.maxBatchBytes) ended the batch early: more follow at once.
  */
 export type ReadAfter = (position: bigint, limit: number) => ReadResult | Promise<ReadResult>;
-interface ReadResult { events: StoredEvent[]; cut: boolean }
+interface ReadResult {
+  events: StoredEvent[];
+  cut: boolean;
+}
 
 const BATCH_SIZE = 1000;
 
@@ -17,8 +20,12 @@ const BATCH_SIZE = 1000;
  * passes, which is how appends the store was not told of are seen.
  */
 export const followPositions = (
-  readAfter: ReadAfter, appended: EventEmitter, pollMs: number,
-  from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void,
+  readAfter: ReadAfter,
+  appended: EventEmitter,
+  pollMs: number,
+  from: Checkpoint,
+  handler: BatchHandler,
+  onError: (e: unknown) => void,
   { resumeAfter, category }: Pick<SubscribeOptions, 'resumeAfter' | 'category'> = {},
 ): Subscription => {
   let checkpoint = from === 'start' ? 0n : from;
@@ -33,11 +40,15 @@ export const followPositions = (
     wake?.();
   };
   appended.on('append', onAppend);
-  const sleep = () => new Promise<void>((resolve) => {
-    if (appendedSinceRead || closed) return resolve();
-    const timer = setTimeout(resolve, pollMs);
-    wake = () => { clearTimeout(timer); resolve(); };
-  });
+  const sleep = () =>
+    new Promise<void>((resolve) => {
+      if (appendedSinceRead || closed) return resolve();
+      const timer = setTimeout(resolve, pollMs);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   const loop = async () => {
     while (!closed) {
       // One turn of the event loop lets appends made by concurrent requests join this batch.

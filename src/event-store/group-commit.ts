@@ -12,14 +12,21 @@ export const groupSize = (sizes: readonly number[], max = GROUP_MAX_CHARS) => {
 };
 
 /** An append as a store's commit takes it: data and metadata already JSON (a string clones and sends cheaply). */
-export interface SerializedAppend { streamId: string; events: { type: string; data: string; metadata: string }[]; expected: ExpectedRevision }
+export interface SerializedAppend {
+  streamId: string;
+  events: { type: string; data: string; metadata: string }[];
+  expected: ExpectedRevision;
+}
 
 /** What one append of a group came to; a stale expected revision is an answer, not an error. */
-export type AppendOutcome = { ok: true; nextRevision: bigint; position: bigint }
+export type AppendOutcome =
+  | { ok: true; nextRevision: bigint; position: bigint }
   | { ok: false; streamId: string; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 
 export const serialized = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
-  streamId, expected, events: events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+  streamId,
+  expected,
+  events: events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
 });
 
 /**
@@ -36,18 +43,31 @@ export const groupCommitter = (
   /** Whether a group failing as unavailable fails the appends queued behind it (a store on a server). */
   failQueued = false,
 ) => {
-  interface Pending { append: SerializedAppend; chars: number; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }
+  interface Pending {
+    append: SerializedAppend;
+    chars: number;
+    resolve: (r: AppendResult) => void;
+    reject: (e: unknown) => void;
+  }
   const queue: Pending[] = [];
   let committing: Promise<void> | undefined;
   const commitGroup = async () => {
-    const group = queue.splice(0, groupSize(queue.map((p) => p.chars), maxChars));
+    const group = queue.splice(
+      0,
+      groupSize(
+        queue.map((p) => p.chars),
+        maxChars,
+      ),
+    );
     const appends = group.map((p) => p.append);
     let outcomes: AppendOutcome[] | undefined;
     try {
       outcomes = await commit(appends);
-      outcomes.forEach((o, i) => (o.ok
-        ? group[i]!.resolve({ nextRevision: o.nextRevision, position: o.position })
-        : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual))));
+      outcomes.forEach((o, i) =>
+        o.ok
+          ? group[i]!.resolve({ nextRevision: o.nextRevision, position: o.position })
+          : group[i]!.reject(new WrongExpectedRevision(o.streamId, o.expected, o.actual)),
+      );
     } catch (e) {
       group.forEach((p) => p.reject(e));
       // The store's server is away: the appends that queued meanwhile have waited as long as this
@@ -65,13 +85,16 @@ export const groupCommitter = (
     }
   };
   return {
-    append: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => new Promise<AppendResult>((resolve, reject) => {
-      const append = serialized(streamId, events, expected);
-      queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
-      // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
-      committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
-    }),
+    append: (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) =>
+      new Promise<AppendResult>((resolve, reject) => {
+        const append = serialized(streamId, events, expected);
+        queue.push({ append, chars: append.events.reduce((n, e) => n + e.data.length + e.metadata.length, 0), resolve, reject });
+        // The first append of a turn waits for the turn's others (setImmediate) to share its commit.
+        committing ??= new Promise<void>((r) => setImmediate(r)).then(commitQueued);
+      }),
     /** Resolves once every queued append has been committed or failed. */
-    drained: async () => { await committing; },
+    drained: async () => {
+      await committing;
+    },
   };
 };

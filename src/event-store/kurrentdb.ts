@@ -1,11 +1,18 @@
 import {
-  ANY, BACKWARDS, END, FORWARDS, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
-  jsonEvent, streamNameFilter,
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  streamNameFilter,
 } from '@kurrent/kurrentdb-client';
 import type { AllStreamSubscription, ResolvedEvent } from '@kurrent/kurrentdb-client';
-import {
-  BatchHandler, Category, Checkpoint, EventStore, ExpectedRevision, StoredEvent, Subscription, WrongExpectedRevision,
-} from './port';
+import { BatchHandler, Category, Checkpoint, EventStore, ExpectedRevision, StoredEvent, Subscription, WrongExpectedRevision } from './port';
 
 const categoryFilter = (category: Category) => streamNameFilter({ prefixes: [`${category}-`] });
 const fromPositionOf = (from: Checkpoint) => (from === 'start' ? START : { commit: from, prepare: from });
@@ -25,13 +32,12 @@ export const toStored = (resolved: ResolvedEvent): StoredEvent | undefined => {
     revision: e.revision,
     position: e.position?.commit ?? resolved.commitPosition ?? 0n,
     type: e.type,
-    data: json ? e.data as Record<string, unknown> : { unreadable: e.isJson ? 'data is not a JSON object' : 'data is not JSON' },
+    data: json ? (e.data as Record<string, unknown>) : { unreadable: e.isJson ? 'data is not a JSON object' : 'data is not JSON' },
     metadata: (e.isJson && typeof e.metadata === 'object' && e.metadata !== null ? e.metadata : {}) as Record<string, unknown>,
   };
 };
 
-const streamState = (expected: ExpectedRevision) =>
-  expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : expected;
+const streamState = (expected: ExpectedRevision) => (expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : expected);
 
 /**
  * KurrentDB / EventStoreDB adapter. Positions are commit positions of `$all`; the
@@ -40,7 +46,12 @@ const streamState = (expected: ExpectedRevision) =>
 export const openKurrentStore = (connectionString: string): EventStore => {
   const client = KurrentDBClient.connectionString(connectionString);
 
-  const subscribe = (from: Checkpoint, handler: BatchHandler, onError: (e: unknown) => void, options: { category?: Category } = {}): Subscription => {
+  const subscribe = (
+    from: Checkpoint,
+    handler: BatchHandler,
+    onError: (e: unknown) => void,
+    options: { category?: Category } = {},
+  ): Subscription => {
     let closed = false;
     let current: AllStreamSubscription | undefined;
     let checkpoint = from;
@@ -110,7 +121,12 @@ export const openKurrentStore = (connectionString: string): EventStore => {
       return out;
     },
     headPosition: async (category = 'action_trigger') => {
-      for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: categoryFilter(category) })) {
+      for await (const resolved of client.readAll({
+        direction: BACKWARDS,
+        fromPosition: END,
+        maxCount: 1,
+        filter: categoryFilter(category),
+      })) {
         const stored = toStored(resolved);
         if (stored) return stored.position;
       }
@@ -120,7 +136,11 @@ export const openKurrentStore = (connectionString: string): EventStore => {
     // readAll from a position includes the event at it: one more is asked for, and it is skipped.
     readCategory: async (category, after, limit) => {
       const out: StoredEvent[] = [];
-      for await (const resolved of client.readAll({ fromPosition: fromPositionOf(after), maxCount: limit + 1, filter: categoryFilter(category) })) {
+      for await (const resolved of client.readAll({
+        fromPosition: fromPositionOf(after),
+        maxCount: limit + 1,
+        filter: categoryFilter(category),
+      })) {
         const stored = toStored(resolved);
         if (stored && stored.position !== after) out.push(stored);
         if (out.length >= limit) break;
@@ -129,7 +149,11 @@ export const openKurrentStore = (connectionString: string): EventStore => {
     },
     countAfter: async (category, from, cap) => {
       let n = 0;
-      for await (const resolved of client.readAll({ fromPosition: fromPositionOf(from), maxCount: cap + 1, filter: categoryFilter(category) })) {
+      for await (const resolved of client.readAll({
+        fromPosition: fromPositionOf(from),
+        maxCount: cap + 1,
+        filter: categoryFilter(category),
+      })) {
         const stored = toStored(resolved);
         if (stored && stored.position !== from && ++n >= cap) break;
       }
@@ -149,6 +173,8 @@ export const openKurrentStore = (connectionString: string): EventStore => {
     truncateBefore: async (streamId, revision) => {
       await client.setStreamMetadata(streamId, { truncateBefore: Number(revision) });
     },
-    close: async () => { await client.dispose(); },
+    close: async () => {
+      await client.dispose();
+    },
   };
 };

@@ -7,7 +7,10 @@ import { openPostgresStore, PostgresOptions } from './postgres';
 
 /** Which store, and where: the config's `EVENT_STORE`, its connection settings and `DATA_DIR`. */
 export interface StoreChoice {
-  readonly eventStore: string; readonly kurrentConnectionString?: string; readonly postgres?: PostgresOptions; readonly dataDir: string;
+  readonly eventStore: string;
+  readonly kurrentConnectionString?: string;
+  readonly postgres?: PostgresOptions;
+  readonly dataDir: string;
 }
 
 /** The configured event store: embedded SQLite under DATA_DIR (default), PostgreSQL or KurrentDB. */

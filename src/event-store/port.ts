@@ -130,7 +130,11 @@ export const TRIGGER_STREAM_PREFIX = 'action_trigger-';
 
 /** A stored event this build cannot decode: acting on a guess would be wrong, so readers stop (503, or a logged fault). */
 export class UnreadableEvent extends Error {
-  constructor(readonly streamId: string, readonly revision: bigint, readonly reason: string) {
+  constructor(
+    readonly streamId: string,
+    readonly revision: bigint,
+    readonly reason: string,
+  ) {
     super(`stored event ${streamId}@${revision} cannot be read: ${reason}`);
     this.name = 'UnreadableEvent';
   }

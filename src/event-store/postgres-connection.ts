@@ -3,8 +3,19 @@ import { StoreUnavailable } from './port';
 import { NOTIFY_CHANNEL } from './postgres-schema';
 
 /** Network errors the driver passes on from the socket. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
-  'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+]);
 
 /**
  * SQLSTATE classes that mean the server is away or refusing work for now, not that the request
@@ -18,9 +29,15 @@ const UNAVAILABLE_CODES = new Set(['25006']);
 
 /** What the common ones mean, in our words: the server's own text may name files and users, and /readyz is public. */
 const MEANINGS: Record<string, string> = {
-  '57P01': 'the server is shutting down', '57P02': 'the server crashed', '57P03': 'the server is starting up',
-  '53300': 'the server has no connection free', '53100': 'the server\'s disk is full', '57014': 'a statement ran past its time-out',
-  '25006': 'the server is read-only', '28P01': 'the server refused the password', '28000': 'the server refused the login',
+  '57P01': 'the server is shutting down',
+  '57P02': 'the server crashed',
+  '57P03': 'the server is starting up',
+  '53300': 'the server has no connection free',
+  '53100': "the server's disk is full",
+  '57014': 'a statement ran past its time-out',
+  '25006': 'the server is read-only',
+  '28P01': 'the server refused the password',
+  '28000': 'the server refused the login',
 };
 
 /**
@@ -43,27 +60,37 @@ export const unavailableReason = (e: unknown): string | undefined => {
 };
 
 /** Runs `work` on the pool; an outage comes out as StoreUnavailable (the API answers 503), anything else as it was. */
-export const guarded = (pool: Pool) => async <T>(work: (pool: Pool) => Promise<T>): Promise<T> => {
-  try {
-    return await work(pool);
-  } catch (e) {
-    const reason = unavailableReason(e);
-    throw reason === undefined ? e : new StoreUnavailable(reason);
-  }
-};
+export const guarded =
+  (pool: Pool) =>
+  async <T>(work: (pool: Pool) => Promise<T>): Promise<T> => {
+    try {
+      return await work(pool);
+    } catch (e) {
+      const reason = unavailableReason(e);
+      throw reason === undefined ? e : new StoreUnavailable(reason);
+    }
+  };
 
 /**
  * LISTENs on its own connection for the categories appends wrote (any process, any host), and
  * connects again a second after losing it; meanwhile subscriptions still poll.
  */
-export const listenForAppends = (options: { url: string; connectTimeoutMs: number }, onCategories: (categories?: ReadonlySet<string>) => void) => {
+export const listenForAppends = (
+  options: { url: string; connectTimeoutMs: number },
+  onCategories: (categories?: ReadonlySet<string>) => void,
+) => {
   let closed = false;
   let client: Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async () => {
     retry = undefined;
     if (closed) return;
-    const c = new Client({ connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true, application_name: 'action-triggers listen' });
+    const c = new Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      keepAlive: true,
+      application_name: 'action-triggers listen',
+    });
     const lost = () => {
       if (client !== c) return;
       client = undefined;
@@ -72,7 +99,9 @@ export const listenForAppends = (options: { url: string; connectTimeoutMs: numbe
     };
     c.on('error', lost);
     c.on('end', lost);
-    c.on('notification', (n) => { if (n.payload) onCategories(new Set([n.payload])); });
+    c.on('notification', (n) => {
+      if (n.payload) onCategories(new Set([n.payload]));
+    });
     client = c;
     try {
       await c.connect();

@@ -116,11 +116,18 @@ export const migrate = async (pool: Pool, schema: string) => {
   let failure: Error | undefined;
   try {
     // A reserved word (`user`, `order`) would need quoting everywhere: refused by name instead.
-    const { rows: [quoted] } = await client.query<{ q: string }>('SELECT quote_ident($1) AS q', [schema]);
-    if (quoted?.q !== schema) throw new Error(`postgres.schema ${JSON.stringify(schema)} is a reserved word in PostgreSQL; choose another name`);
+    const {
+      rows: [quoted],
+    } = await client.query<{ q: string }>('SELECT quote_ident($1) AS q', [schema]);
+    if (quoted?.q !== schema)
+      throw new Error(`postgres.schema ${JSON.stringify(schema)} is a reserved word in PostgreSQL; choose another name`);
     // Up to date already (every start after the first): no lock, and no CREATE privilege needed.
-    const { rows: [known] } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.schema_version`]);
-    const existing = known?.t ? (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`)).rows[0]?.version : undefined;
+    const {
+      rows: [known],
+    } = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}.schema_version`]);
+    const existing = known?.t
+      ? (await client.query<{ version: number }>(`SELECT version FROM ${schema}.schema_version`)).rows[0]?.version
+      : undefined;
     if (existing !== undefined && existing > SCHEMA_VERSION) throw newerThanBuild(schema, existing);
     if (existing === SCHEMA_VERSION) return;
     await client.query('BEGIN');

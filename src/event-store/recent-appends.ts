@@ -1,7 +1,11 @@
 /** An event row as the store keeps it: data and metadata as their JSON text. */
 export interface EventRow {
-  position: number | bigint; stream_id: string; revision: number | bigint;
-  type: string; data: string; metadata: string;
+  position: number | bigint;
+  stream_id: string;
+  revision: number | bigint;
+  type: string;
+  data: string;
+  metadata: string;
 }
 
 /** The category column's rule: the stream id before its first `-` (empty without one). */
@@ -36,13 +40,17 @@ export const recentAppends = () => {
       const mid = (lo + hi) >> 1;
       const p = rows[mid]!.position;
       if (p === position) return mid;
-      if (p < position) lo = mid + 1; else hi = mid - 1;
+      if (p < position) lo = mid + 1;
+      else hi = mid - 1;
     }
     return -1;
   };
   return {
     add: (committed: ReadonlyArray<EventRow & { position: bigint }>) => {
-      for (const r of committed) { rows.push(r); chars += sizeOf(r); }
+      for (const r of committed) {
+        rows.push(r);
+        chars += sizeOf(r);
+      }
       // The oldest go first; a run that lost its start is simply read from the file.
       let drop = 0;
       while (drop < rows.length && (rows.length - drop > KEPT_ROWS || chars > KEPT_CHARS)) chars -= sizeOf(rows[drop++]!);
@@ -62,7 +70,10 @@ export const recentAppends = () => {
         const row = rows[i]!;
         if (row.position !== expected) break;
         if (categoryOf(row.stream_id) !== category) continue;
-        if (!take(row)) { cut = true; break; }
+        if (!take(row)) {
+          cut = true;
+          break;
+        }
         found.push(row);
       }
       return found.length === 0 ? undefined : { rows: found, cut };

@@ -25,7 +25,9 @@ const checkpoint = () => {
     } finally {
       db.close();
     }
-  } catch { /* being replaced or rebuilt: the next tick tries again */ } finally {
+  } catch {
+    /* being replaced or rebuilt: the next tick tries again */
+  } finally {
     Atomics.store(flags, 1, 0);
     Atomics.notify(flags, 1);
   }

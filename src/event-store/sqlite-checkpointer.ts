@@ -8,7 +8,9 @@ import { Worker } from 'node:worker_threads';
  * (once 1.35 s, with its fsyncs). The connections that write turn it off; this thread copies the
  * log into the file every `intervalMs` instead, each page once however often it changed in between.
  */
-export interface Checkpointer { stop(): void }
+export interface Checkpointer {
+  stop(): void;
+}
 
 export const CHECKPOINT_INTERVAL_MS = 1000;
 

@@ -58,16 +58,18 @@ export const openSqliteCommits = (file: string): SqliteCommits => {
   // `= +?`, not `= ?`: SQLite 3.54 prepares `stream_id = ?` again on every call (sqlite.ts, PLANNED_ONCE).
   const lastRevision = db.prepare<[string], { r: number | null }>('SELECT MAX(revision) AS r FROM events WHERE stream_id = +?');
   const insert = db.prepare<[string, bigint, string, string, string, number]>(
-    'INSERT INTO events (stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+    'INSERT INTO events (stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   const oldest = db.prepare<[string, number], { position: number; recorded_at: number | null }>(
-    'SELECT position, recorded_at FROM events WHERE category = ? ORDER BY position LIMIT ?');
+    'SELECT position, recorded_at FROM events WHERE category = ? ORDER BY position LIMIT ?',
+  );
   const removeThrough = db.prepare<[string, number]>('DELETE FROM events WHERE category = ? AND position <= ?');
   const truncateBefore = db.prepare<[string, bigint]>('DELETE FROM events WHERE stream_id = ? AND revision < ?');
 
   /** One append; a stale expected revision is an answer (`ok: false`), not an error, and writes nothing. */
   const appendOne = ({ streamId, events, expected }: SerializedAppend): AppendOutcome => {
     const row = lastRevision.get(streamId);
-    const actual = row?.r == null ? 'no_stream' as const : BigInt(row.r);
+    const actual = row?.r == null ? ('no_stream' as const) : BigInt(row.r);
     if (expected !== 'any' && expected !== actual) return { ok: false, streamId, expected, actual };
     let revision = actual === 'no_stream' ? -1n : actual;
     let position = 0n;
@@ -93,19 +95,28 @@ export const openSqliteCommits = (file: string): SqliteCommits => {
   // The log is never deleted while this connection is open (SQLite removes it on the last close).
   let logFd: number | undefined;
   let closed = false;
-  const syncLog = () => new Promise<void>((resolve, reject) => {
-    if (closed) return reject(new Error('the event store is closed'));
-    logFd ??= openSync(`${file}-wal`, 'r+');
-    fdatasync(logFd, (e) => (e ? reject(e) : resolve()));
-  });
+  const syncLog = () =>
+    new Promise<void>((resolve, reject) => {
+      if (closed) return reject(new Error('the event store is closed'));
+      logFd ??= openSync(`${file}-wal`, 'r+');
+      fdatasync(logFd, (e) => (e ? reject(e) : resolve()));
+    });
   // A reader's: one at a time; readers that come while one runs share the next, which starts after
   // them. A commit never waits for them: it starts its own sync at once (waiting behind a reader's
   // cost trigger creation ~15 % of its rate with two API processes).
   let running: Promise<void> | undefined;
   let next: Promise<void> | undefined;
   const durable = (): Promise<void> => {
-    if (!running) return (running = syncLog().finally(() => { running = undefined; }));
-    return (next ??= running.catch(() => undefined).then(() => { next = undefined; return durable(); }));
+    if (!running)
+      return (running = syncLog().finally(() => {
+        running = undefined;
+      }));
+    return (next ??= running
+      .catch(() => undefined)
+      .then(() => {
+        next = undefined;
+        return durable();
+      }));
   };
 
   /** The writes not settled yet: close waits for them. */
@@ -141,7 +152,10 @@ export const openSqliteCommits = (file: string): SqliteCommits => {
   return {
     append: (group) => write(() => appendGroup.immediate(group)),
     removeBefore: (category, before, through, max) => write(() => removeOldest.immediate(category, before, through, max)),
-    truncate: (streamId, revision) => write(() => { truncateBefore.run(streamId, revision); }),
+    truncate: (streamId, revision) =>
+      write(() => {
+        truncateBefore.run(streamId, revision);
+      }),
     durable,
     close: async () => {
       // The descriptor stays open until no write or sync can still be using it.

@@ -24,7 +24,9 @@ export const openInWalMode = (file: string): Database.Database => {
     } catch (e) {
       if (!isBusy(e) || Date.now() >= deadline) {
         db.close();
-        throw isBusy(e) ? new Error(`${file}: another process has held it locked for ${OPEN_WAIT_MS / 1000} s; cannot turn it to WAL mode`, { cause: e }) : e;
+        throw isBusy(e)
+          ? new Error(`${file}: another process has held it locked for ${OPEN_WAIT_MS / 1000} s; cannot turn it to WAL mode`, { cause: e })
+          : e;
       }
       sleepSync(RETRY_MS);
     }

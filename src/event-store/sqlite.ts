@@ -42,15 +42,20 @@ const COLUMNS = 'position, stream_id, revision, type, data, metadata';
  */
 
 /** The rows a group's successful appends wrote: an append's events take consecutive positions and revisions up to those returned. */
-const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[]) => outcomes.flatMap((o, i) => {
-  if (!o.ok) return [];
-  const events = appends[i]!.events;
-  const first = BigInt(1 - events.length);
-  return events.map((e, k) => ({
-    position: o.position + first + BigInt(k), stream_id: appends[i]!.streamId, revision: o.nextRevision + first + BigInt(k),
-    type: e.type, data: e.data, metadata: e.metadata,
-  }));
-});
+const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly AppendOutcome[]) =>
+  outcomes.flatMap((o, i) => {
+    if (!o.ok) return [];
+    const events = appends[i]!.events;
+    const first = BigInt(1 - events.length);
+    return events.map((e, k) => ({
+      position: o.position + first + BigInt(k),
+      stream_id: appends[i]!.streamId,
+      revision: o.nextRevision + first + BigInt(k),
+      type: e.type,
+      data: e.data,
+      metadata: e.metadata,
+    }));
+  });
 
 /**
  * The table, and the columns later versions added: `category` (the stream id before its first
@@ -58,8 +63,10 @@ const committedRows = (appends: readonly SerializedAppend[], outcomes: readonly 
  * others) and `recorded_at` (ms since the epoch; retention removes by it). Several processes
  * may open one file at once: the change runs in one write transaction and checks again inside.
  */
-const migrate = (db: Database.Database) => db.transaction(() => {
-  db.exec(`CREATE TABLE IF NOT EXISTS events (
+const migrate = (db: Database.Database) =>
+  db
+    .transaction(() => {
+      db.exec(`CREATE TABLE IF NOT EXISTS events (
     position INTEGER PRIMARY KEY AUTOINCREMENT,
     stream_id TEXT NOT NULL,
     revision INTEGER NOT NULL,
@@ -67,13 +74,21 @@ const migrate = (db: Database.Database) => db.transaction(() => {
     data TEXT NOT NULL,
     metadata TEXT NOT NULL,
     UNIQUE (stream_id, revision))`);
-  const columns = new Set(db.prepare<[], { name: string }>('SELECT name FROM pragma_table_xinfo(\'events\')').all().map((c) => c.name));
-  if (!columns.has('category')) {
-    db.exec("ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (substr(stream_id, 1, instr(stream_id, '-') - 1)) VIRTUAL");
-  }
-  if (!columns.has('recorded_at')) db.exec('ALTER TABLE events ADD COLUMN recorded_at INTEGER');
-  db.exec('CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)');
-}).immediate();
+      const columns = new Set(
+        db
+          .prepare<[], { name: string }>("SELECT name FROM pragma_table_xinfo('events')")
+          .all()
+          .map((c) => c.name),
+      );
+      if (!columns.has('category')) {
+        db.exec(
+          "ALTER TABLE events ADD COLUMN category TEXT GENERATED ALWAYS AS (substr(stream_id, 1, instr(stream_id, '-') - 1)) VIRTUAL",
+        );
+      }
+      if (!columns.has('recorded_at')) db.exec('ALTER TABLE events ADD COLUMN recorded_at INTEGER');
+      db.exec('CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position)');
+    })
+    .immediate();
 
 /**
  * Embedded event store in one SQLite file. WAL mode and BEGIN IMMEDIATE appends make it safe
@@ -89,11 +104,14 @@ export const openSqliteStore = (file: string): EventStore => {
   const readStream = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = +? ORDER BY revision`);
   // A negative LIMIT is no limit in SQLite.
   const readForwards = db.prepare<[string, bigint, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = +? AND revision >= ? ORDER BY revision LIMIT +?`);
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = +? AND revision >= ? ORDER BY revision LIMIT +?`,
+  );
   const readBackwards = db.prepare<[string, bigint, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE stream_id = +? AND revision <= ? ORDER BY revision DESC LIMIT +?`);
+    `SELECT ${COLUMNS} FROM events WHERE stream_id = +? AND revision <= ? ORDER BY revision DESC LIMIT +?`,
+  );
   const readAfter = db.prepare<[string, bigint, number], EventRow>(
-    `SELECT ${COLUMNS} FROM events WHERE category = +? AND position > ? ORDER BY position LIMIT +?`);
+    `SELECT ${COLUMNS} FROM events WHERE category = +? AND position > ? ORDER BY position LIMIT +?`,
+  );
   readAfter.safeIntegers(true);
   /**
    * readAfter, stopping before the events' data (a JSON array) passes `maxBytes` (always one): rows
@@ -102,7 +120,15 @@ export const openSqliteStore = (file: string): EventStore => {
    * they resolved).
    */
   const readAfterWithin = async (category: string, position: bigint, limit: number, maxBytes: number) => {
-    const local = recent.after(category, position, limit, ((page) => (row: EventRow) => page.add(row.data))(boundedPage(maxBytes)));
+    const local = recent.after(
+      category,
+      position,
+      limit,
+      (
+        (page) => (row: EventRow) =>
+          page.add(row.data)
+      )(boundedPage(maxBytes)),
+    );
     if (local) return { events: local.rows.map(toStored), cut: local.cut };
     const read = readFromFile(category, position, limit, maxBytes);
     const last = read.events.at(-1)?.position;
@@ -131,7 +157,8 @@ export const openSqliteStore = (file: string): EventStore => {
   };
   const head = db.prepare<[string], { p: number | null }>('SELECT MAX(position) AS p FROM events WHERE category = +?');
   const countAfter = db.prepare<[string, bigint, number], { n: number }>(
-    'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = +? AND position > ? LIMIT +?)');
+    'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE category = +? AND position > ? LIMIT +?)',
+  );
   const recent = recentAppends();
   /**
    * Every event up to here is on disk: the log is durable only as a prefix, and positions follow
@@ -147,15 +174,21 @@ export const openSqliteStore = (file: string): EventStore => {
 
   // Only the subscriptions of the categories appended wake: the relay and the signal index
   // reading the file after every trigger created cost each create ~30 µs.
-  const groups = groupCommitter((group) => commits.append(group), (group, outcomes) => {
-    if (!outcomes) return appended.emit('append', undefined);
-    recent.add(committedRows(group, outcomes));
-    for (const o of outcomes) if (o.ok && o.position > durableThrough) durableThrough = o.position;
-    appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
-  }, SQLITE_GROUP_MAX_CHARS);
+  const groups = groupCommitter(
+    (group) => commits.append(group),
+    (group, outcomes) => {
+      if (!outcomes) return appended.emit('append', undefined);
+      recent.add(committedRows(group, outcomes));
+      for (const o of outcomes) if (o.ok && o.position > durableThrough) durableThrough = o.position;
+      appended.emit('append', new Set(group.map((a) => categoryOf(a.streamId))));
+    },
+    SQLITE_GROUP_MAX_CHARS,
+  );
   let closed = false;
   // Every write after close() is refused.
-  const refuseWhenClosed = () => { if (closed) throw new Error('the event store is closed'); };
+  const refuseWhenClosed = () => {
+    if (closed) throw new Error('the event store is closed');
+  };
 
   return {
     append: async (streamId, events, expected) => {
@@ -165,18 +198,27 @@ export const openSqliteStore = (file: string): EventStore => {
     read: async (streamId, range) => {
       if (!range) return readStream.all(streamId).map(toStored);
       const max = range.maxCount ?? -1;
-      const rows = range.direction === 'backwards'
-        ? readBackwards.all(streamId, range.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), max)
-        : readForwards.all(streamId, range.fromRevision ?? 0n, max);
+      const rows =
+        range.direction === 'backwards'
+          ? readBackwards.all(streamId, range.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), max)
+          : readForwards.all(streamId, range.fromRevision ?? 0n, max);
       return rows.map(toStored);
     },
     headPosition: async (category = 'action_trigger') => {
       const p = head.get(category)?.p;
       return p == null ? 'start' : BigInt(p);
     },
-    subscribe: (from, handler, onError, options = {}) => followPositions(
-      (position, limit) => readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
-      appended, options.pollMs ?? POLL_INTERVAL_MS, from, handler, onError, { category: 'action_trigger', ...options }),
+    subscribe: (from, handler, onError, options = {}) =>
+      followPositions(
+        (position, limit) =>
+          readAfterWithin(options.category ?? 'action_trigger', position, limit, options.maxBatchBytes ?? SUBSCRIPTION_BATCH_BYTES),
+        appended,
+        options.pollMs ?? POLL_INTERVAL_MS,
+        from,
+        handler,
+        onError,
+        { category: 'action_trigger', ...options },
+      ),
     readCategory: async (category, after, limit) => readAfter.all(category, after === 'start' ? 0n : after, limit).map(toStored),
     countAfter: async (category, from, cap) => countAfter.get(category, from === 'start' ? 0n : from, cap)!.n,
     removeRecordedBefore: async (category, before, through, max) => {

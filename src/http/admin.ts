@@ -20,8 +20,14 @@ const ASSETS = join(packageRoot(), 'web', 'admin');
  * its DOM with textContent, never innerHTML, so stored strings cannot become markup either.
  */
 const CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /**
@@ -30,14 +36,23 @@ const CSP = [
  */
 export const mountAdmin = (app: Express, settings: AdminSettings) => {
   const config = JSON.stringify({
-    temporal_ui_url: settings.temporalUiUrl, namespace: settings.namespace, keys_required: settings.keysRequired,
+    temporal_ui_url: settings.temporalUiUrl,
+    namespace: settings.namespace,
+    keys_required: settings.keysRequired,
   });
   app.use('/admin', (req, res, next) => {
-    res.set({ 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-cache' });
+    res.set({
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-cache',
+    });
     if (req.method !== 'GET' && req.method !== 'HEAD') return methodGuard(['GET'])(req, res, next);
     next();
   });
-  app.get('/admin/config.json', (_req, res) => { res.type('json').send(config); });
+  app.get('/admin/config.json', (_req, res) => {
+    res.type('json').send(config);
+  });
   app.use('/admin', express.static(ASSETS, { index: 'index.html', redirect: true, dotfiles: 'ignore', etag: true }));
   app.use('/admin', (req, res) => sendError(res, { _tag: 'NoAdminAsset', path: req.path }));
 };

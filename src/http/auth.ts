@@ -5,9 +5,17 @@ import { sendError } from './problem';
 import { loopbackOnly } from './loopback-only';
 import { isLoopbackAddress } from '../kernel/hosts';
 
-export interface ApiKeyEntry { id: string; scopes: readonly Scope[]; key?: string; key_sha256?: string }
+export interface ApiKeyEntry {
+  id: string;
+  scopes: readonly Scope[];
+  key?: string;
+  key_sha256?: string;
+}
 
-export interface Caller { actor: string; scopes: ReadonlySet<Scope> }
+export interface Caller {
+  actor: string;
+  scopes: ReadonlySet<Scope>;
+}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -30,17 +38,20 @@ export const createAuth = (keys: readonly ApiKeyEntry[]) => {
     const entry = match && byHash.get(sha256(match[1]!));
     return entry ? { actor: entry.id, scopes: new Set(entry.scopes) } : 'unauthenticated';
   };
-  const requireScope = (scope: Scope): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
-    const caller = callerOf(req);
-    if (caller === 'unauthenticated') {
-      res.set('WWW-Authenticate', 'Bearer');
-      return sendError(res, { _tag: 'Unauthenticated' });
-    }
-    if (caller === 'not-loopback') return sendError(res, { _tag: 'Forbidden', reason: 'no API keys are configured: only loopback callers are served' });
-    if (!caller.scopes.has(scope)) return sendError(res, { _tag: 'Forbidden', reason: `this API key lacks the scope ${scope}` });
-    res.locals.caller = caller;
-    next();
-  };
+  const requireScope =
+    (scope: Scope): RequestHandler =>
+    (req: Request, res: Response, next: NextFunction) => {
+      const caller = callerOf(req);
+      if (caller === 'unauthenticated') {
+        res.set('WWW-Authenticate', 'Bearer');
+        return sendError(res, { _tag: 'Unauthenticated' });
+      }
+      if (caller === 'not-loopback')
+        return sendError(res, { _tag: 'Forbidden', reason: 'no API keys are configured: only loopback callers are served' });
+      if (!caller.scopes.has(scope)) return sendError(res, { _tag: 'Forbidden', reason: `this API key lacks the scope ${scope}` });
+      res.locals.caller = caller;
+      next();
+    };
   /** Mounted before every route but the health probes; nothing to do when keys are configured. */
   const openModeGuard = open ? loopbackOnly : servedToAll;
   return { open, requireScope, openModeGuard };

@@ -16,8 +16,16 @@ import { sendError } from './problem';
  */
 
 /** A node's place, kept as a parent chain: the path text is built only for an error. */
-interface Place { readonly parent: Place | undefined; readonly key: string; readonly inArray: boolean }
-interface Pending { readonly value: object; readonly place: Place | undefined; readonly depth: number }
+interface Place {
+  readonly parent: Place | undefined;
+  readonly key: string;
+  readonly inArray: boolean;
+}
+interface Pending {
+  readonly value: object;
+  readonly place: Place | undefined;
+  readonly depth: number;
+}
 
 const pathOf = (place: Place | undefined): string => {
   const parts: string[] = [];
@@ -46,7 +54,10 @@ export const jsonBodyProblem = (body: unknown): FieldError | undefined => {
     } else {
       for (const key of Object.keys(value)) {
         if (FORBIDDEN_KEYS.has(key)) {
-          return { path: pathOf({ parent: place, key, inArray: false }), message: `is not allowed as a key (${[...FORBIDDEN_KEYS].join(', ')} name no data)` };
+          return {
+            path: pathOf({ parent: place, key, inArray: false }),
+            message: `is not allowed as a key (${[...FORBIDDEN_KEYS].join(', ')} name no data)`,
+          };
         }
         const v = (value as Record<string, unknown>)[key];
         if (isContainer(v)) children.push({ value: v, place: { parent: place, key, inArray: false }, depth: depth + 1 });

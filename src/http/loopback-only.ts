@@ -6,7 +6,11 @@ import { sendError } from './problem';
 const HOST_HEADER = /^[a-z0-9.\-[\]:]+$/i;
 
 const hostnameOf = (authority: string, scheme = 'http') => {
-  try { return new URL(`${scheme}://${authority}`).hostname; } catch { return undefined; }
+  try {
+    return new URL(`${scheme}://${authority}`).hostname;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -54,15 +58,19 @@ const refusal = (req: Request) => {
   const host = req.get('host');
   // A browser always sends Host: a request without one (HTTP/1.0) is no rebound page.
   if (host !== undefined && !isLoopbackHostSeen(host)) {
-    return 'no API keys are configured, so only requests addressed to a loopback name are served (Host 127.0.0.1, localhost, *.localhost or [::1]): '
-      + `use http://127.0.0.1:${req.socket.localPort ?? '<port>'}/, or configure api_keys to serve other names`;
+    return (
+      'no API keys are configured, so only requests addressed to a loopback name are served (Host 127.0.0.1, localhost, *.localhost or [::1]): ' +
+      `use http://127.0.0.1:${req.socket.localPort ?? '<port>'}/, or configure api_keys to serve other names`
+    );
   }
   const origin = req.get('origin');
   const navigation = (req.method === 'GET' || req.method === 'HEAD') && req.get('sec-fetch-mode') === 'navigate';
   const foreign = origin !== undefined ? !isLoopbackOrigin(origin) : req.get('sec-fetch-site') === 'cross-site' && !navigation;
   if (foreign) {
-    return 'no API keys are configured, so requests from web pages of other origins are refused (Origin must be a loopback origin): '
-      + 'open the page from this machine, or configure api_keys';
+    return (
+      'no API keys are configured, so requests from web pages of other origins are refused (Origin must be a loopback origin): ' +
+      'open the page from this machine, or configure api_keys'
+    );
   }
   return undefined;
 };

@@ -15,12 +15,17 @@ export interface RouteGuards {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Answers methods a path does not have with 405 and `Allow`, and OPTIONS with 204. */
-export const methodGuard = (allowed: readonly string[]): RequestHandler => (req, res) => {
-  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  res.set('Allow', allow);
-  if (req.method === 'OPTIONS') { res.status(204).end(); return; }
-  sendError(res, { _tag: 'MethodNotAllowed', method: req.method, allow });
-};
+export const methodGuard =
+  (allowed: readonly string[]): RequestHandler =>
+  (req, res) => {
+    const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+    res.set('Allow', allow);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    sendError(res, { _tag: 'MethodNotAllowed', method: req.method, allow });
+  };
 
 export const mount = (app: Express, path: string, routes: Routes, guards: RouteGuards) => {
   const route = app.route(path);

@@ -14,9 +14,18 @@ export interface Problem {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 const problem = (status: number, detail?: string, errors?: FieldError[]): Problem => ({
@@ -49,29 +58,55 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 /** The one place where each failure gets its HTTP status and its text. */
 export const problemOf = (e: ApiError): Problem => {
   switch (e._tag) {
-    case 'Validation': return problem(400, `${count(e.errors.length, 'invalid field')}`, e.errors);
-    case 'NotFound': return problem(404, `no trigger with id ${e.ids.join(', ')}${e.asOf === undefined ? '' : ` at ${e.asOf}`}${e.nothingDeleted ? '; nothing was deleted' : ''}`);
-    case 'SignalNotFound': return problem(404, `no ${e.stored ? 'stored ' : ''}signal with id ${e.id}`);
-    case 'RedeliveryNotFound': return problem(404, `no redelivery ${e.number} of a stored signal ${e.signalId}`);
-    case 'UnknownCursor': return problem(404, 'no page at this cursor: cursors come from next_cursor');
-    case 'AlreadyExists': return problem(409, `trigger ${e.id} already exists`);
-    case 'VersionMismatch': return problem(412, `If-Match names version ${e.expected}, the trigger has moved on`);
-    case 'ConcurrentUpdate': return problem(409, 'the trigger was changed concurrently too often; try again');
-    case 'NothingAccepted': return problem(422, 'nothing was accepted', e.errors);
-    case 'RedeliveryRefused': return problem(409, e.detail, e.errors);
-    case 'NoDispatch': return problem(503, 'dispatch is not running in this process');
-    case 'DispatchUnavailable': return problem(503, `the dispatch service is unavailable${e.tryAgain ? '; try again' : ''}`);
-    case 'Unavailable': return { ...problem(503, e.reason), ...e.extensions };
-    case 'Unauthenticated': return problem(401, 'a valid API key is required (Authorization: Bearer <key>)');
-    case 'Forbidden': return problem(403, e.reason);
-    case 'NoRoute': return problem(404, `no route ${e.method} ${e.path}`);
-    case 'NoAdminAsset': return problem(404, `no admin asset ${e.path}`);
-    case 'MethodNotAllowed': return problem(405, `${e.method} is not allowed here; allowed: ${e.allow}`);
-    case 'UnsupportedMediaType': return problem(415, e.detail);
-    case 'BodyTooLarge': return problem(413, 'the request body is too large');
-    case 'BodyNotJson': return problem(400, 'the request body is not valid JSON');
-    case 'BadRequest': return problem(e.status, e.detail);
-    case 'Internal': return problem(500, 'internal error; it has been logged');
+    case 'Validation':
+      return problem(400, `${count(e.errors.length, 'invalid field')}`, e.errors);
+    case 'NotFound':
+      return problem(
+        404,
+        `no trigger with id ${e.ids.join(', ')}${e.asOf === undefined ? '' : ` at ${e.asOf}`}${e.nothingDeleted ? '; nothing was deleted' : ''}`,
+      );
+    case 'SignalNotFound':
+      return problem(404, `no ${e.stored ? 'stored ' : ''}signal with id ${e.id}`);
+    case 'RedeliveryNotFound':
+      return problem(404, `no redelivery ${e.number} of a stored signal ${e.signalId}`);
+    case 'UnknownCursor':
+      return problem(404, 'no page at this cursor: cursors come from next_cursor');
+    case 'AlreadyExists':
+      return problem(409, `trigger ${e.id} already exists`);
+    case 'VersionMismatch':
+      return problem(412, `If-Match names version ${e.expected}, the trigger has moved on`);
+    case 'ConcurrentUpdate':
+      return problem(409, 'the trigger was changed concurrently too often; try again');
+    case 'NothingAccepted':
+      return problem(422, 'nothing was accepted', e.errors);
+    case 'RedeliveryRefused':
+      return problem(409, e.detail, e.errors);
+    case 'NoDispatch':
+      return problem(503, 'dispatch is not running in this process');
+    case 'DispatchUnavailable':
+      return problem(503, `the dispatch service is unavailable${e.tryAgain ? '; try again' : ''}`);
+    case 'Unavailable':
+      return { ...problem(503, e.reason), ...e.extensions };
+    case 'Unauthenticated':
+      return problem(401, 'a valid API key is required (Authorization: Bearer <key>)');
+    case 'Forbidden':
+      return problem(403, e.reason);
+    case 'NoRoute':
+      return problem(404, `no route ${e.method} ${e.path}`);
+    case 'NoAdminAsset':
+      return problem(404, `no admin asset ${e.path}`);
+    case 'MethodNotAllowed':
+      return problem(405, `${e.method} is not allowed here; allowed: ${e.allow}`);
+    case 'UnsupportedMediaType':
+      return problem(415, e.detail);
+    case 'BodyTooLarge':
+      return problem(413, 'the request body is too large');
+    case 'BodyNotJson':
+      return problem(400, 'the request body is not valid JSON');
+    case 'BadRequest':
+      return problem(e.status, e.detail);
+    case 'Internal':
+      return problem(500, 'internal error; it has been logged');
     default: {
       const _never: never = e;
       return problem(500);

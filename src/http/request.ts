@@ -15,7 +15,11 @@ export const IF_MATCH = '^[ \\t]*(\\*|(W/)?"[0-9]{1,15}")[ \\t]*$';
 const IF_MATCH_RE = new RegExp(IF_MATCH);
 
 /** Who asked, in which request, when: what every event a request appends records. */
-export interface RequestMetadata { actor: string; request_id: string; occurred_at: string }
+export interface RequestMetadata {
+  actor: string;
+  request_id: string;
+  occurred_at: string;
+}
 
 export const metadataOf = (res: Response, now: Date): RequestMetadata => ({
   actor: callerOf(res).actor,

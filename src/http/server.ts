@@ -20,12 +20,15 @@ export const SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 3
 
 /** The HTTP server for the app, with the timeouts above; never listens (the caller does). */
 export const createHttpServer = (app: RequestListener, timeouts: ServerTimeouts = SERVER_TIMEOUTS): Server => {
-  const server = createServer({
-    headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.requestMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    connectionsCheckingInterval: timeouts.checkIntervalMs,
-  }, app);
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+    app,
+  );
   return server;
 };
 
@@ -33,5 +36,8 @@ export const createHttpServer = (app: RequestListener, timeouts: ServerTimeouts 
 export const listen = (server: Server, host: string, port: number) =>
   new Promise<Server>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(server); });
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });

@@ -25,7 +25,9 @@ export const boundedPage = (maxBytes: number): BoundedPage => {
   let full = false;
   return {
     items,
-    get bytes() { return bytes; },
+    get bytes() {
+      return bytes;
+    },
     add: (json) => {
       const size = Buffer.byteLength(json) + (items.length > 0 ? 1 : 0);
       full ||= items.length > 0 && bytes + size > maxBytes;

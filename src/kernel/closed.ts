@@ -1,8 +1,7 @@
 import * as t from 'io-ts';
 import { closestName } from './closest-name';
 
-type Out<R extends t.Props, O extends t.Props> =
-  { [K in keyof R]: t.TypeOf<R[K]> } & { [K in keyof O]?: t.TypeOf<O[K]> };
+type Out<R extends t.Props, O extends t.Props> = { [K in keyof R]: t.TypeOf<R[K]> } & { [K in keyof O]?: t.TypeOf<O[K]> };
 
 export interface ClosedOptions {
   /** Fields accepted and dropped (read-only server fields sent back by a client). */
@@ -13,12 +12,10 @@ export interface ClosedOptions {
   readonly nullable?: readonly string[];
 }
 
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === 'object' && u !== null && !Array.isArray(u);
+const isPlainObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 /** A field's value, from the object itself only: never from its prototype. */
-const own = (u: Record<string, unknown>, key: string): unknown =>
-  (Object.prototype.hasOwnProperty.call(u, key) ? u[key] : undefined);
+const own = (u: Record<string, unknown>, key: string): unknown => (Object.prototype.hasOwnProperty.call(u, key) ? u[key] : undefined);
 
 /**
  * An object codec that reports every bad field at once and rejects unknown fields by name.
@@ -26,7 +23,10 @@ const own = (u: Record<string, unknown>, key: string): unknown =>
  * decoding). Reads and writes own properties only, so no input reaches or sets a prototype.
  */
 export const closed = <R extends t.Props, O extends t.Props>(
-  name: string, required: R, optional: O, options: ClosedOptions = {},
+  name: string,
+  required: R,
+  optional: O,
+  options: ClosedOptions = {},
 ): t.Type<Out<R, O>, Out<R, O>, unknown> => {
   const known = new Set([...Object.keys(required), ...Object.keys(optional), ...(options.ignored ?? [])]);
   const nullable = new Set(options.nullable ?? []);
@@ -47,7 +47,11 @@ export const closed = <R extends t.Props, O extends t.Props>(
       for (const [key, codec] of Object.entries(optional)) {
         const value = own(u, key);
         if (value === null && !nullable.has(key)) {
-          errors.push({ value: null, context: t.appendContext(c, key, codec, null), message: 'must not be null (leave the field out instead)' });
+          errors.push({
+            value: null,
+            context: t.appendContext(c, key, codec, null),
+            message: 'must not be null (leave the field out instead)',
+          });
         } else if (value !== undefined && value !== null) field(key, codec);
       }
       for (const key of Object.keys(u)) {
@@ -65,19 +69,29 @@ export const closed = <R extends t.Props, O extends t.Props>(
 
 /** A codec that accepts what `base` accepts and then checks it; `check` returns an error message or undefined. */
 export const checked = <A>(base: t.Type<A, A, unknown>, name: string, check: (a: A) => string | undefined) =>
-  new t.Type<A, A, unknown>(name, base.is, (u, c) => {
-    const result = base.validate(u, c);
-    if (result._tag === 'Left') return result;
-    const message = check(result.right);
-    return message === undefined ? result : t.failure(u, c, message);
-  }, t.identity);
+  new t.Type<A, A, unknown>(
+    name,
+    base.is,
+    (u, c) => {
+      const result = base.validate(u, c);
+      if (result._tag === 'Left') return result;
+      const message = check(result.right);
+      return message === undefined ? result : t.failure(u, c, message);
+    },
+    t.identity,
+  );
 
 /** A codec with a plain message for wrong input. */
 export const described = <A>(base: t.Type<A, A, unknown>, message: string) =>
-  new t.Type<A, A, unknown>(base.name, base.is, (u, c) => {
-    const result = base.validate(u, c);
-    return result._tag === 'Right' ? result : t.failure(u, c, u === undefined ? 'is required' : message);
-  }, t.identity);
+  new t.Type<A, A, unknown>(
+    base.name,
+    base.is,
+    (u, c) => {
+      const result = base.validate(u, c);
+      return result._tag === 'Right' ? result : t.failure(u, c, u === undefined ? 'is required' : message);
+    },
+    t.identity,
+  );
 
 /**
  * One character that `String.prototype.trim` keeps (anything but JavaScript's white space and
@@ -90,22 +104,28 @@ const NON_BLANK_RE = new RegExp(NON_BLANK);
 /** Length in Unicode code points, as JSON Schema's minLength and maxLength count. */
 export const codePoints = (s: string): number => [...s].length;
 
-export const NonEmptyString = checked(described(t.string, 'must be a string'), 'NonEmptyString',
-  (s) => (NON_BLANK_RE.test(s) ? undefined : 'must not be empty'));
+export const NonEmptyString = checked(described(t.string, 'must be a string'), 'NonEmptyString', (s) =>
+  NON_BLANK_RE.test(s) ? undefined : 'must not be empty',
+);
 
 /** An array codec whose item errors keep their index; `minItems` gives "must not be empty". */
 export const arrayOf = <C extends t.Mixed>(item: C, minItems = 0, maxItems = Infinity) =>
-  new t.Type<t.TypeOf<C>[], t.TypeOf<C>[], unknown>(`Array<${item.name}>`, (u): u is t.TypeOf<C>[] => Array.isArray(u),
+  new t.Type<t.TypeOf<C>[], t.TypeOf<C>[], unknown>(
+    `Array<${item.name}>`,
+    (u): u is t.TypeOf<C>[] => Array.isArray(u),
     (u, c) => {
       if (!Array.isArray(u)) return t.failure(u, c, u === undefined ? 'is required' : 'must be an array');
       if (u.length < minItems) return t.failure(u, c, 'must not be empty');
       if (u.length > maxItems) return t.failure(u, c, `must have at most ${maxItems} items`);
       return t.array(item).validate(u, c);
-    }, t.identity);
+    },
+    t.identity,
+  );
 
 /** An object of string values (headers, conn_details, parameters); `checkValue` may reject a value. */
 export const stringMap = (checkValue: (v: string) => string | undefined = () => undefined) =>
-  new t.Type<Record<string, string>, Record<string, string>, unknown>('StringMap',
+  new t.Type<Record<string, string>, Record<string, string>, unknown>(
+    'StringMap',
     (u): u is Record<string, string> => isPlainObject(u),
     (u, c) => {
       if (!isPlainObject(u)) return t.failure(u, c, 'must be an object of strings');
@@ -115,4 +135,6 @@ export const stringMap = (checkValue: (v: string) => string | undefined = () => 
         if (message) errors.push({ value, context: t.appendContext(c, key, t.string, value), message });
       }
       return errors.length > 0 ? t.failures(errors) : t.success(u as Record<string, string>);
-    }, t.identity);
+    },
+    t.identity,
+  );

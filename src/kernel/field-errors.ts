@@ -18,9 +18,7 @@ export const pathOf = (context: t.Context): string => {
     const parent = context[i - 1]!;
     if (isWrapper(parent.type)) continue;
     const key = context[i]!.key;
-    path += Array.isArray(parent.actual)
-      ? `[${key}]`
-      : path === '' ? key : `.${key}`;
+    path += Array.isArray(parent.actual) ? `[${key}]` : path === '' ? key : `.${key}`;
   }
   return path;
 };
@@ -35,11 +33,12 @@ export const toFieldErrors = (errors: t.Errors): FieldError[] => {
   for (const e of errors) {
     const path = pathOf(e.context);
     const expected = e.context[e.context.length - 1]?.type.name ?? 'value';
-    const message = e.message ?? (e.value === undefined
-      ? 'is required'
-      : `must be ${expected}, got ${describe(e.value)}`);
+    const message = e.message ?? (e.value === undefined ? 'is required' : `must be ${expected}, got ${describe(e.value)}`);
     const key = `${path}\u0000${message}`;
-    if (!seen.has(key)) { seen.add(key); out.push({ path: path || '(body)', message }); }
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push({ path: path || '(body)', message });
+    }
   }
   return out;
 };

@@ -18,7 +18,10 @@ const v6Bytes = (ip: string): number[] => {
   const groups = (s: string | undefined): number[] => {
     if (!s) return [];
     return s.split(':').flatMap((g) => {
-      if (g.includes('.')) { const [a, b, c, d] = v4Bytes(g); return [(a! << 8) | b!, (c! << 8) | d!]; }
+      if (g.includes('.')) {
+        const [a, b, c, d] = v4Bytes(g);
+        return [(a! << 8) | b!, (c! << 8) | d!];
+      }
       return [parseInt(g, 16)];
     });
   };
@@ -44,9 +47,21 @@ const inBlock = (bytes: readonly number[], [base, bits]: Block): boolean => {
 
 /** IANA special-purpose IPv4 ranges a webhook never needs (RFC 6890 and successors). */
 const V4_REFUSED = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15',
-  '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ].map(cidr);
 
 /** IPv6 is public only inside global unicast 2000::/3, and not in these parts of it. */

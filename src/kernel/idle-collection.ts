@@ -18,7 +18,10 @@ const QUIET_SAMPLES = 2;
 /** Growth of heap + external memory since the last collection worth a full one. */
 const GROWTH_BYTES = 64 * 2 ** 20;
 
-export interface Sample { utilisation: number; heapBytes: number }
+export interface Sample {
+  utilisation: number;
+  heapBytes: number;
+}
 
 /** Decides from samples when to collect: quiet long enough after the heap grew enough; once per growth. */
 export const idleCollectionPolicy = (baselineBytes: number) => {
@@ -31,7 +34,10 @@ export const idleCollectionPolicy = (baselineBytes: number) => {
       return quiet >= QUIET_SAMPLES && s.heapBytes - baseline > GROWTH_BYTES;
     },
     /** The size after a collection: growth is counted from here. */
-    collected: (heapBytes: number) => { baseline = heapBytes; quiet = 0; },
+    collected: (heapBytes: number) => {
+      baseline = heapBytes;
+      quiet = 0;
+    },
   };
 };
 
@@ -76,7 +82,10 @@ export const collectWhenIdle = (log: Logger) => {
     gc();
     const after = heapBytes();
     policy.collected(after);
-    log.info('idle after load: collected garbage', { heap_and_external_mb_before: Math.round(before / 2 ** 20), after_mb: Math.round(after / 2 ** 20) });
+    log.info('idle after load: collected garbage', {
+      heap_and_external_mb_before: Math.round(before / 2 ** 20),
+      after_mb: Math.round(after / 2 ** 20),
+    });
   }, EVERY_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -15,10 +15,12 @@ export interface Logger {
 }
 
 export const createLogger = (level: Level = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger => {
-  const at = (lvl: Level) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...logFields(), ...fields })}\n`);
-  };
+  const at =
+    (lvl: Level) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lvl] < ORDER[level]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...logFields(), ...fields })}\n`);
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 };
 

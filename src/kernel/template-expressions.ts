@@ -47,7 +47,10 @@ const shorten = (raw: string): string => (raw.length <= QUOTED ? raw : `${raw.sl
 export const dynamicPathsIn = (values: unknown[]): string[] => {
   const paths = new Set<string>();
   const walk = (v: unknown) => {
-    if (typeof v === 'string') for (const e of expressionsIn(v)) { if (e.path && !isInstancePath(e.path)) paths.add(e.path); }
+    if (typeof v === 'string')
+      for (const e of expressionsIn(v)) {
+        if (e.path && !isInstancePath(e.path)) paths.add(e.path);
+      }
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };

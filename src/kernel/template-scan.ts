@@ -51,7 +51,10 @@ export const scanTemplate = (text: string): Segment[] => {
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (open < 0) {
-      if (c === OPEN && text.charCodeAt(i + 1) === OPEN) { open = i; i += 2; } else i += 1;
+      if (c === OPEN && text.charCodeAt(i + 1) === OPEN) {
+        open = i;
+        i += 2;
+      } else i += 1;
     } else if (c === CLOSE && text.charCodeAt(i + 1) === CLOSE) {
       if (open > literalStart) segments.push({ kind: 'text', text: text.slice(literalStart, open) });
       segments.push(expression(text.slice(open, i + 2)));

@@ -6,8 +6,16 @@ const ASK = 'action-triggers:metrics?';
 const ANSWER = 'action-triggers:metrics';
 const TIMEOUT_MS = 10_000;
 
-interface Ask { type: typeof ASK; id: number }
-interface Answer { type: typeof ANSWER; id: number; body?: string; error?: string }
+interface Ask {
+  type: typeof ASK;
+  id: number;
+}
+interface Answer {
+  type: typeof ANSWER;
+  id: number;
+  body?: string;
+  error?: string;
+}
 
 /**
  * The cluster primary of `API_PROCESSES>1` serves no HTTP: a process that is asked for
@@ -42,18 +50,31 @@ export const clusterMetricsOf = (metrics: Metrics, timeoutMs = TIMEOUT_MS): Metr
     if (message.error !== undefined) w?.reject(new Error(message.error));
     else w?.resolve(message.body ?? '');
   });
-  const ask = () => new Promise<string>((resolve, reject) => {
-    const id = next++;
-    const timer = setTimeout(() => { waiting.delete(id); reject(new Error('the cluster primary did not answer')); }, timeoutMs);
-    const settle = { resolve: (b: string) => { clearTimeout(timer); resolve(b); }, reject: (e: Error) => { clearTimeout(timer); reject(e); } };
-    waiting.set(id, settle);
-    // With a callback, a closed channel (the primary gone) fails this page; without one, Node
-    // emits it as the process's 'error' event, which nothing handles: the API process crashed.
-    process.send!({ type: ASK, id } satisfies Ask, (e: Error | null) => {
-      if (!e) return;
-      waiting.delete(id);
-      settle.reject(new Error(`the cluster primary is gone (${e.message})`));
+  const ask = () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error('the cluster primary did not answer'));
+      }, timeoutMs);
+      const settle = {
+        resolve: (b: string) => {
+          clearTimeout(timer);
+          resolve(b);
+        },
+        reject: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      waiting.set(id, settle);
+      // With a callback, a closed channel (the primary gone) fails this page; without one, Node
+      // emits it as the process's 'error' event, which nothing handles: the API process crashed.
+      process.send!({ type: ASK, id } satisfies Ask, (e: Error | null) => {
+        if (!e) return;
+        waiting.delete(id);
+        settle.reject(new Error(`the cluster primary is gone (${e.message})`));
+      });
     });
-  });
   return { ...metrics, render: async () => ({ contentType: metrics.registry.contentType, body: await ask() }) };
 };

@@ -1,5 +1,8 @@
 /** A value as last learned, and how long ago that check started. */
-export interface Known<T> { readonly value: T; readonly ageMs: number }
+export interface Known<T> {
+  readonly value: T;
+  readonly ageMs: number;
+}
 
 export interface LastKnownOptions<T> {
   /** A value younger than this is answered as it is; an older one starts a refresh. */
@@ -14,7 +17,9 @@ export interface LastKnownOptions<T> {
 
 const sleep = (ms: number) => {
   let timer: NodeJS.Timeout | undefined;
-  const done = new Promise<void>((r) => { timer = setTimeout(r, ms); });
+  const done = new Promise<void>((r) => {
+    timer = setTimeout(r, ms);
+  });
   return { done, cancel: () => clearTimeout(timer) };
 };
 
@@ -28,14 +33,19 @@ export const lastKnown = <T>(learn: () => Promise<T>, o: LastKnownOptions<T>) =>
   let last: { value: T; startedAt: number } | undefined;
   let refreshing: Promise<void> | undefined;
   // A late answer of an abandoned refresh must not replace a newer one.
-  const settle = (value: T, startedAt: number) => { if (!last || last.startedAt <= startedAt) last = { value, startedAt }; };
+  const settle = (value: T, startedAt: number) => {
+    if (!last || last.startedAt <= startedAt) last = { value, startedAt };
+  };
   const refresh = () => {
     refreshing ??= (async () => {
       const startedAt = Date.now();
       const limit = sleep(o.timeoutMs);
       try {
         const outcome = await Promise.race([
-          learn().then((value) => ({ value }), (e: unknown) => ({ value: o.failed(String(e)) })),
+          learn().then(
+            (value) => ({ value }),
+            (e: unknown) => ({ value: o.failed(String(e)) }),
+          ),
           limit.done.then(() => ({ value: o.failed(`no answer within ${o.timeoutMs} ms`) })),
         ]);
         settle(outcome.value, startedAt);

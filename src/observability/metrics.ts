@@ -5,7 +5,10 @@ export type SignalOutcome = 'accepted' | 'duplicate' | 'rejected' | 'unmatched';
 /** `retrying`: an attempt failed with more to come; `failed`: the last one failed. */
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying';
 export type DeliveryKind = 'webhook' | 'broker';
-export interface ProjectionLag { events: number; seconds: number }
+export interface ProjectionLag {
+  events: number;
+  seconds: number;
+}
 
 /**
  * What the rest of the service records; every label value is from a fixed set or from the
@@ -36,35 +39,91 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   const registers = [registry];
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const signals = new Counter({ name: `${P}signals_total`, help: 'Signals by intake outcome (rejected: requests answered 4xx)', labelNames: ['outcome'], registers });
-  const deliveries = new Counter({ name: `${P}deliveries_total`, help: 'Delivery attempts by outcome (retrying: failed with more to come)',
-    labelNames: ['kind', 'broker_type', 'outcome'], registers });
-  const attempts = new Histogram({ name: `${P}attempt_duration_seconds`, help: 'One delivery attempt, from loading the definition to the answer',
-    labelNames: ['kind', 'broker_type'], buckets: BUCKETS, registers });
-  const latency = new Histogram({ name: `${P}delivery_latency_seconds`, help: 'From the signal (its occurred_at) to its action delivered',
-    labelNames: ['kind'], buckets: LATENCY_BUCKETS, registers });
-  const appends = new Histogram({ name: `${P}event_store_append_duration_seconds`, help: 'One event store append', buckets: BUCKETS, registers });
-  const requests = new Counter({ name: `${P}http_requests_total`, help: 'HTTP requests by route template', labelNames: ['route', 'method', 'status'], registers });
-  const requestSeconds = new Histogram({ name: `${P}http_request_duration_seconds`, help: 'HTTP requests by route template',
-    labelNames: ['route', 'method'], buckets: BUCKETS, registers });
+  const signals = new Counter({
+    name: `${P}signals_total`,
+    help: 'Signals by intake outcome (rejected: requests answered 4xx)',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const deliveries = new Counter({
+    name: `${P}deliveries_total`,
+    help: 'Delivery attempts by outcome (retrying: failed with more to come)',
+    labelNames: ['kind', 'broker_type', 'outcome'],
+    registers,
+  });
+  const attempts = new Histogram({
+    name: `${P}attempt_duration_seconds`,
+    help: 'One delivery attempt, from loading the definition to the answer',
+    labelNames: ['kind', 'broker_type'],
+    buckets: BUCKETS,
+    registers,
+  });
+  const latency = new Histogram({
+    name: `${P}delivery_latency_seconds`,
+    help: 'From the signal (its occurred_at) to its action delivered',
+    labelNames: ['kind'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const appends = new Histogram({
+    name: `${P}event_store_append_duration_seconds`,
+    help: 'One event store append',
+    buckets: BUCKETS,
+    registers,
+  });
+  const requests = new Counter({
+    name: `${P}http_requests_total`,
+    help: 'HTTP requests by route template',
+    labelNames: ['route', 'method', 'status'],
+    registers,
+  });
+  const requestSeconds = new Histogram({
+    name: `${P}http_request_duration_seconds`,
+    help: 'HTTP requests by route template',
+    labelNames: ['route', 'method'],
+    buckets: BUCKETS,
+    registers,
+  });
   const lagSources: Array<() => Promise<ProjectionLag>> = [];
   // Both gauges read one lag per scrape: the events count is a store query.
   let lagRead: Promise<ProjectionLag> | undefined;
-  const readLag = () => (lagRead ??= (async () => {
-    const lags = await Promise.all(lagSources.map((s) => s().catch(() => ({ events: 0, seconds: 0 }))));
-    setImmediate(() => { lagRead = undefined; });
-    return lags.reduce((a, l) => ({ events: Math.max(a.events, l.events), seconds: Math.max(a.seconds, l.seconds) }), { events: 0, seconds: 0 });
-  })());
+  const readLag = () =>
+    (lagRead ??= (async () => {
+      const lags = await Promise.all(lagSources.map((s) => s().catch(() => ({ events: 0, seconds: 0 }))));
+      setImmediate(() => {
+        lagRead = undefined;
+      });
+      return lags.reduce((a, l) => ({ events: Math.max(a.events, l.events), seconds: Math.max(a.seconds, l.seconds) }), {
+        events: 0,
+        seconds: 0,
+      });
+    })());
   // Each API process runs its own projection of the same store: the cluster page shows the worst.
-  new Gauge({ name: `${P}projection_lag_events`, help: 'Trigger events the read model has not applied yet', registers, aggregator: 'max',
-    async collect() { this.set((await readLag()).events); } });
-  new Gauge({ name: `${P}projection_lag_seconds`, help: 'How long the read model has been behind the event store (0: caught up)', registers, aggregator: 'max',
-    async collect() { this.set((await readLag()).seconds); } });
+  new Gauge({
+    name: `${P}projection_lag_events`,
+    help: 'Trigger events the read model has not applied yet',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      this.set((await readLag()).events);
+    },
+  });
+  new Gauge({
+    name: `${P}projection_lag_seconds`,
+    help: 'How long the read model has been behind the event store (0: caught up)',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      this.set((await readLag()).seconds);
+    },
+  });
   return {
     enabled: true,
     registry,
     render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    signals: (outcome, count = 1) => { if (count > 0) signals.inc({ outcome }, count); },
+    signals: (outcome, count = 1) => {
+      if (count > 0) signals.inc({ outcome }, count);
+    },
     attempt: (kind, brokerType, outcome, seconds) => {
       deliveries.inc({ kind, broker_type: brokerType, outcome });
       attempts.observe({ kind, broker_type: brokerType }, seconds);
@@ -76,7 +135,9 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
       requests.inc({ route, method: m, status: String(status) });
       requestSeconds.observe({ route, method: m }, seconds);
     },
-    projectionLag: (source) => { lagSources.push(source); },
+    projectionLag: (source) => {
+      lagSources.push(source);
+    },
   };
 };
 

@@ -11,9 +11,14 @@ import { tracer, tracingOn } from './tracing';
 export const requestScope = (req: Request, res: Response, next: NextFunction) => {
   if (!tracingOn()) return withLogFields({ request_id: String(res.locals.requestId) }, next);
   const parent = propagation.extract(context.active(), req.headers);
-  const span = tracer().startSpan(req.method, {
-    kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path },
-  }, parent);
+  const span = tracer().startSpan(
+    req.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method, 'url.path': req.path },
+    },
+    parent,
+  );
   res.once('finish', () => {
     // The route is known once a handler matched: `POST /api/signals`, `GET /api/signals/:id`.
     const route = req.route?.path as string | undefined;
@@ -22,7 +27,9 @@ export const requestScope = (req: Request, res: Response, next: NextFunction) =>
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  res.once('close', () => { if (!res.writableFinished) span.end(); });
+  res.once('close', () => {
+    if (!res.writableFinished) span.end();
+  });
   withLogFields({ request_id: String(res.locals.requestId) }, () => context.with(trace.setSpan(parent, span), next));
 };
 
@@ -30,9 +37,11 @@ export const requestScope = (req: Request, res: Response, next: NextFunction) =>
  * A body parser calls `next` from the socket's events, outside the request's async scope: bound
  * here, the handlers after it run in the scope again (log fields, active span).
  */
-export const keepScope = (handler: RequestHandler): RequestHandler => (req, res, next) => {
-  const inLogScope = logScopeNow();
-  if (!tracingOn()) return handler(req, res, (err?: unknown) => inLogScope(() => next(err)));
-  const active = context.active();
-  return handler(req, res, (err?: unknown) => inLogScope(() => context.with(active, () => next(err))));
-};
+export const keepScope =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) => {
+    const inLogScope = logScopeNow();
+    if (!tracingOn()) return handler(req, res, (err?: unknown) => inLogScope(() => next(err)));
+    const active = context.active();
+    return handler(req, res, (err?: unknown) => inLogScope(() => context.with(active, () => next(err))));
+  };

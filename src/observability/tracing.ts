@@ -4,7 +4,9 @@ import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
-  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { ClientInterceptors } from '@temporalio/client';
@@ -28,7 +30,11 @@ export interface Tracing {
 }
 
 const OFF: Tracing = {
-  enabled: false, clientInterceptors: undefined, workerOptions: {}, workflowInterceptorModules: [], shutdown: async () => undefined,
+  enabled: false,
+  clientInterceptors: undefined,
+  workerOptions: {},
+  workflowInterceptorModules: [],
+  shutdown: async () => undefined,
 };
 
 /** The workflow interceptors of Temporal's OpenTelemetry package, for bundling. */
@@ -50,9 +56,12 @@ export const startTracing = (env: NodeJS.ProcessEnv = process.env): Tracing => {
     clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
     workerOptions: {
       interceptors: {
-        activity: [(ctx) => ({
-          inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-        })],
+        activity: [
+          (ctx) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+          }),
+        ],
       },
       sinks: { exporter: makeWorkflowExporter(processor, resource) },
     },
@@ -80,4 +89,4 @@ export const activeTraceparent = (): string | undefined => traceHeaders().tracep
 
 /** The context a stored `traceparent` names (the root context for none). */
 export const contextOf = (traceparent: string | undefined): Context =>
-  (traceparent ? propagation.extract(context.active(), { traceparent }) : context.active());
+  traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();

@@ -11,25 +11,35 @@ import { Metrics } from '../observability/metrics';
  */
 export const mountMetricsRoute = (app: Express, metrics: Metrics, requireScope: (scope: Scope) => RequestHandler) => {
   if (!metrics.enabled) return;
-  app.route('/metrics').get(requireScope('metrics:read'), async (_req, res) => {
-    try {
-      const page = await metrics.render();
-      res.type(page.contentType).send(page.body);
-    } catch (e) {
-      // The cluster primary did not answer (it is stopping, or a process hung).
-      sendError(res, { _tag: 'Unavailable', reason: `metrics are unavailable: ${(e as Error).message}` });
-    }
-  }).all(methodGuard(['GET']));
+  app
+    .route('/metrics')
+    .get(requireScope('metrics:read'), async (_req, res) => {
+      try {
+        const page = await metrics.render();
+        res.type(page.contentType).send(page.body);
+      } catch (e) {
+        // The cluster primary did not answer (it is stopping, or a process hung).
+        sendError(res, { _tag: 'Unavailable', reason: `metrics are unavailable: ${(e as Error).message}` });
+      }
+    })
+    .all(methodGuard(['GET']));
 };
 
 /**
  * The page and a liveness answer, for a process with no API (`--role=worker` on METRICS_PORT),
  * guarded as the API is; `/healthz` is open, as the API's is.
  */
-export const buildMetricsApp = (metrics: Metrics, auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler }, workflowStuckMs?: () => number) => {
+export const buildMetricsApp = (
+  metrics: Metrics,
+  auth: { requireScope: (scope: Scope) => RequestHandler; openModeGuard: RequestHandler },
+  workflowStuckMs?: () => number,
+) => {
   const app = express();
   app.disable('x-powered-by');
-  app.route('/healthz').get(livenessHandler(workflowStuckMs)).all(methodGuard(['GET']));
+  app
+    .route('/healthz')
+    .get(livenessHandler(workflowStuckMs))
+    .all(methodGuard(['GET']));
   app.use(auth.openModeGuard);
   mountMetricsRoute(app, metrics, auth.requireScope);
   app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));

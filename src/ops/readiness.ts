@@ -31,7 +31,13 @@ const withinStoreCheck = async (check: Promise<boolean>): Promise<{ ok: boolean;
     timer = setTimeout(() => r({ ok: false, late: `the event store did not answer within ${STORE_CHECK_MS} ms` }), STORE_CHECK_MS);
   });
   try {
-    return await Promise.race([check.then((ok) => ({ ok }), () => ({ ok: false })), late]);
+    return await Promise.race([
+      check.then(
+        (ok) => ({ ok }),
+        () => ({ ok: false }),
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -58,7 +64,10 @@ export const readinessHandler = (deps: ReadinessDeps): RequestHandler => {
     const dispatch = dispatchInfo && (known ? { ...known.value, age_ms: known.ageMs } : { temporal: 'unknown' });
     const ready = Object.values(checks).every(Boolean);
     res.status(ready ? 200 : 503).json({
-      status: ready ? 'ready' : 'not ready', checks, ...(failure ? { reasons: { projection: failure } } : {}), ...(dispatch ? { dispatch } : {}),
+      status: ready ? 'ready' : 'not ready',
+      checks,
+      ...(failure ? { reasons: { projection: failure } } : {}),
+      ...(dispatch ? { dispatch } : {}),
       ...(signalIndex ? { signal_index: signalIndex } : {}),
     });
   };

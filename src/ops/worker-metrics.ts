@@ -11,11 +11,24 @@ import { buildMetricsApp } from './metrics-route';
  * health check) and, with metrics on, `/metrics` there, on the same host and with the same keys
  * (`metrics:read`) as the API would.
  */
-export const serveWorkerMetrics = async (metrics: Metrics, host: string, config: Config, apiKeys: readonly ApiKeyEntry[], log: Logger, workflowStuckMs: () => number) => {
+export const serveWorkerMetrics = async (
+  metrics: Metrics,
+  host: string,
+  config: Config,
+  apiKeys: readonly ApiKeyEntry[],
+  log: Logger,
+  workflowStuckMs: () => number,
+) => {
   if (config.metrics.workerPort === undefined) return undefined;
-  const server: Server = await listen(createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys), workflowStuckMs)), host, config.metrics.workerPort);
+  const server: Server = await listen(
+    createHttpServer(buildMetricsApp(metrics, createAuth(apiKeys), workflowStuckMs)),
+    host,
+    config.metrics.workerPort,
+  );
   const address = server.address();
-  log.info('worker metrics listening', { url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}`,
-    paths: metrics.enabled ? ['/healthz', '/metrics'] : ['/healthz'] });
+  log.info('worker metrics listening', {
+    url: `http://${host}:${typeof address === 'object' && address ? address.port : config.metrics.workerPort}`,
+    paths: metrics.enabled ? ['/healthz', '/metrics'] : ['/healthz'],
+  });
   return { close: () => new Promise<void>((r) => server.close(() => r())) };
 };

@@ -6,7 +6,10 @@ import type { TurnStore } from './turn-store';
 import { acceptedRecordOf, SIGNAL_ACCEPTED } from '../model/signals/signal-record';
 
 /** One `per_instance` trigger's order for one instance: its stream (turns.ts) and the trigger. */
-export interface Order { orderId: string; triggerId: string }
+export interface Order {
+  orderId: string;
+  triggerId: string;
+}
 
 /**
  * The orders a signal's own dispatch is queued in (one per `per_instance` trigger it matched with
@@ -29,13 +32,19 @@ interface Waiting {
   written(): void;
   reject(e: unknown): void;
 }
-interface Line { waiting: Waiting[]; busy: boolean }
+interface Line {
+  waiting: Waiting[];
+  busy: boolean;
+}
 
 /** A promise and the functions that settle it. */
 const settleable = <T>() => {
   let resolve!: (value: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 };
 
@@ -72,11 +81,22 @@ export class InstanceQueues {
       const written = settleable<void>();
       const line = this.lines.get(order.orderId) ?? { waiting: [], busy: false };
       this.lines.set(order.orderId, line);
-      line.waiting.push({ dispatch, given: given.resolve, written: written.resolve, reject: (e) => { given.reject(e); written.reject(e); } });
+      line.waiting.push({
+        dispatch,
+        given: given.resolve,
+        written: written.resolve,
+        reject: (e) => {
+          given.reject(e);
+          written.reject(e);
+        },
+      });
       void this.write(order.orderId, line);
       return { given: given.promise.then((isHead) => (isHead ? [order.triggerId] : [])), written: written.promise };
     });
-    return { given: Promise.all(each.map((e) => e.given)).then((g) => g.flat()), written: Promise.all(each.map((e) => e.written)).then(() => undefined) };
+    return {
+      given: Promise.all(each.map((e) => e.given)).then((g) => g.flat()),
+      written: Promise.all(each.map((e) => e.written)).then(() => undefined),
+    };
   }
 
   private async write(orderId: string, line: Line) {
@@ -87,7 +107,7 @@ export class InstanceQueues {
       let first = true;
       while (line.waiting.length > 0) {
         const batch = line.waiting.splice(0);
-        if (first && await this.o.turns.isIdle(orderId).catch(() => false)) batch[0]!.given(true);
+        if (first && (await this.o.turns.isIdle(orderId).catch(() => false))) batch[0]!.given(true);
         first = false;
         for (let attempt = 1; ; attempt++) {
           if (!this.o.holding()) {
@@ -96,9 +116,15 @@ export class InstanceQueues {
             return;
           }
           try {
-            await this.o.turns.queue(orderId, batch.map((w) => w.dispatch));
+            await this.o.turns.queue(
+              orderId,
+              batch.map((w) => w.dispatch),
+            );
             // One whose turn came meanwhile is told by the dispatch before it (which waits for it to start).
-            for (const w of batch) { w.given(false); w.written(); }
+            for (const w of batch) {
+              w.given(false);
+              w.written();
+            }
             break;
           } catch (e) {
             await this.o.retryPause(attempt, e);

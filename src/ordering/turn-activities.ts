@@ -19,7 +19,10 @@ export const turnActivities = (store: EventStore) => {
      * or leaves it to the workflow (false: the store or Temporal failed, or the next has not started).
      */
     endTurnOnDelivery: async ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<boolean> =>
-      turnsAtOnce.end(orderId, { workflowId, position }, triggerId, give()).then(() => true, () => false),
+      turnsAtOnce.end(orderId, { workflowId, position }, triggerId, give()).then(
+        () => true,
+        () => false,
+      ),
     /** A waiting dispatch's check: whether it is its turn, once a dispatch before it that closed without ending its turn was passed over. */
     takeTurn: ({ orderId, workflowId, position, triggerId }: TurnArgs): Promise<boolean> =>
       turns.isTurn(orderId, { workflowId, position }, triggerId, give()),

@@ -2,8 +2,6 @@ import type { EventStore } from '../event-store/port';
 import type { GiveTurn } from '../dispatch/ordering';
 import { isTurnOf, QUEUED, QueuedDispatch, SKIPPED, TURN_ENDED, TurnState, turnStateOf } from './turns';
 
-
-
 /** An order's stream is cut once it holds this many events (each cut is a write: not after every turn). */
 const CUT_AFTER = 64;
 /**
@@ -24,7 +22,11 @@ export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'tru
     return state;
   };
   const appendAll = (orderId: string, type: string, entries: readonly QueuedDispatch[]) =>
-    store.append(orderId, entries.map((e) => ({ type, data: { workflowId: e.workflowId, position: e.position }, metadata: {} })), 'any');
+    store.append(
+      orderId,
+      entries.map((e) => ({ type, data: { workflowId: e.workflowId, position: e.position }, metadata: {} })),
+      'any',
+    );
 
   /**
    * Gives the turn to the first dispatch waiting, ending it for those that no longer run. A
@@ -59,7 +61,9 @@ export const createTurnStore = (store: Pick<EventStore, 'append' | 'read' | 'tru
       return events.length <= CUT_AFTER && turnStateOf(events.reverse()).pending.length === 0;
     },
     /** Queues dispatches, in this order. */
-    queue: async (orderId: string, entries: readonly QueuedDispatch[]) => { await appendAll(orderId, QUEUED, entries); },
+    queue: async (orderId: string, entries: readonly QueuedDispatch[]) => {
+      await appendAll(orderId, QUEUED, entries);
+    },
     /**
      * Whether it is the dispatch's turn. With `giveTurn` (a waiting dispatch's occasional check),
      * a dispatch before it whose workflow closed without ending its turn has it ended first.

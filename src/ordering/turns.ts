@@ -6,7 +6,10 @@
  */
 
 /** A dispatch in an order: its workflow and its signal's store position (the order's key). */
-export interface QueuedDispatch { workflowId: string; position: string }
+export interface QueuedDispatch {
+  workflowId: string;
+  position: string;
+}
 
 /** The relay queued the dispatch (again after a take-over: the first one counts). */
 export const QUEUED = 'DispatchQueued';
@@ -16,7 +19,11 @@ export const TURN_ENDED = 'TurnEnded';
 export const SKIPPED = 'DispatchSkipped';
 
 /** An event of an order's stream, as read. */
-export interface TurnEvent { type: string; data: Record<string, unknown>; revision: bigint }
+export interface TurnEvent {
+  type: string;
+  data: Record<string, unknown>;
+  revision: bigint;
+}
 
 export interface TurnState {
   /** Dispatches whose turn has not ended, by position: the first one's turn is now. */
@@ -25,9 +32,10 @@ export interface TurnState {
   cutBefore?: bigint;
 }
 
-const entryOf = (data: Record<string, unknown>): QueuedDispatch | undefined => (
+const entryOf = (data: Record<string, unknown>): QueuedDispatch | undefined =>
   typeof data.workflowId === 'string' && typeof data.position === 'string' && /^\d+$/.test(data.position)
-    ? { workflowId: data.workflowId, position: data.position } : undefined);
+    ? { workflowId: data.workflowId, position: data.position }
+    : undefined;
 
 /**
  * Only the dispatch whose turn it is ends it, so every position up to the highest ended one is
@@ -40,7 +48,10 @@ export const turnStateOf = (events: readonly TurnEvent[]): TurnState => {
   for (const e of events) {
     const entry = entryOf(e.data);
     if (!entry) continue;
-    if (e.type === TURN_ENDED && BigInt(entry.position) > endedThrough) { endedThrough = BigInt(entry.position); lastEnded = e.revision; }
+    if (e.type === TURN_ENDED && BigInt(entry.position) > endedThrough) {
+      endedThrough = BigInt(entry.position);
+      lastEnded = e.revision;
+    }
     if (e.type === SKIPPED) skipped.add(entry.workflowId);
   }
   const seen = new Set<string>();
@@ -53,7 +64,10 @@ export const turnStateOf = (events: readonly TurnEvent[]): TurnState => {
   }
   pending.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
   // Keep every pending entry, and the last end (it says how far the order got).
-  const firstPending = pending.reduce<bigint | undefined>((min, p) => (min === undefined || p.revision < min ? p.revision : min), undefined);
+  const firstPending = pending.reduce<bigint | undefined>(
+    (min, p) => (min === undefined || p.revision < min ? p.revision : min),
+    undefined,
+  );
   const cuts = [firstPending, lastEnded].filter((r): r is bigint => r !== undefined);
   return { pending, ...(cuts.length > 0 ? { cutBefore: cuts.reduce((a, b) => (a < b ? a : b)) } : {}) };
 };

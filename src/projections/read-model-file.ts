@@ -17,7 +17,11 @@ export const isCorruption = (e: unknown): boolean => {
 
 /** The file's identity: a process that renamed it aside and made a new one changed it. */
 export const inodeOf = (file: string): number | undefined => {
-  try { return statSync(file).ino; } catch { return undefined; }
+  try {
+    return statSync(file).ino;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -45,7 +49,9 @@ export const KEPT_ASIDE = 3;
 /** Removes all but the newest KEPT_ASIDE moved-aside copies of `file` (their names sort by time). */
 const pruneAside = (file: string, log: Logger) => {
   const prefix = `${basename(file)}.corrupt-`;
-  const copies = readdirSync(dirname(file)).filter((n) => n.startsWith(prefix) && !n.endsWith('-wal') && !n.endsWith('-shm')).sort();
+  const copies = readdirSync(dirname(file))
+    .filter((n) => n.startsWith(prefix) && !n.endsWith('-wal') && !n.endsWith('-shm'))
+    .sort();
   for (const old of copies.slice(0, Math.max(0, copies.length - KEPT_ASIDE))) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(join(dirname(file), old + suffix), { force: true });
     log.info('removed an older damaged read model file', { file: old });

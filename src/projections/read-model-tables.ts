@@ -11,15 +11,34 @@ import type { ReadModel } from './read-model';
 
 /** The read model's tables and the statements over one open file (read-model.ts guards their use). */
 
-interface Row { id: string; version: number; created_at: string; updated_at: string; json: string; deactivated_reason: string | null }
+interface Row {
+  id: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  json: string;
+  deactivated_reason: string | null;
+}
 
 /** The definition is the resource without its server fields (one JSON text per row, not two). */
 const rowToView = (r: Row): TriggerView => {
-  const { id: _id, version: _version, created_at: _created, updated_at: _updated, deactivated_reason: _reason, ordering, ...rest } = JSON.parse(r.json) as TriggerResource;
+  const {
+    id: _id,
+    version: _version,
+    created_at: _created,
+    updated_at: _updated,
+    deactivated_reason: _reason,
+    ordering,
+    ...rest
+  } = JSON.parse(r.json) as TriggerResource;
   // The resource says `none`; a definition keeps only `per_instance` (as the events do).
   const definition = { ...rest, ...(ordering === 'per_instance' ? { ordering } : {}) };
   return {
-    id: r.id, definition, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    definition,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
     ...(r.deactivated_reason === null ? {} : { deactivated_reason: r.deactivated_reason }),
   };
 };
@@ -45,15 +64,16 @@ class BatchFailed extends Error {}
 export type Queries = Omit<ReadModel, 'fault' | 'rebuild' | 'recovering' | 'recovered' | 'signalsRecovering' | 'signalsRecovered'>;
 
 /** What `?q=` searches: each content type as `app_label.model_name` and each webhook URL, lower case. */
-const searchTextOf = (d: TriggerView['definition']) => [
-  ...d.content_types.map((ct) => `${ct.app_label}.${ct.model_name}`), ...d.webhooks.map((w) => w.url),
-].join('\n').toLowerCase();
+const searchTextOf = (d: TriggerView['definition']) =>
+  [...d.content_types.map((ct) => `${ct.app_label}.${ct.model_name}`), ...d.webhooks.map((w) => w.url)].join('\n').toLowerCase();
 
 /** The statements over one open file. */
 export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   if (db.pragma('user_version', { simple: true }) !== SCHEMA_VERSION) {
     // A new layout: drop the old tables; the runner rebuilds them from the events.
-    db.exec(`DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS trigger_search; DROP TABLE IF EXISTS checkpoint; ${SIGNAL_INDEX_DROP}`);
+    db.exec(
+      `DROP TABLE IF EXISTS triggers; DROP TABLE IF EXISTS trigger_keys; DROP TABLE IF EXISTS trigger_search; DROP TABLE IF EXISTS checkpoint; ${SIGNAL_INDEX_DROP}`,
+    );
     db.exec(SCHEMA);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
@@ -79,12 +99,16 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   // `signal IN (…)` lets the dispatch index serve a query by content type alone. The limit is
   // written into the SQL: SQLite plans by a bound LIMIT and so prepared the statement again on
   // every call (28 µs instead of 3 per signal); a few limits occur, each statement kept.
-  const watchingBy = new Map<number, Database.Statement<[string, string], { id: string; version: number; active: number; signals: string }>>();
+  const watchingBy = new Map<
+    number,
+    Database.Statement<[string, string], { id: string; version: number; active: number; signals: string }>
+  >();
   const watchingStatement = (limit: number) => {
     let statement = watchingBy.get(limit);
     if (!statement) {
       if (watchingBy.size >= 64) watchingBy.clear();
-      statement = db.prepare(`SELECT t.id, t.version, t.active, group_concat(k.signal) AS signals FROM trigger_keys k JOIN triggers t ON t.id = k.trigger_id
+      statement =
+        db.prepare(`SELECT t.id, t.version, t.active, group_concat(k.signal) AS signals FROM trigger_keys k JOIN triggers t ON t.id = k.trigger_id
         WHERE k.signal IN (${SIGNALS.map((x) => `'${x}'`).join(', ')}) AND k.app_label = ? AND k.model_name = ?
         GROUP BY t.id ORDER BY t.id LIMIT ${Math.max(0, Math.floor(limit))}`);
       watchingBy.set(limit, statement);
@@ -100,8 +124,15 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
   /** `known`: the trigger has rows already (their keys are replaced); a new one has none to remove. */
   const save = (view: TriggerView, known: boolean) => {
     const d = view.definition;
-    q.upsert.run(view.id, d.active ? 1 : 0, view.version, view.created_at, view.updated_at,
-      JSON.stringify(toResource(view)), view.deactivated_reason ?? null);
+    q.upsert.run(
+      view.id,
+      d.active ? 1 : 0,
+      view.version,
+      view.created_at,
+      view.updated_at,
+      JSON.stringify(toResource(view)),
+      view.deactivated_reason ?? null,
+    );
     q.setSearch.run(view.id, searchTextOf(d));
     if (known) q.removeKeys.run(view.id);
     for (const { signal } of d.config_signals) {
@@ -132,7 +163,12 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     let failed: unknown;
     for (const e of events) {
       if (last !== 'start' && e.position <= last) continue;
-      try { one(e); } catch (err) { failed = err; break; }
+      try {
+        one(e);
+      } catch (err) {
+        failed = err;
+        break;
+      }
       last = e.position;
     }
     if (last !== from) q.writeCheckpoint.run(String(last));
@@ -163,17 +199,23 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
 
   return {
     getJson: (id) => q.getJson.get(id),
-    get: (id) => { const r = q.getRow.get(id); return r && rowToView(r); },
+    get: (id) => {
+      const r = q.getRow.get(id);
+      return r && rowToView(r);
+    },
     list,
-    matching: (signal, appLabel, modelName) =>
-      q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView),
-    watching: (appLabel, modelName, limit) => watchingStatement(limit).all(contentTypePart(appLabel), contentTypePart(modelName))
-      .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
+    matching: (signal, appLabel, modelName) => q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView),
+    watching: (appLabel, modelName, limit) =>
+      watchingStatement(limit)
+        .all(contentTypePart(appLabel), contentTypePart(modelName))
+        .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
     checkpoint,
     apply,
-    reset: () => db.exec("DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM trigger_search; DELETE FROM checkpoint WHERE name = 'triggers';"),
+    reset: () =>
+      db.exec(
+        "DELETE FROM triggers; DELETE FROM trigger_keys; DELETE FROM trigger_search; DELETE FROM checkpoint WHERE name = 'triggers';",
+      ),
     ...bindSignalIndex(db),
     close: () => db.close(),
   };
 };
-

@@ -46,7 +46,12 @@ export interface ReadModel extends SignalIndex {
 
 type ModelPart = 'triggers' | 'signals';
 
-export interface WatchingTrigger { id: string; version: number; active: boolean; signals: string[] }
+export interface WatchingTrigger {
+  id: string;
+  version: number;
+  active: boolean;
+  signals: string[];
+}
 
 /** How soon a client may retry a request the read model could not answer (`Retry-After`): a rebuild takes seconds. */
 export const READ_MODEL_RETRY_AFTER_SECS = 5;
@@ -79,7 +84,9 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
   const maxPageBytes = options.maxPageBytes ?? MAX_LIST_PAGE_BYTES;
   let opened = openCheckedFile(file, log);
   const checkpointer = options.backgroundCheckpoints === false ? undefined : startCheckpointer(file);
-  const autoCheckpoints = () => { if (checkpointer) opened.db.pragma('wal_autocheckpoint = 0'); };
+  const autoCheckpoints = () => {
+    if (checkpointer) opened.db.pragma('wal_autocheckpoint = 0');
+  };
   autoCheckpoints();
   let queries = bind(opened.db, maxPageBytes);
   let fault: string | undefined;
@@ -90,22 +97,27 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
   let wasReplaced = false;
   const replaced = () => {
     const now = Date.now();
-    if (now - replacedCheckedAt >= REPLACED_CHECK_MS) { replacedCheckedAt = now; wasReplaced = inodeOf(file) !== opened.ino; }
+    if (now - replacedCheckedAt >= REPLACED_CHECK_MS) {
+      replacedCheckedAt = now;
+      wasReplaced = inodeOf(file) !== opened.ino;
+    }
     return wasReplaced;
   };
 
   // Every use goes through here: SQLite's "damaged" answers become ReadModelUnavailable (503).
-  const guard = <A extends unknown[], R>(f: (q: Queries) => (...a: A) => R) => (...a: A): R => {
-    if (fault !== undefined) throw new ReadModelUnavailable(fault);
-    try {
-      return f(queries)(...a);
-    } catch (e) {
-      if (!isCorruption(e)) throw e;
-      fault = String((e as Error).message ?? e);
-      log.error('read model file is damaged', { file, error: fault });
-      throw new ReadModelUnavailable(fault);
-    }
-  };
+  const guard =
+    <A extends unknown[], R>(f: (q: Queries) => (...a: A) => R) =>
+    (...a: A): R => {
+      if (fault !== undefined) throw new ReadModelUnavailable(fault);
+      try {
+        return f(queries)(...a);
+      } catch (e) {
+        if (!isCorruption(e)) throw e;
+        fault = String((e as Error).message ?? e);
+        log.error('read model file is damaged', { file, error: fault });
+        throw new ReadModelUnavailable(fault);
+      }
+    };
 
   /** A read of a part still rebuilding answers 503, as a damaged file does. */
   const read = <A extends unknown[], R>(part: ModelPart, f: (q: Queries) => (...a: A) => R) => {
@@ -133,7 +145,11 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
     fault: () => fault ?? (replaced() ? 'the read model file was replaced by another process' : undefined),
     rebuild: () => {
       if (fault !== undefined) moveAside(file, opened.ino, log);
-      try { queries.close(); } catch { /* a damaged file may refuse even this */ }
+      try {
+        queries.close();
+      } catch {
+        /* a damaged file may refuse even this */
+      }
       opened = openCheckedFile(file, log);
       autoCheckpoints();
       queries = bind(opened.db, maxPageBytes);
@@ -142,9 +158,16 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
       rebuilding.add('triggers').add('signals');
     },
     recovering: () => rebuilding.has('triggers'),
-    recovered: () => { rebuilding.delete('triggers'); },
+    recovered: () => {
+      rebuilding.delete('triggers');
+    },
     signalsRecovering: () => rebuilding.has('signals'),
-    signalsRecovered: () => { rebuilding.delete('signals'); },
-    close: () => { checkpointer?.stop(); queries.close(); },
+    signalsRecovered: () => {
+      rebuilding.delete('signals');
+    },
+    close: () => {
+      checkpointer?.stop();
+      queries.close();
+    },
   };
 };

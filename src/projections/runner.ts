@@ -29,7 +29,11 @@ export interface ProjectionRunner {
 const LAG_COUNT_CAP = 1_000_000;
 
 /** A write waiting for the read model to hold its position. */
-interface Waiter { position: bigint; resolve: (ok: boolean) => void; timer?: NodeJS.Timeout }
+interface Waiter {
+  position: bigint;
+  resolve: (ok: boolean) => void;
+  timer?: NodeJS.Timeout;
+}
 
 const reached = (checkpoint: bigint | 'start', position: bigint) => checkpoint !== 'start' && checkpoint >= position;
 
@@ -47,12 +51,21 @@ export type Projected = Pick<ReadModel, 'checkpoint' | 'apply' | 'reset' | 'faul
 
 /** The read model's signal index as a projection of the `signal` category. */
 export const signalProjectionOf = (model: ReadModel): Projected => ({
-  checkpoint: () => model.signalCheckpoint(), apply: (events) => model.applySignals(events), reset: () => model.resetSignals(),
-  fault: () => model.fault(), rebuild: () => model.rebuild(),
-  recovering: () => model.signalsRecovering(), recovered: () => model.signalsRecovered(),
+  checkpoint: () => model.signalCheckpoint(),
+  apply: (events) => model.applySignals(events),
+  reset: () => model.resetSignals(),
+  fault: () => model.fault(),
+  rebuild: () => model.rebuild(),
+  recovering: () => model.signalsRecovering(),
+  recovered: () => model.signalsRecovered(),
 });
 
-export const startProjection = async (store: EventStore, model: Projected, log: Logger, category: Category = 'action_trigger'): Promise<ProjectionRunner> => {
+export const startProjection = async (
+  store: EventStore,
+  model: Projected,
+  log: Logger,
+  category: Category = 'action_trigger',
+): Promise<ProjectionRunner> => {
   const head = await store.headPosition(category);
   const stored = model.checkpoint();
   if (stored !== 'start' && (head === 'start' || stored > head)) {
@@ -65,10 +78,17 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
   let caughtUpAt = Date.now();
   const waiters = new Set<Waiter>();
   const settle = () => {
-    for (const w of waiters) if (reached(checkpoint, w.position)) { waiters.delete(w); clearTimeout(w.timer); w.resolve(true); }
+    for (const w of waiters)
+      if (reached(checkpoint, w.position)) {
+        waiters.delete(w);
+        clearTimeout(w.timer);
+        w.resolve(true);
+      }
   };
   let stuck: () => void = () => undefined;
-  const stuckOnce = new Promise<void>((resolve) => { stuck = resolve; });
+  const stuckOnce = new Promise<void>((resolve) => {
+    stuck = resolve;
+  });
   // A store server that is away is not a stuck projection: it goes on once reads succeed again.
   let storeAway: string | undefined;
   const fail = (e: unknown) => {
@@ -98,52 +118,71 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
         failure = undefined; // what this runner failed on, if anything, another process applied
         settle();
       }
-    } catch { /* a damaged file: the health check rebuilds it */ }
+    } catch {
+      /* a damaged file: the health check rebuilds it */
+    }
     return checkpoint;
   };
 
-  const follow = (from: bigint | 'start'): Subscription => store.subscribe(from, async (events) => {
-    try {
-      checkpoint = model.apply(events);
-      failure = undefined;
-      storeAway = undefined;
-      caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
-      if (model.recovering()) void endRecovery().catch(() => undefined);
-    } catch (e) {
-      if (!(e instanceof ReadModelUnavailable)) {
-        checkpoint = model.checkpoint();
-        // Another process on the file applied the batch meanwhile: nothing is stuck.
-        if (reached(checkpoint, events[events.length - 1]!.position)) { failure = undefined; return; }
-      }
-      throw e;
-    } finally {
-      settle();
-    }
-  }, (e) => { fail(e); if (e instanceof ReadModelUnavailable) void rebuild(); }, { category, resumeAfter: appliedElsewhere });
+  const follow = (from: bigint | 'start'): Subscription =>
+    store.subscribe(
+      from,
+      async (events) => {
+        try {
+          checkpoint = model.apply(events);
+          failure = undefined;
+          storeAway = undefined;
+          caughtUpAt = Date.now(); // progress: the lag counts from the last batch applied
+          if (model.recovering()) void endRecovery().catch(() => undefined);
+        } catch (e) {
+          if (!(e instanceof ReadModelUnavailable)) {
+            checkpoint = model.checkpoint();
+            // Another process on the file applied the batch meanwhile: nothing is stuck.
+            if (reached(checkpoint, events[events.length - 1]!.position)) {
+              failure = undefined;
+              return;
+            }
+          }
+          throw e;
+        } finally {
+          settle();
+        }
+      },
+      (e) => {
+        fail(e);
+        if (e instanceof ReadModelUnavailable) void rebuild();
+      },
+      { category, resumeAfter: appliedElsewhere },
+    );
   let subscription = follow(checkpoint);
 
   // Close the subscription, move the damaged file aside, start again from the first event.
   let rebuilding: Promise<void> | undefined;
-  const rebuild = (reopen = true) => (rebuilding ??= (async () => {
-    await subscription.close();
-    if (stopped) return;
-    try {
-      if (reopen) model.rebuild();
-      checkpoint = model.checkpoint();
-      failure = undefined; // now simply behind: caughtUp() says when it has caught up again
-      log.warn('read model reopened; catching up from its checkpoint', { checkpoint: String(checkpoint) });
-    } catch (e) {
-      fail(e);
-    }
-    subscription = follow(checkpoint);
-  })().finally(() => { rebuilding = undefined; }));
+  const rebuild = (reopen = true) =>
+    (rebuilding ??= (async () => {
+      await subscription.close();
+      if (stopped) return;
+      try {
+        if (reopen) model.rebuild();
+        checkpoint = model.checkpoint();
+        failure = undefined; // now simply behind: caughtUp() says when it has caught up again
+        log.warn('read model reopened; catching up from its checkpoint', { checkpoint: String(checkpoint) });
+      } catch (e) {
+        fail(e);
+      }
+      subscription = follow(checkpoint);
+    })().finally(() => {
+      rebuilding = undefined;
+    }));
   // The model's own checkpoint behind ours: another runner on the same file (the trigger and the
   // signal projections share one) rebuilt it, so this one follows again from there.
   const wentBack = () => {
     try {
       const stored = model.checkpoint();
       return checkpoint !== 'start' && (stored === 'start' || stored < checkpoint);
-    } catch { return false; }
+    } catch {
+      return false;
+    }
   };
   /**
    * After a rebuild (by this runner or another on the same file), reads of this part answer 503
@@ -155,7 +194,9 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
     try {
       const stored = model.checkpoint();
       if (head === 'start' || reached(stored, head)) model.recovered();
-    } catch { /* damaged again: the health check rebuilds */ }
+    } catch {
+      /* damaged again: the health check rebuilds */
+    }
   };
   const health = setInterval(() => {
     if (model.fault() !== undefined) void rebuild();
@@ -164,14 +205,18 @@ export const startProjection = async (store: EventStore, model: Projected, log: 
   }, HEALTH_INTERVAL_MS);
   health.unref();
 
-  const waitFor = (position: bigint, timeoutMs = Infinity) => new Promise<boolean>((resolve) => {
-    if (reached(checkpoint, position)) return resolve(true);
-    const w: Waiter = { position, resolve };
-    waiters.add(w);
-    // Cleared once settled: a timer left to run out kept every create's waiter alive for the
-    // whole bound, old-generation garbage that cost more CPU than the wait itself.
-    if (timeoutMs !== Infinity) w.timer = setTimeout(() => { if (waiters.delete(w)) resolve(false); }, timeoutMs).unref();
-  });
+  const waitFor = (position: bigint, timeoutMs = Infinity) =>
+    new Promise<boolean>((resolve) => {
+      if (reached(checkpoint, position)) return resolve(true);
+      const w: Waiter = { position, resolve };
+      waiters.add(w);
+      // Cleared once settled: a timer left to run out kept every create's waiter alive for the
+      // whole bound, old-generation garbage that cost more CPU than the wait itself.
+      if (timeoutMs !== Infinity)
+        w.timer = setTimeout(() => {
+          if (waiters.delete(w)) resolve(false);
+        }, timeoutMs).unref();
+    });
   const ready = head === 'start' ? Promise.resolve() : Promise.race([waitFor(head).then(() => undefined), stuckOnce]);
 
   const isCaughtUp = async () => {

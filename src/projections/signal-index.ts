@@ -48,7 +48,17 @@ export interface SignalIndex {
   removeSignalsBefore(before: Date, through: bigint): number;
 }
 
-interface Row { position: bigint; id: string; accepted_at: string; signal: string; app_label: string; model_name: string; matched: bigint; refused: bigint; trigger_ids: string | null }
+interface Row {
+  position: bigint;
+  id: string;
+  accepted_at: string;
+  signal: string;
+  app_label: string;
+  model_name: string;
+  matched: bigint;
+  refused: bigint;
+  trigger_ids: string | null;
+}
 
 const MAX_POSITION = 9223372036854775807n;
 
@@ -61,17 +71,30 @@ export const bindSignalIndex = (db: Database.Database): SignalIndex => {
     refuse: db.prepare('UPDATE signals SET refused = 1 WHERE position = (SELECT max(position) FROM signals WHERE id = ?)'),
     read: db.prepare<[], { position: string }>("SELECT position FROM checkpoint WHERE name = 'signals'"),
     write: db.prepare("INSERT OR REPLACE INTO checkpoint VALUES ('signals', ?)"),
-    removeTriggers: db.prepare('DELETE FROM signal_triggers WHERE position IN (SELECT position FROM signals WHERE accepted_at < ? AND position <= ?)'),
+    removeTriggers: db.prepare(
+      'DELETE FROM signal_triggers WHERE position IN (SELECT position FROM signals WHERE accepted_at < ? AND position <= ?)',
+    ),
     remove: db.prepare('DELETE FROM signals WHERE accepted_at < ? AND position <= ?'),
   };
-  const checkpoint = (): Checkpoint => { const r = q.read.get(); return r === undefined ? 'start' : BigInt(r.position); };
+  const checkpoint = (): Checkpoint => {
+    const r = q.read.get();
+    return r === undefined ? 'start' : BigInt(r.position);
+  };
 
   const applyOne = (e: StoredEvent) => {
     const id = e.streamId.slice('signal-'.length);
     if (e.type === SIGNAL_ACCEPTED) {
       const record = acceptedRecordOf(e);
       const s = record.signal;
-      q.insert.run(e.position, id, String(e.metadata.accepted_at), s.signal, s.app_label, s.model_name, record.plan.actions.length > 0 ? 1 : 0);
+      q.insert.run(
+        e.position,
+        id,
+        String(e.metadata.accepted_at),
+        s.signal,
+        s.app_label,
+        s.model_name,
+        record.plan.actions.length > 0 ? 1 : 0,
+      );
       for (const t of record.plan.triggers) q.addTrigger.run(t.triggerId, e.position);
     } else if (e.type === DISPATCH_REFUSED && e.data.redelivery === undefined) {
       q.refuse.run(id);
@@ -91,15 +114,26 @@ export const bindSignalIndex = (db: Database.Database): SignalIndex => {
   const pages = new Map<string, Database.Statement<Record<string, unknown>, Row>>();
   const signalPage = (filter: SignalIndexFilter, limit: number): IndexedSignal[] => {
     const where = ['s.position < @before'];
-    if (filter.triggerId !== undefined) where.push('s.position IN (SELECT position FROM signal_triggers WHERE trigger_id = @trigger_id AND position < @before)');
+    if (filter.triggerId !== undefined)
+      where.push('s.position IN (SELECT position FROM signal_triggers WHERE trigger_id = @trigger_id AND position < @before)');
     if (filter.kind) where.push(KINDS[filter.kind]);
     const sql = `SELECT s.*, (SELECT group_concat(trigger_id) FROM signal_triggers t WHERE t.position = s.position) AS trigger_ids
       FROM signals s WHERE ${where.join(' AND ')} ORDER BY s.position DESC LIMIT @limit`;
     let statement = pages.get(sql);
-    if (!statement) { statement = db.prepare<Record<string, unknown>, Row>(sql).safeIntegers(true); pages.set(sql, statement); }
+    if (!statement) {
+      statement = db.prepare<Record<string, unknown>, Row>(sql).safeIntegers(true);
+      pages.set(sql, statement);
+    }
     return statement.all({ before: filter.before ?? MAX_POSITION, trigger_id: filter.triggerId, limit }).map((r) => ({
-      position: r.position, id: r.id, accepted_at: r.accepted_at, signal: r.signal, app_label: r.app_label, model_name: r.model_name,
-      matched: r.matched === 1n, refused: r.refused === 1n, trigger_ids: r.trigger_ids ? r.trigger_ids.split(',').sort() : [],
+      position: r.position,
+      id: r.id,
+      accepted_at: r.accepted_at,
+      signal: r.signal,
+      app_label: r.app_label,
+      model_name: r.model_name,
+      matched: r.matched === 1n,
+      refused: r.refused === 1n,
+      trigger_ids: r.trigger_ids ? r.trigger_ids.split(',').sort() : [],
     }));
   };
 
@@ -108,9 +142,10 @@ export const bindSignalIndex = (db: Database.Database): SignalIndex => {
     applySignals: (events) => applyBatch.immediate(events),
     resetSignals: () => db.exec("DELETE FROM signals; DELETE FROM signal_triggers; DELETE FROM checkpoint WHERE name = 'signals';"),
     signalPage,
-    removeSignalsBefore: (before, through) => db.transaction(() => {
-      q.removeTriggers.run(before.toISOString(), through);
-      return q.remove.run(before.toISOString(), through).changes;
-    })(),
+    removeSignalsBefore: (before, through) =>
+      db.transaction(() => {
+        q.removeTriggers.run(before.toISOString(), through);
+        return q.remove.run(before.toISOString(), through).changes;
+      })(),
   };
 };

@@ -30,13 +30,19 @@ export const bindTriggerList = (db: Database.Database, maxPageBytes: number) => 
     if (filter.q !== undefined) where.push('instr(s.text, @q) > 0');
     const keyConds = (['signal', 'app_label', 'model_name'] as const).filter((k) => filter[k] !== undefined);
     if (keyConds.length > 0) {
-      where.push(`EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`);
+      where.push(
+        `EXISTS (SELECT 1 FROM trigger_keys k INDEXED BY trigger_keys_by_trigger WHERE k.trigger_id = t.id AND ${keyConds.map((k) => `k.${k} = @${k}`).join(' AND ')})`,
+      );
     }
     const sql = `SELECT t.id, t.json FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${filter.q === undefined ? 't.id' : 's.id'} LIMIT @limit`;
     let statement = listStatements.get(sql);
-    if (!statement) { statement = db.prepare(sql); listStatements.set(sql, statement); }
+    if (!statement) {
+      statement = db.prepare(sql);
+      listStatements.set(sql, statement);
+    }
     const rows = statement.iterate({
-      after: after ?? '', limit: limit + 1,
+      after: after ?? '',
+      limit: limit + 1,
       active: filter.active ? 1 : 0,
       signal: filter.signal,
       q: filter.q,

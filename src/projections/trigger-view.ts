@@ -25,8 +25,10 @@ export interface EventPlace {
  */
 export const evolveView = (view: TriggerView | undefined, event: TriggerEvent, at: EventPlace): TriggerView | null | undefined => {
   if (view !== undefined && at.revision < view.version) return view;
-  const before = view === undefined ? { status: 'absent' as const }
-    : { status: 'live' as const, definition: view.definition, ...reasonOf(view.deactivated_reason) };
+  const before =
+    view === undefined
+      ? { status: 'absent' as const }
+      : { status: 'live' as const, definition: view.definition, ...reasonOf(view.deactivated_reason) };
   const after = evolve(before, event);
   if (after.status !== 'live') return null;
   return {

@@ -20,7 +20,11 @@ export interface DevServerOptions {
 /** The dev server's garbage-collection target unless GOGC is set (see startDevServer). */
 export const DEV_SERVER_GOGC = '400';
 
-export interface DevServer { address: string; pid?: number; stop(): Promise<void> }
+export interface DevServer {
+  address: string;
+  pid?: number;
+  stop(): Promise<void>;
+}
 
 const reachable = async (address: string) => {
   try {
@@ -60,7 +64,10 @@ const launch = async (cliPath: string, args: string[], address: string): Promise
   const deadline = Date.now() + 60_000;
   while (!(await reachable(address))) {
     if (child.exitCode !== null) return `exit code ${child.exitCode}: ${stderr()}`;
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`the Temporal dev server did not answer within 60s: ${stderr()}`); }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the Temporal dev server did not answer within 60s: ${stderr()}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return child;
@@ -78,14 +85,30 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
   }
   // On disk, SQLite's default rollback journal with a full sync per write held the server near
   // 10 workflows/s here; WAL with normal sync survives a crash of the server (not of the machine).
-  const onDisk = o.dbFile ? ['--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : [];
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(o.port), ...onDisk,
-    '--namespace', o.namespace, '--log-level', 'warn', ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)]),
+  const onDisk = o.dbFile
+    ? ['--db-filename', o.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal']
+    : [];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(o.port),
+    ...onDisk,
+    '--namespace',
+    o.namespace,
+    '--log-level',
+    'warn',
+    ...(o.uiPort === undefined ? ['--headless'] : ['--ui-port', String(o.uiPort)]),
     // A worker that schedules an activity may run it at once, without a round trip through matching.
-    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
-    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value',
+    'system.enableEagerWorkflowStart=true',
     ...Object.entries(o.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
-    ...(o.metricsPort === undefined ? [] : ['--metrics-port', String(o.metricsPort)])];
+    ...(o.metricsPort === undefined ? [] : ['--metrics-port', String(o.metricsPort)]),
+  ];
   let child = await launch(o.cliPath, args, address);
   if (typeof child === 'string') {
     // The server picks its internal ports itself; another process may take one before it binds
@@ -99,11 +122,12 @@ export const startDevServer = async (o: DevServerOptions): Promise<DevServer> =>
   return {
     address,
     pid: server.pid,
-    stop: () => new Promise<void>((resolve) => {
-      if (server.exitCode !== null) return resolve();
-      server.once('exit', () => resolve());
-      server.kill('SIGTERM');
-      setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (server.exitCode !== null) return resolve();
+        server.once('exit', () => resolve());
+        server.kill('SIGTERM');
+        setTimeout(() => server.kill('SIGKILL'), 10_000).unref();
+      }),
   };
 };

@@ -1,6 +1,16 @@
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { ActionOutcome, AttemptsAs, DispatchPlan, DispatchStatus, DispatchTurns, RedeliveryMode, RetrySettings, SignalEnvelope, TriggerOrdering } from '../dispatch/types';
+import type {
+  ActionOutcome,
+  AttemptsAs,
+  DispatchPlan,
+  DispatchStatus,
+  DispatchTurns,
+  RedeliveryMode,
+  RetrySettings,
+  SignalEnvelope,
+  TriggerOrdering,
+} from '../dispatch/types';
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
@@ -18,7 +28,13 @@ export interface DispatchClient {
    * Starts the signal's workflow with its plan (or, for a redelivery, the redelivery's workflow);
    * the same workflow id never starts a second one. `turns`: its place in its instance orders.
    */
-  start(signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string, turns?: DispatchTurns): Promise<{ workflowId: string; duplicate: boolean }>;
+  start(
+    signal: SignalEnvelope,
+    plan: DispatchPlan,
+    redelivery?: RedeliveryStart,
+    requestId?: string,
+    turns?: DispatchTurns,
+  ): Promise<{ workflowId: string; duplicate: boolean }>;
   /** Tells a dispatch waiting in an instance order that it is its turn (turn-store.ts). */
   giveTurn: GiveTurn;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
@@ -32,23 +48,39 @@ export interface DispatchClient {
   reachable(): Promise<boolean>;
 }
 
-export interface RedeliveryStart { workflowId: string; of: { workflowId: string; mode: RedeliveryMode } }
+export interface RedeliveryStart {
+  workflowId: string;
+  of: { workflowId: string; mode: RedeliveryMode };
+}
 
 const REACHABLE_DEADLINE_MS = 2000;
 const START_DEADLINE_MS = 5000;
 
-interface Pending { activityId?: string | null; attempt?: number | null; state?: number | null; lastFailure?: { message?: string | null } | null }
+interface Pending {
+  activityId?: string | null;
+  attempt?: number | null;
+  state?: number | null;
+  lastFailure?: { message?: string | null } | null;
+}
 const SCHEDULED = 1;
 const WORKFLOW_TASK_STARTED = 2;
 
 /** A pending activity from describe(), as the attempt accounting reads it. */
-const progressOf = (p: Pending | undefined): PendingActivity | undefined => (p?.attempt
-  ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
-  : undefined);
+const progressOf = (p: Pending | undefined): PendingActivity | undefined =>
+  p?.attempt
+    ? { attempt: p.attempt, scheduled: p.state === SCHEDULED, ...(p.lastFailure?.message ? { lastFailure: p.lastFailure.message } : {}) }
+    : undefined;
 
-const orderingView = (o: TriggerOrdering | undefined) => (!o ? {} : 'instanceKey' in o ? { instance_key: o.instanceKey } : { unordered: o.unordered });
+const orderingView = (o: TriggerOrdering | undefined) =>
+  !o ? {} : 'instanceKey' in o ? { instance_key: o.instanceKey } : { unordered: o.unordered };
 
-export const viewOf = (signalId: string, state: string, status: DispatchStatus | undefined, pending: Pending[] = [], workflowId = workflowIdOf(signalId)): DispatchView => ({
+export const viewOf = (
+  signalId: string,
+  state: string,
+  status: DispatchStatus | undefined,
+  pending: Pending[] = [],
+  workflowId = workflowIdOf(signalId),
+): DispatchView => ({
   id: signalId,
   workflow_id: workflowId,
   state,
@@ -56,8 +88,13 @@ export const viewOf = (signalId: string, state: string, status: DispatchStatus |
   actions: (status?.actions ?? []).map((a: ActionOutcome) => {
     const shown = shownProgress(a, progressOf(pending.find((x) => x.activityId === a.deliveryId)));
     return {
-      delivery_id: a.deliveryId, trigger_id: a.triggerId, version: a.version, kind: a.kind, index: a.index,
-      state: shown.state, attempts: shown.attempts,
+      delivery_id: a.deliveryId,
+      trigger_id: a.triggerId,
+      version: a.version,
+      kind: a.kind,
+      index: a.index,
+      state: shown.state,
+      attempts: shown.attempts,
       ...(a.statusCode === undefined ? {} : { status_code: a.statusCode }),
       ...(shown.lastError ? { last_error: shown.lastError } : {}),
       warnings: a.warnings,
@@ -77,29 +114,48 @@ export interface DispatchClientOptions {
   turnCheckSecs?: number;
 }
 
-export const createDispatchClient = (client: Client, taskQueue: string, retry: RetrySettings, options: DispatchClientOptions = {}): DispatchClient => ({
+export const createDispatchClient = (
+  client: Client,
+  taskQueue: string,
+  retry: RetrySettings,
+  options: DispatchClientOptions = {},
+): DispatchClient => ({
   start: async (signal, plan, redelivery, requestId, turns) => {
     const workflowId = redelivery?.workflowId ?? workflowIdOf(signal.id);
     const triggerIds = searchableTriggerIds(plan.triggers);
     try {
       // Bounded, retries included: a start never hangs on a server that does not answer, and
       // none is still retrying after its caller stopped (the relay tries again itself).
-      await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => client.workflow.start('dispatchSignal', {
-        taskQueue, workflowId, args: [{
-          signal, retry, plan, attemptsAs: attemptsAsFor(plan), marksFailed: true, ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
-          ...(requestId ? { requestId } : {}),
-          // Only a signal's own dispatch takes turns (a redelivery is sent at once).
-          ...(!redelivery && turns ? { turns: { ...turns, ...(options.turnCheckSecs ? { checkSecs: options.turnCheckSecs } : {}) } } : {}),
-        }],
-        // A running or finished workflow with this id means the signal was accepted before.
-        workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        requestEagerStart: options.eagerStart ?? false,
-        typedSearchAttributes: [
-          { key: SignalName, value: signal.signal },
-          { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },
-          ...(triggerIds.length > 0 ? [{ key: TriggerIds, value: triggerIds }] : []),
-        ],
-      }));
+      await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        client.workflow.start('dispatchSignal', {
+          taskQueue,
+          workflowId,
+          args: [
+            {
+              signal,
+              retry,
+              plan,
+              attemptsAs: attemptsAsFor(plan),
+              marksFailed: true,
+              ...(redelivery ? { redeliveryOf: redelivery.of } : {}),
+              ...(requestId ? { requestId } : {}),
+              // Only a signal's own dispatch takes turns (a redelivery is sent at once).
+              ...(!redelivery && turns
+                ? { turns: { ...turns, ...(options.turnCheckSecs ? { checkSecs: options.turnCheckSecs } : {}) } }
+                : {}),
+            },
+          ],
+          // A running or finished workflow with this id means the signal was accepted before.
+          workflowIdConflictPolicy: 'FAIL',
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          requestEagerStart: options.eagerStart ?? false,
+          typedSearchAttributes: [
+            { key: SignalName, value: signal.signal },
+            { key: ContentType, value: `${signal.app_label}.${signal.model_name}`.toLowerCase() },
+            ...(triggerIds.length > 0 ? [{ key: TriggerIds, value: triggerIds }] : []),
+          ],
+        }),
+      );
       return { workflowId, duplicate: false };
     } catch (e) {
       if (e instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, duplicate: true };
@@ -110,12 +166,14 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
   status: async (signalId, workflowId = workflowIdOf(signalId)) => {
     const handle = client.workflow.getHandle(workflowId);
     let description;
-    try { description = await handle.describe(); } catch (e) {
+    try {
+      description = await handle.describe();
+    } catch (e) {
       if (e instanceof WorkflowNotFoundError) return undefined;
       throw e;
     }
     const state = description.status.name.toLowerCase();
-    if (state === 'completed') return viewOf(signalId, 'completed', await handle.result() as DispatchStatus, [], workflowId);
+    if (state === 'completed') return viewOf(signalId, 'completed', (await handle.result()) as DispatchStatus, [], workflowId);
     if (state !== 'running') return viewOf(signalId, state, undefined, [], workflowId);
     // A workflow task in progress (first attempts running locally in it) would hold a query until
     // it ends, up to the attempt's time-out: answer at once, its actions shown as planned.
@@ -139,9 +197,19 @@ export const createDispatchClient = (client: Client, taskQueue: string, retry: R
     // Bounded by a timer too: a native connection (the worker's, shared) retries past the call's
     // deadline while the server is stopping, for many seconds.
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((r) => { timer = setTimeout(() => r(false), REACHABLE_DEADLINE_MS); });
-    const answered = client.connection.withDeadline(Date.now() + REACHABLE_DEADLINE_MS, () => client.connection.workflowService.getSystemInfo({}))
-      .then(() => true, () => false);
-    try { return await Promise.race([answered, late]); } finally { clearTimeout(timer); }
+    const late = new Promise<false>((r) => {
+      timer = setTimeout(() => r(false), REACHABLE_DEADLINE_MS);
+    });
+    const answered = client.connection
+      .withDeadline(Date.now() + REACHABLE_DEADLINE_MS, () => client.connection.workflowService.getSystemInfo({}))
+      .then(
+        () => true,
+        () => false,
+      );
+    try {
+      return await Promise.race([answered, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   },
 });

@@ -19,7 +19,11 @@ export interface DispatchSummary {
 }
 
 /** What visibility says of one workflow: Temporal's status, and whether any action failed for good in it. */
-export interface DispatchState { state: string; failed: boolean; closed_at?: string }
+export interface DispatchState {
+  state: string;
+  failed: boolean;
+  closed_at?: string;
+}
 
 /**
  * The states of up to 100 dispatches by workflow id, in one visibility call; a workflow
@@ -30,20 +34,25 @@ export const dispatchStatesOf = async (client: Client, workflowIds: readonly str
   if (workflowIds.length === 0) return states;
   // Signal ids are [A-Za-z0-9._:-] (src/model/signals/codecs.ts): nothing to escape inside the quotes.
   const res = await client.workflowService.listWorkflowExecutions({
-    namespace: client.options.namespace, pageSize: workflowIds.length,
+    namespace: client.options.namespace,
+    pageSize: workflowIds.length,
     query: `WorkflowId IN (${workflowIds.map((id) => `'${id}'`).join(', ')})`,
   });
   for (const e of res.executions ?? []) {
     const closed = optionalTsToDate(e.closeTime);
     states.set(e.execution?.workflowId ?? '', {
-      state: stateOf(e.status), failed: keywordsOf(e.searchAttributes?.indexedFields?.[FailedTriggerIds.name]).length > 0,
+      state: stateOf(e.status),
+      failed: keywordsOf(e.searchAttributes?.indexedFields?.[FailedTriggerIds.name]).length > 0,
       ...(closed ? { closed_at: closed.toISOString() } : {}),
     });
   }
   return states;
 };
 
-export interface DispatchPage { items: DispatchSummary[]; nextPageToken: Uint8Array | undefined }
+export interface DispatchPage {
+  items: DispatchSummary[];
+  nextPageToken: Uint8Array | undefined;
+}
 
 const Status = temporal.api.enums.v1.WorkflowExecutionStatus;
 const stateOf = (code: number | null | undefined) =>
@@ -51,7 +60,11 @@ const stateOf = (code: number | null | undefined) =>
 
 /** The keyword list a search attribute holds, decoded from its payload (JSON). */
 const keywordsOf = (payload: temporal.api.common.v1.IPayload | null | undefined): string[] => {
-  try { return payload?.data ? JSON.parse(Buffer.from(payload.data).toString('utf8')) as string[] : []; } catch { return []; }
+  try {
+    return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as string[]) : [];
+  } catch {
+    return [];
+  }
 };
 
 /**
@@ -59,7 +72,12 @@ const keywordsOf = (payload: temporal.api.common.v1.IPayload | null | undefined)
  * first (visibility's order), a page at a time. A trigger matched by more than ~51 triggers'
  * worth of ids may be missing from `TriggerIds` (src/dispatch/search-attributes.ts).
  */
-export const listDispatchesOf = async (client: Client, triggerId: string, pageSize: number, pageToken: Uint8Array | undefined): Promise<DispatchPage> => {
+export const listDispatchesOf = async (
+  client: Client,
+  triggerId: string,
+  pageSize: number,
+  pageToken: Uint8Array | undefined,
+): Promise<DispatchPage> => {
   const res = await client.workflowService.listWorkflowExecutions({
     namespace: client.options.namespace,
     query: `${TriggerIds.name} = '${triggerId}'`,
@@ -71,9 +89,11 @@ export const listDispatchesOf = async (client: Client, triggerId: string, pageSi
     const signalId = signalIdOfWorkflow(workflowId);
     const closed = optionalTsToDate(e.closeTime);
     return {
-      workflow_id: workflowId, signal_id: signalId,
+      workflow_id: workflowId,
+      signal_id: signalId,
       ...(workflowId.includes('/redelivery-') ? { redelivery_of: `signal-${signalId}` } : {}),
-      state: stateOf(e.status), started_at: (optionalTsToDate(e.startTime) ?? new Date(0)).toISOString(),
+      state: stateOf(e.status),
+      started_at: (optionalTsToDate(e.startTime) ?? new Date(0)).toISOString(),
       ...(closed ? { closed_at: closed.toISOString() } : {}),
       failed: keywordsOf(e.searchAttributes?.indexedFields?.[FailedTriggerIds.name]).includes(triggerId),
     };

@@ -12,20 +12,22 @@ export const workflowNotFound = (e: unknown) => e instanceof WorkflowNotFoundErr
  * workflow not started yet and for one that closed: describing it tells which (one that started
  * in between is told again). Other errors throw: the caller tries again.
  */
-export const giveTurnThrough = (client: Client): GiveTurn => async (workflowId, triggerId) => {
-  const handle = client.workflow.getHandle(workflowId);
-  for (;;) {
-    try {
-      await handle.signal(turnSignal, triggerId);
-      return 'given';
-    } catch (e) {
-      if (!workflowNotFound(e)) throw e;
+export const giveTurnThrough =
+  (client: Client): GiveTurn =>
+  async (workflowId, triggerId) => {
+    const handle = client.workflow.getHandle(workflowId);
+    for (;;) {
+      try {
+        await handle.signal(turnSignal, triggerId);
+        return 'given';
+      } catch (e) {
+        if (!workflowNotFound(e)) throw e;
+      }
+      try {
+        if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
+      } catch (e) {
+        if (workflowNotFound(e)) return 'not-started';
+        throw e;
+      }
     }
-    try {
-      if ((await handle.describe()).status.name !== 'RUNNING') return 'closed';
-    } catch (e) {
-      if (workflowNotFound(e)) return 'not-started';
-      throw e;
-    }
-  }
-};
+  };

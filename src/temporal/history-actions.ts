@@ -28,17 +28,40 @@ export interface ActionCounts {
   total: number;
 }
 
-export const ACTION_KINDS = ['workflowStarted', 'workflowTasks', 'activities', 'localActivities', 'markers', 'timers',
-  'searchAttributeUpserts', 'signals', 'completion', 'total'] as const satisfies ReadonlyArray<keyof ActionCounts>;
+export const ACTION_KINDS = [
+  'workflowStarted',
+  'workflowTasks',
+  'activities',
+  'localActivities',
+  'markers',
+  'timers',
+  'searchAttributeUpserts',
+  'signals',
+  'completion',
+  'total',
+] as const satisfies ReadonlyArray<keyof ActionCounts>;
 
 const LOCAL_ACTIVITY_MARKERS = new Set(['core_local_activity', 'LocalActivity']);
 const CLOSING = new Set<number>([
-  E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, E.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-  E.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, E.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, E.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  E.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
 ]);
 
 const zero = (): ActionCounts => ({
-  workflowStarted: 0, workflowTasks: 0, activities: 0, localActivities: 0, markers: 0, timers: 0, searchAttributeUpserts: 0, signals: 0, completion: 0, total: 0,
+  workflowStarted: 0,
+  workflowTasks: 0,
+  activities: 0,
+  localActivities: 0,
+  markers: 0,
+  timers: 0,
+  searchAttributeUpserts: 0,
+  signals: 0,
+  completion: 0,
+  total: 0,
 });
 
 /**
@@ -53,13 +76,17 @@ export const countActions = (events: readonly HistoryEvent[]): ActionCounts => {
   const attemptsOf = new Map<string, number>();
   for (const e of events) {
     switch (e.eventType) {
-      case E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: c.workflowStarted++; break;
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        c.workflowStarted++;
+        break;
       case E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: {
         const attempt = e.workflowTaskScheduledEventAttributes?.attempt ?? 1;
         c.workflowTasks += attempt > 1 ? attempt - 1 : 1;
         break;
       }
-      case E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: attemptsOf.set(String(e.eventId), 1); break;
+      case E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        attemptsOf.set(String(e.eventId), 1);
+        break;
       case E.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
         const a = e.activityTaskStartedEventAttributes;
         attemptsOf.set(String(a?.scheduledEventId), Math.max(1, a?.attempt ?? 1));
@@ -69,14 +96,30 @@ export const countActions = (events: readonly HistoryEvent[]): ActionCounts => {
         if (LOCAL_ACTIVITY_MARKERS.has(e.markerRecordedEventAttributes?.markerName ?? '')) c.localActivities++;
         else c.markers++;
         break;
-      case E.EVENT_TYPE_TIMER_STARTED: c.timers++; break;
-      case E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: c.searchAttributeUpserts++; break;
-      case E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: c.signals++; break;
-      default: if (CLOSING.has(e.eventType ?? 0)) c.completion++;
+      case E.EVENT_TYPE_TIMER_STARTED:
+        c.timers++;
+        break;
+      case E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+        c.searchAttributeUpserts++;
+        break;
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        c.signals++;
+        break;
+      default:
+        if (CLOSING.has(e.eventType ?? 0)) c.completion++;
     }
   }
   for (const n of attemptsOf.values()) c.activities += n;
-  c.total = c.workflowStarted + c.workflowTasks + c.activities + c.localActivities + c.markers + c.timers + c.searchAttributeUpserts + c.signals + c.completion;
+  c.total =
+    c.workflowStarted +
+    c.workflowTasks +
+    c.activities +
+    c.localActivities +
+    c.markers +
+    c.timers +
+    c.searchAttributeUpserts +
+    c.signals +
+    c.completion;
   return c;
 };
 

@@ -8,7 +8,10 @@ const KEYWORD_LIST = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_K
 
 /** The custom search attributes of src/dispatch/search-attributes.ts, as the server registers them. */
 export const SEARCH_ATTRIBUTES = {
-  [TriggerIds.name]: KEYWORD_LIST, [SignalName.name]: KEYWORD, [ContentType.name]: KEYWORD, [FailedTriggerIds.name]: KEYWORD_LIST,
+  [TriggerIds.name]: KEYWORD_LIST,
+  [SignalName.name]: KEYWORD,
+  [ContentType.name]: KEYWORD,
+  [FailedTriggerIds.name]: KEYWORD_LIST,
 };
 
 /** Registers them on the namespace; already registered is fine. */

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import workerThreads from 'node:worker_threads';
 
 /** The SDK's workflow thread script, which Worker.create starts `workflowThreadPoolSize` times. */
-export const isSdkWorkflowThread = (script: string | URL) => /[\\/]@temporalio[\\/]worker[\\/]lib[\\/]workflow[\\/]workflow-worker-thread\.js$/.test(String(script));
+export const isSdkWorkflowThread = (script: string | URL) =>
+  /[\\/]@temporalio[\\/]worker[\\/]lib[\\/]workflow[\\/]workflow-worker-thread\.js$/.test(String(script));
 
 /** How long one call into workflow code may run before it is reported (the SDK's own time-out was 5 s). */
 export const STUCK_AFTER_MS = 5000;
@@ -25,7 +26,10 @@ const collecting: Float64Array[][] = [];
 class Bootstrapped extends SdkWorker {
   constructor(script: string | URL, options?: workerThreads.WorkerOptions) {
     const clocks = collecting.at(-1);
-    if (options !== undefined || clocks === undefined || !isSdkWorkflowThread(script)) { super(script, options); return; }
+    if (options !== undefined || clocks === undefined || !isSdkWorkflowThread(script)) {
+      super(script, options);
+      return;
+    }
     const callStarted = new SharedArrayBuffer(8);
     clocks.push(new Float64Array(callStarted));
     super(join(__dirname, 'workflow-thread-bootstrap.js'), { workerData: { sdkThreadScript: String(script), callStarted } });
@@ -39,7 +43,9 @@ class Bootstrapped extends SdkWorker {
  * longer than `stuckAfterMs` (an endless loop in workflow code holds every workflow of the thread).
  */
 export const withWatchedWorkflowThreads = async <T>(
-  create: () => Promise<T>, onStuck: (ms: number) => void, stuckAfterMs = STUCK_AFTER_MS,
+  create: () => Promise<T>,
+  onStuck: (ms: number) => void,
+  stuckAfterMs = STUCK_AFTER_MS,
 ): Promise<{ created: T; watch: WorkflowThreadWatch }> => {
   const clocks: Float64Array[] = [];
   // The SDK reads `Worker` from the module when it starts its threads, during Worker.create only;
@@ -55,14 +61,26 @@ export const withWatchedWorkflowThreads = async <T>(
   }
   /** When the oldest call into workflow code now running began (0: none is running). */
   const oldestStart = () => clocks.reduce((oldest, c) => (c[0] !== 0 && (oldest === 0 || c[0]! < oldest) ? c[0]! : oldest), 0);
-  const longestCallMs = () => { const started = oldestStart(); return started === 0 ? 0 : Date.now() - started; };
-  const stuckMs = () => { const ms = longestCallMs(); return ms > stuckAfterMs ? ms : 0; };
+  const longestCallMs = () => {
+    const started = oldestStart();
+    return started === 0 ? 0 : Date.now() - started;
+  };
+  const stuckMs = () => {
+    const ms = longestCallMs();
+    return ms > stuckAfterMs ? ms : 0;
+  };
   // Once per stuck call: a call is known by when it started.
   let reported = 0;
-  const timer = setInterval(() => {
-    const started = oldestStart();
-    const ms = started === 0 ? 0 : Date.now() - started;
-    if (ms > stuckAfterMs && started !== reported) { reported = started; onStuck(ms); }
-  }, Math.min(1000, stuckAfterMs)).unref();
+  const timer = setInterval(
+    () => {
+      const started = oldestStart();
+      const ms = started === 0 ? 0 : Date.now() - started;
+      if (ms > stuckAfterMs && started !== reported) {
+        reported = started;
+        onStuck(ms);
+      }
+    },
+    Math.min(1000, stuckAfterMs),
+  ).unref();
   return { created, watch: { longestCallMs, stuckMs, threads: clocks.length, stop: () => clearInterval(timer) } };
 };

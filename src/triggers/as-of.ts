@@ -10,7 +10,10 @@ import { loadTrigger } from '../model/triggers/handle-command';
 
 /** `as_of` as milliseconds since the epoch, or the field error. */
 export const parseAsOf = (value: unknown): E.Either<{ path: string; message: string }, number> => {
-  const error = { path: 'query.as_of', message: 'must be one RFC 3339 timestamp, such as 2026-11-22T12:00:00Z (an offset\'s + sent as %2B)' };
+  const error = {
+    path: 'query.as_of',
+    message: "must be one RFC 3339 timestamp, such as 2026-11-22T12:00:00Z (an offset's + sent as %2B)",
+  };
   const ms = typeof value === 'string' && E.isRight(Timestamp.decode(value)) ? Date.parse(value) : NaN;
   return Number.isFinite(ms) ? E.right(ms) : E.left(error);
 };
@@ -34,7 +37,8 @@ const versionAt = async (store: EventStore, streamId: string, at: number): Promi
   let hi = last.revision + 1n;
   while (lo < hi) {
     const mid = (lo + hi) / 2n;
-    if (await recordedAt(store, streamId, mid) > at) hi = mid; else lo = mid + 1n;
+    if ((await recordedAt(store, streamId, mid)) > at) hi = mid;
+    else lo = mid + 1n;
   }
   return Number(hi);
 };
@@ -44,8 +48,14 @@ const viewAt = async (store: EventStore, id: string, version: number): Promise<T
   if (version === 0) return undefined;
   const { state, createdAt, updatedAt } = await loadTrigger(store, streamOf(id), version);
   if (state.status !== 'live' || createdAt === undefined || updatedAt === undefined) return undefined;
-  return { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt,
-    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }) };
+  return {
+    id,
+    definition: state.definition,
+    version,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }),
+  };
 };
 
 /**

@@ -13,7 +13,8 @@ export const MAX_QUERY_IDS = 100;
  */
 export const parseIdsToDelete = (query: Request['query'], body: unknown): E.Either<FieldError[], string[]> => {
   const errors: FieldError[] = [];
-  for (const name of Object.keys(query)) if (name !== 'id') errors.push({ path: `query.${name}`, message: 'is not a known parameter (id)' });
+  for (const name of Object.keys(query))
+    if (name !== 'id') errors.push({ path: `query.${name}`, message: 'is not a known parameter (id)' });
   const fromQuery = query.id === undefined ? [] : Array.isArray(query.id) ? query.id : [query.id];
   let fromBody: unknown[] = [];
   if (body !== undefined) {
@@ -25,9 +26,14 @@ export const parseIdsToDelete = (query: Request['query'], body: unknown): E.Eith
     else if (ids.length === 0) errors.push({ path: 'ids', message: 'must name at least one trigger' });
     else fromBody = ids;
   }
-  fromQuery.forEach((id, i) => { if (!isTriggerId(id)) errors.push({ path: `query.id[${i}]`, message: 'must be a trigger id (UUID)' }); });
-  fromBody.forEach((id, i) => { if (!isTriggerId(id)) errors.push({ path: `ids[${i}]`, message: 'must be a trigger id (UUID)' }); });
-  if (fromQuery.length > MAX_QUERY_IDS) errors.push({ path: 'query.id', message: `at most ${MAX_QUERY_IDS} ids in the query (up to ${MAX_IDS} in the body)` });
+  fromQuery.forEach((id, i) => {
+    if (!isTriggerId(id)) errors.push({ path: `query.id[${i}]`, message: 'must be a trigger id (UUID)' });
+  });
+  fromBody.forEach((id, i) => {
+    if (!isTriggerId(id)) errors.push({ path: `ids[${i}]`, message: 'must be a trigger id (UUID)' });
+  });
+  if (fromQuery.length > MAX_QUERY_IDS)
+    errors.push({ path: 'query.id', message: `at most ${MAX_QUERY_IDS} ids in the query (up to ${MAX_IDS} in the body)` });
   if (fromBody.length > MAX_IDS) errors.push({ path: 'ids', message: `at most ${MAX_IDS} ids at once` });
   return errors.length > 0 ? E.left(errors) : E.right([...new Set([...fromQuery, ...fromBody] as string[])]);
 };

@@ -13,26 +13,37 @@ export const DRY_RUN_SIGNAL_ID = 'dry-run';
 export const UNSTORED_TRIGGER_ID = '00000000-0000-0000-0000-000000000000';
 
 /** The signal a dry run renders: as POST /api/signals takes it, but the content type may be left to the trigger. */
-const signalFields = { required: { signal: SignalName, instance: Instance },
-  optional: { id: SignalId, occurred_at: Timestamp, app_label: ContentTypePart, model_name: ContentTypePart, instance_key: InstanceKey } };
+const signalFields = {
+  required: { signal: SignalName, instance: Instance },
+  optional: { id: SignalId, occurred_at: Timestamp, app_label: ContentTypePart, model_name: ContentTypePart, instance_key: InstanceKey },
+};
 
 export const DryRunInput = closed('DryRun', signalFields.required, signalFields.optional);
 export type DryRunInput = t.TypeOf<typeof DryRunInput>;
 
 /** `{trigger, signal, instance, …}`: the trigger is checked by the codec POST /api/action-triggers uses. */
 export const unstoredDryRunCodec = (triggerInput: t.Decoder<unknown, TriggerInput>) => {
-  const Trigger = new t.Type<TriggerInput, TriggerInput, unknown>('TriggerInput', (_u): _u is TriggerInput => true,
-    (u, c) => (u === undefined ? t.failure(u, c, 'is required') : triggerInput.validate(u, c)), t.identity);
+  const Trigger = new t.Type<TriggerInput, TriggerInput, unknown>(
+    'TriggerInput',
+    (_u): _u is TriggerInput => true,
+    (u, c) => (u === undefined ? t.failure(u, c, 'is required') : triggerInput.validate(u, c)),
+    t.identity,
+  );
   return closed('UnstoredDryRun', { trigger: Trigger, ...signalFields.required }, signalFields.optional);
 };
 
 /** The signal envelope of a dry run (content type default: the trigger's first), or a signal over the limit POST /api/signals applies. */
 export const envelopeOf = (input: DryRunInput, definition: TriggerDefinition, now: Date): SignalEnvelope | FieldError[] => {
   const first = definition.content_types[0]!;
-  const envelope: SignalEnvelope = { id: input.id ?? DRY_RUN_SIGNAL_ID, signal: input.signal,
-    app_label: input.app_label ?? first.app_label, model_name: input.model_name ?? first.model_name,
-    instance: input.instance, occurred_at: input.occurred_at ?? now.toISOString(),
-    ...(input.instance_key === undefined ? {} : { instance_key: input.instance_key }) };
+  const envelope: SignalEnvelope = {
+    id: input.id ?? DRY_RUN_SIGNAL_ID,
+    signal: input.signal,
+    app_label: input.app_label ?? first.app_label,
+    model_name: input.model_name ?? first.model_name,
+    instance: input.instance,
+    occurred_at: input.occurred_at ?? now.toISOString(),
+    ...(input.instance_key === undefined ? {} : { instance_key: input.instance_key }),
+  };
   const oversize = oversizeSignals([envelope], false);
   return oversize.length > 0 ? oversize : envelope;
 };

@@ -50,7 +50,11 @@ const orderingOf = (d: TriggerDefinition, signal: SignalEnvelope) => {
   return { ordering: d.ordering, ...(key === undefined ? { unordered: NO_INSTANCE_KEY } : { instance_key: key }) };
 };
 
-interface Subject { id: string; version: number | null; definition: TriggerDefinition }
+interface Subject {
+  id: string;
+  version: number | null;
+  definition: TriggerDefinition;
+}
 
 /** Renders every action of the trigger for the signal, sends nothing, answers 200 with what it would send. */
 const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input: DryRunInput) => {

@@ -9,7 +9,10 @@ export const MAX_HISTORY_AFTER = Number.MAX_SAFE_INTEGER;
 const KNOWN = ['after', 'limit'];
 
 /** `after`: the last version already seen (0: none); `limit`: at most this many events. */
-export interface HistoryQuery { readonly after: number; readonly limit: number }
+export interface HistoryQuery {
+  readonly after: number;
+  readonly limit: number;
+}
 
 const wholeNumber = (text: string, min: number, max: number) => {
   const n = Number(text);
@@ -21,7 +24,10 @@ export const parseHistoryQuery = (query: Request['query']): E.Either<FieldError[
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {
     const v = query[name];
-    if (v !== undefined && typeof v !== 'string') { errors.push({ path: `query.${name}`, message: 'must be given once' }); return undefined; }
+    if (v !== undefined && typeof v !== 'string') {
+      errors.push({ path: `query.${name}`, message: 'must be given once' });
+      return undefined;
+    }
     return v;
   };
   for (const name of Object.keys(query)) {
@@ -29,7 +35,8 @@ export const parseHistoryQuery = (query: Request['query']): E.Either<FieldError[
   }
   const afterText = one('after');
   const after = afterText === undefined ? 0 : wholeNumber(afterText, 0, MAX_HISTORY_AFTER);
-  if (after === undefined) errors.push({ path: 'query.after', message: `must be a version: a whole number from 0 to ${MAX_HISTORY_AFTER}` });
+  if (after === undefined)
+    errors.push({ path: 'query.after', message: `must be a version: a whole number from 0 to ${MAX_HISTORY_AFTER}` });
   const limitText = one('limit');
   const limit = limitText === undefined ? DEFAULT_HISTORY_PAGE : wholeNumber(limitText, 1, MAX_HISTORY_PAGE);
   if (limit === undefined) errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_HISTORY_PAGE}` });

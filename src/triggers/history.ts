@@ -22,8 +22,13 @@ export interface HistoryPage {
  * Up to `limit` of a trigger's events after version `after`, oldest first, stopping before the
  * page's JSON would pass `maxBytes` (always at least one event). Also after deletion.
  */
-export const historyPage = async (store: EventStore, triggerId: string, after: number, limit: number,
-  maxBytes = MAX_LIST_PAGE_BYTES): Promise<HistoryPage> => {
+export const historyPage = async (
+  store: EventStore,
+  triggerId: string,
+  after: number,
+  limit: number,
+  maxBytes = MAX_LIST_PAGE_BYTES,
+): Promise<HistoryPage> => {
   const page = boundedPage(maxBytes);
   // Version v is revision v - 1: the first event after version `after` is revision `after`.
   let from = BigInt(after);
@@ -33,7 +38,8 @@ export const historyPage = async (store: EventStore, triggerId: string, after: n
     const events = await store.read(streamOf(triggerId), { fromRevision: from, maxCount });
     for (const e of events) {
       // The page ends before `e`: the last version on it is e's revision.
-      if (page.items.length === limit || !page.add(JSON.stringify(historyEntry(e)))) return { items: page.items, nextAfter: Number(e.revision) };
+      if (page.items.length === limit || !page.add(JSON.stringify(historyEntry(e))))
+        return { items: page.items, nextAfter: Number(e.revision) };
     }
     if (events.length < maxCount) return { items: page.items, nextAfter: undefined };
     from += BigInt(events.length);

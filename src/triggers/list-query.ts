@@ -15,7 +15,11 @@ const CURSOR_RE = new RegExp(CURSOR);
 const KNOWN = new Set(['active', 'signal', 'app_label', 'model_name', 'q', 'limit', 'cursor']);
 export const MAX_Q_LENGTH = 200;
 
-export interface ListQuery { filter: ListFilter; limit: number; after: string | undefined }
+export interface ListQuery {
+  filter: ListFilter;
+  limit: number;
+  after: string | undefined;
+}
 
 export const encodeCursor = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
 const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8');
@@ -26,7 +30,10 @@ export const parseListQuery = (query: Request['query']): E.Either<FieldError[], 
   const one = (name: string): string | undefined => {
     const v = query[name];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string') { errors.push({ path: `query.${name}`, message: 'must be given once' }); return undefined; }
+    if (typeof v !== 'string') {
+      errors.push({ path: `query.${name}`, message: 'must be given once' });
+      return undefined;
+    }
     return v;
   };
   for (const name of Object.keys(query)) {

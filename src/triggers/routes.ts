@@ -36,18 +36,35 @@ const sendTrigger = async (deps: TriggerDeps, res: Response, id: string, result:
   await settle(deps, result.position);
   const { state, version, createdAt, updatedAt } = result;
   if (state.status !== 'live') return sendError(res, { _tag: 'NotFound', ids: [id] });
-  const view = { id, definition: state.definition, version, created_at: createdAt, updated_at: updatedAt,
-    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }) };
+  const view = {
+    id,
+    definition: state.definition,
+    version,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    ...(state.deactivatedReason === undefined ? {} : { deactivated_reason: state.deactivatedReason }),
+  };
   sendJson(res, status, JSON.stringify(toResource(view)), { ETag: etagOf(version) });
 };
 
-const run = (deps: TriggerDeps, req: Request, res: Response, id: string, command: (state: Parameters<typeof decide>[1]) => E.Either<DomainError, TriggerCommand>): Promise<Outcome> | Outcome => {
+const run = (
+  deps: TriggerDeps,
+  req: Request,
+  res: Response,
+  id: string,
+  command: (state: Parameters<typeof decide>[1]) => E.Either<DomainError, TriggerCommand>,
+): Promise<Outcome> | Outcome => {
   const ifMatch = ifMatchOf(req);
   if (ifMatch.kind === 'invalid') return E.left({ _tag: 'Validation', errors: [ifMatchError] });
-  return handleCommand(deps.store, streamOf(id), (state) => {
-    if (ifMatch.kind === 'any' && state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
-    return E.flatMap(command(state), (c) => decide(c, state));
-  }, { metadata: metadataOf(res, deps.now()), ...(ifMatch.kind === 'version' ? { expectedVersion: ifMatch.version } : {}) });
+  return handleCommand(
+    deps.store,
+    streamOf(id),
+    (state) => {
+      if (ifMatch.kind === 'any' && state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
+      return E.flatMap(command(state), (c) => decide(c, state));
+    },
+    { metadata: metadataOf(res, deps.now()), ...(ifMatch.kind === 'version' ? { expectedVersion: ifMatch.version } : {}) },
+  );
 };
 
 const decodeDefinition = (deps: TriggerDeps, body: unknown) =>
@@ -57,9 +74,12 @@ export const createTrigger = (deps: TriggerDeps) => async (req: Request, res: Re
   const input = decodeDefinition(deps, req.body);
   if (E.isLeft(input)) return sendError(res, input.left);
   const id = uuidv7();
-  const outcome = await handleCommand(deps.store, streamOf(id),
+  const outcome = await handleCommand(
+    deps.store,
+    streamOf(id),
     (state) => decide({ type: 'CreateTrigger', data: { trigger_id: id, definition: input.right.definition } }, state),
-    { metadata: metadataOf(res, deps.now()), newStream: true });
+    { metadata: metadataOf(res, deps.now()), newStream: true },
+  );
   if (E.isLeft(outcome)) return sendError(res, outcome.left);
   res.set('Location', `${req.baseUrl}/api/action-triggers/${id}`);
   await sendTrigger(deps, res, id, outcome.right, 201);
@@ -88,8 +108,13 @@ export const replaceTrigger = (deps: TriggerDeps, idFrom: 'path' | 'body') => as
   if (E.isLeft(input)) return sendError(res, input.left);
   const bodyId = input.right.id;
   const id = idFrom === 'path' ? req.params.id : bodyId;
-  if (idFrom === 'body' && id === undefined) return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'is required to replace a trigger through the collection' }] });
-  if (idFrom === 'path' && bodyId !== undefined && bodyId !== id) return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'contradicts the trigger id in the path' }] });
+  if (idFrom === 'body' && id === undefined)
+    return sendError(res, {
+      _tag: 'Validation',
+      errors: [{ path: 'id', message: 'is required to replace a trigger through the collection' }],
+    });
+  if (idFrom === 'path' && bodyId !== undefined && bodyId !== id)
+    return sendError(res, { _tag: 'Validation', errors: [{ path: 'id', message: 'contradicts the trigger id in the path' }] });
   if (!isTriggerId(id)) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   const definition = input.right.definition;
   const outcome = await run(deps, req, res, id, () => E.right({ type: 'ReplaceTrigger', data: { trigger_id: id, definition } }));
@@ -113,7 +138,10 @@ export const patchTrigger = (deps: TriggerDeps) => async (req: Request, res: Res
   const outcome = await run(deps, req, res, id, (state) => {
     if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
     const merged = mergePatch(state.definition, { ...patch, id: null });
-    return E.map((input: { definition: typeof state.definition }) => ({ type: 'ReplaceTrigger' as const, data: { trigger_id: id, definition: input.definition } }))(decodeDefinition(deps, merged));
+    return E.map((input: { definition: typeof state.definition }) => ({
+      type: 'ReplaceTrigger' as const,
+      data: { trigger_id: id, definition: input.definition },
+    }))(decodeDefinition(deps, merged));
   });
   if (E.isLeft(outcome)) return sendError(res, outcome.left);
   await sendTrigger(deps, res, id, outcome.right, 200);
@@ -136,8 +164,12 @@ export const deleteTriggers = (deps: TriggerDeps) => async (req: Request, res: R
   if (unknown.length > 0) return sendError(res, { _tag: 'NotFound', ids: unknown, nothingDeleted: true });
   let last: bigint | undefined;
   for (const id of ids.right) {
-    const outcome = await handleCommand(deps.store, streamOf(id),
-      (state) => decide({ type: 'DeleteTrigger', data: { trigger_id: id } }, state), { metadata: metadataOf(res, deps.now()) });
+    const outcome = await handleCommand(
+      deps.store,
+      streamOf(id),
+      (state) => decide({ type: 'DeleteTrigger', data: { trigger_id: id } }, state),
+      { metadata: metadataOf(res, deps.now()) },
+    );
     if (E.isRight(outcome)) last = outcome.right.position ?? last;
   }
   await settle(deps, last);
@@ -155,9 +187,8 @@ export const triggerHistory = (deps: TriggerDeps) => async (req: Request, res: R
   const { after, limit } = query.right;
   const page = isTriggerId(id) ? await historyPage(deps.store, id, after, limit) : { items: [], nextAfter: undefined };
   // An empty page from the start is no stream; a later one needs a look at the stream's end.
-  const known = page.items.length > 0 || (after > 0 && isTriggerId(id) && await hasHistory(deps.store, id));
+  const known = page.items.length > 0 || (after > 0 && isTriggerId(id) && (await hasHistory(deps.store, id)));
   if (!known) return sendError(res, { _tag: 'NotFound', ids: [String(id)] });
   if (page.nextAfter !== undefined) res.set('Link', linkToNext(req, String(page.nextAfter), 'after'));
   sendJson(res, 200, `[${page.items.join(',')}]`);
 };
-

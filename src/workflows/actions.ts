@@ -1,6 +1,14 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { DispatchActivities } from '../dispatch/activities';
-import type { ActionOutcome, ActionPlan, DeliveryReceipt, DispatchInput, FailureDetails, FirstAttempt, RetrySettings } from '../dispatch/types';
+import type {
+  ActionOutcome,
+  ActionPlan,
+  DeliveryReceipt,
+  DispatchInput,
+  FailureDetails,
+  FirstAttempt,
+  RetrySettings,
+} from '../dispatch/types';
 import { FIRST_ATTEMPT_BATCH } from '../dispatch/bounds';
 import { FailedAttempt, recordDelivered, recordFailed } from '../dispatch/attempts';
 import { millis, retryPolicyOf } from '../dispatch/retry-schedule';
@@ -13,21 +21,23 @@ import type { TurnArgs } from '../dispatch/ordering';
  */
 const REPORT_GRACE_SECS = 10;
 
-const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore: number) => proxyActivities<DispatchActivities>({
-  activityId: plan.deliveryId,
-  startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
-  retry: retryPolicyOf(retry, attemptsBefore),
-});
+const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore: number) =>
+  proxyActivities<DispatchActivities>({
+    activityId: plan.deliveryId,
+    startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
+    retry: retryPolicyOf(retry, attemptsBefore),
+  });
 
 /**
  * The first attempt of each action as a local activity: for dispatches that say `local-first`
  * (small ones; each attempt checks the delivered ledger, so a lost workflow task does not send a
  * delivered action again), and in the replay of dispatches started before NO_LOCAL_ATTEMPTS.
  */
-const firstAttempt = (plan: ActionPlan) => proxyLocalActivities<DispatchActivities>({
-  startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
-  retry: { maximumAttempts: 1 },
-});
+const firstAttempt = (plan: ActionPlan) =>
+  proxyLocalActivities<DispatchActivities>({
+    startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
+    retry: { maximumAttempts: 1 },
+  });
 
 const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
 /**
@@ -40,7 +50,10 @@ const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
  */
 const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
-type Attempt = (activities: Pick<DispatchActivities, 'deliverWebhook' | 'publishToBroker'>, attemptsBefore: number) => Promise<DeliveryReceipt>;
+type Attempt = (
+  activities: Pick<DispatchActivities, 'deliverWebhook' | 'publishToBroker'>,
+  attemptsBefore: number,
+) => Promise<DeliveryReceipt>;
 
 const failedOf = (err: unknown): FailedAttempt => {
   const cause = err instanceof ActivityFailure ? err.cause : err;
@@ -48,16 +61,22 @@ const failedOf = (err: unknown): FailedAttempt => {
   return { message: cause.message, details: cause.details?.[0] as FailureDetails | undefined, retryable: !cause.nonRetryable };
 };
 
-
 /** One attempt of an action through `activities`, with the arguments its dispatch's attempts take. */
-const attemptOf = (input: DispatchInput, plan: ActionPlan, ledger: boolean, endsTurn?: TurnArgs): Attempt => (activities, attemptsBefore) => {
-  // Only dispatches that use the ledger say so: older histories replay their arguments unchanged.
-  const args = {
-    plan, signal: input.signal, retry: input.retry, attemptsBefore, ...(ledger ? { ledger: true } : {}),
-    ...(input.requestId ? { requestId: input.requestId } : {}), ...(endsTurn ? { endsTurn } : {}),
+const attemptOf =
+  (input: DispatchInput, plan: ActionPlan, ledger: boolean, endsTurn?: TurnArgs): Attempt =>
+  (activities, attemptsBefore) => {
+    // Only dispatches that use the ledger say so: older histories replay their arguments unchanged.
+    const args = {
+      plan,
+      signal: input.signal,
+      retry: input.retry,
+      attemptsBefore,
+      ...(ledger ? { ledger: true } : {}),
+      ...(input.requestId ? { requestId: input.requestId } : {}),
+      ...(endsTurn ? { endsTurn } : {}),
+    };
+    return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
   };
-  return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
-};
 
 /**
  * A first attempt that failed: recorded as failed for good, or as retrying, and then the wait
@@ -82,13 +101,20 @@ const retryAction = async (input: DispatchInput, plan: ActionPlan, outcome: Acti
   } catch (err) {
     const f = failedOf(err);
     // A last attempt that timed out carries no details; Temporal says the attempts ran out.
-    if (!f.details && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED') f.details = { attempt: input.retry.maxAttempts };
+    if (!f.details && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED')
+      f.details = { attempt: input.retry.maxAttempts };
     recordFailed(outcome, f, 'failed');
   }
 };
 
 /** Its attempts until delivered or failed for good; true when the first one delivered and also ended the turn it was given (`endsTurn`). */
-const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, localFirst: boolean, endsTurn?: TurnArgs): Promise<boolean> => {
+const runAction = async (
+  input: DispatchInput,
+  plan: ActionPlan,
+  outcome: ActionOutcome,
+  localFirst: boolean,
+  endsTurn?: TurnArgs,
+): Promise<boolean> => {
   const ledger = input.attemptsAs === 'local-first';
   if (!localFirst) {
     await retryAction(input, plan, outcome, 0, ledger);
@@ -109,12 +135,13 @@ const runAction = async (input: DispatchInput, plan: ActionPlan, outcome: Action
  * heartbeats, so a dead one is noticed within the heartbeat time-out; it may wait for the
  * worker's send slots, so its time-out allows every action its own in turn.
  */
-const batchActivities = (plans: readonly ActionPlan[], id: string) => proxyActivities<DispatchActivities>({
-  activityId: `first-attempts-${id}`,
-  startToCloseTimeout: millis(plans.reduce((n, p) => n + p.timeoutSecs, 0) + REPORT_GRACE_SECS),
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const batchActivities = (plans: readonly ActionPlan[], id: string) =>
+  proxyActivities<DispatchActivities>({
+    activityId: `first-attempts-${id}`,
+    startToCloseTimeout: millis(plans.reduce((n, p) => n + p.timeoutSecs, 0) + REPORT_GRACE_SECS),
+    heartbeatTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
 
 /**
  * `batched`: the first attempts in batches (see deliverFirstAttempts), then each action that
@@ -124,24 +151,31 @@ const batchActivities = (plans: readonly ActionPlan[], id: string) => proxyActiv
  */
 const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], outcomes: readonly ActionOutcome[], batchIds: string) => {
   const batches = Array.from({ length: Math.ceil(plans.length / FIRST_ATTEMPT_BATCH) }, (_, k) => k * FIRST_ATTEMPT_BATCH);
-  await Promise.all(batches.map(async (from, k) => {
-    const batch = plans.slice(from, from + FIRST_ATTEMPT_BATCH);
-    let firsts: FirstAttempt[] | undefined;
-    try {
-      firsts = await batchActivities(batch, `${batchIds}${k}`).deliverFirstAttempts({
-        plans: [...batch], signal: input.signal, retry: input.retry, ...(input.requestId ? { requestId: input.requestId } : {}),
-      });
-    } catch {
-      firsts = undefined;
-    }
-    await Promise.all(batch.map(async (plan, j) => {
-      const outcome = outcomes[from + j]!;
-      const first = firsts?.[j];
-      if (!first) return retryAction(input, plan, outcome, 0, true);
-      if ('receipt' in first) return recordDelivered(outcome, first.receipt);
-      if (await afterFailedFirst(input, outcome, first.failed)) await retryAction(input, plan, outcome, 1, true);
-    }));
-  }));
+  await Promise.all(
+    batches.map(async (from, k) => {
+      const batch = plans.slice(from, from + FIRST_ATTEMPT_BATCH);
+      let firsts: FirstAttempt[] | undefined;
+      try {
+        firsts = await batchActivities(batch, `${batchIds}${k}`).deliverFirstAttempts({
+          plans: [...batch],
+          signal: input.signal,
+          retry: input.retry,
+          ...(input.requestId ? { requestId: input.requestId } : {}),
+        });
+      } catch {
+        firsts = undefined;
+      }
+      await Promise.all(
+        batch.map(async (plan, j) => {
+          const outcome = outcomes[from + j]!;
+          const first = firsts?.[j];
+          if (!first) return retryAction(input, plan, outcome, 0, true);
+          if ('receipt' in first) return recordDelivered(outcome, first.receipt);
+          if (await afterFailedFirst(input, outcome, first.failed)) await retryAction(input, plan, outcome, 1, true);
+        }),
+      );
+    }),
+  );
 };
 
 /**
@@ -149,9 +183,10 @@ const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], ou
  * they record no patch marker; older ones decide by their markers as they did: planned ones tried
  * locally first until NO_LOCAL_ATTEMPTS, unplanned ones from LOCAL_FIRST_ATTEMPT until then.
  */
-const firstAttemptsLocal = (input: DispatchInput) => (input.attemptsAs !== undefined
-  ? input.attemptsAs === 'local-first'
-  : !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT)));
+const firstAttemptsLocal = (input: DispatchInput) =>
+  input.attemptsAs !== undefined
+    ? input.attemptsAs === 'local-first'
+    : !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
 
 /**
  * Every action's attempts as the dispatch says (`attemptsAs`), until each is delivered or failed
@@ -159,7 +194,13 @@ const firstAttemptsLocal = (input: DispatchInput) => (input.attemptsAs !== undef
  * With `endsTurn`, a single action tried locally first ends that turn when its first attempt
  * delivers it: true then (the caller ends it otherwise).
  */
-export const runActions = async (input: DispatchInput, plans: readonly ActionPlan[], outcomes: readonly ActionOutcome[], batchIds = '', endsTurn?: TurnArgs): Promise<boolean> => {
+export const runActions = async (
+  input: DispatchInput,
+  plans: readonly ActionPlan[],
+  outcomes: readonly ActionOutcome[],
+  batchIds = '',
+  endsTurn?: TurnArgs,
+): Promise<boolean> => {
   if (input.attemptsAs === 'batched') {
     await runBatched(input, plans, outcomes, batchIds);
     return false;

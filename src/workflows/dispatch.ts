@@ -28,7 +28,7 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   const status: DispatchStatus = { signalId: input.signal.id, state: 'matching', triggers: [], actions: [] };
   setHandler(statusQuery, () => status);
   // Dispatches started before the API planned them ask the worker's read model, as they did.
-  const plan = input.plan ?? await planActions(input.signal);
+  const plan = input.plan ?? (await planActions(input.signal));
   status.triggers = plan.triggers;
   status.actions = plan.actions.map((a) => ({ ...a, state: 'pending', attempts: 0, warnings: [] }));
   if (!input.plan && plan.triggers.length > 0) upsertSearchAttributes([{ key: TriggerIds, value: searchableTriggerIds(plan.triggers) }]);

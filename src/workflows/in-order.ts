@@ -6,16 +6,22 @@ import { runActions } from './actions';
 import { sendOrderSignal } from './order-signals';
 
 /** A `per_instance` trigger of this dispatch and its order (the order's workflow, or its stream in our store). */
-export interface InOrder { triggerId: string; orderWorkflowId: string }
+export interface InOrder {
+  triggerId: string;
+  orderWorkflowId: string;
+}
 
 /**
  * The triggers whose actions wait for their turn: only in a signal's own dispatch planned with an
  * instance key (a redelivery is sent at once; dispatches planned before ordering have none).
  */
-export const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] => (input.redeliveryOf || !input.plan ? [] : plan.triggers.flatMap((t) => {
-  const o = orderOf(t);
-  return o ? [{ triggerId: t.triggerId, orderWorkflowId: o.orderWorkflowId }] : [];
-}));
+export const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] =>
+  input.redeliveryOf || !input.plan
+    ? []
+    : plan.triggers.flatMap((t) => {
+        const o = orderOf(t);
+        return o ? [{ triggerId: t.triggerId, orderWorkflowId: o.orderWorkflowId }] : [];
+      });
 
 /** Turns in our store: quick reads and writes, tried again until they work. */
 const { takeTurn, endTurn } = proxyLocalActivities<DispatchActivities>({
@@ -45,10 +51,23 @@ const indicesOf = (plan: DispatchPlan, inOrder: readonly InOrder[], id: string |
  * when its turn ends (it waits for this one to start, if need be). Each ends its turn when its
  * actions ended.
  */
-const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[], run: Run) => {
+const runWithStoreTurns = async (
+  turns: DispatchTurns,
+  plan: DispatchPlan,
+  outcomes: ActionOutcome[],
+  inOrder: readonly InOrder[],
+  run: Run,
+) => {
   const told = new Set<string>();
-  setHandler(turnSignal, (triggerId) => { told.add(triggerId); });
-  const argsOf = (o: InOrder): TurnArgs => ({ orderId: o.orderWorkflowId, workflowId: workflowInfo().workflowId, position: turns.position, triggerId: o.triggerId });
+  setHandler(turnSignal, (triggerId) => {
+    told.add(triggerId);
+  });
+  const argsOf = (o: InOrder): TurnArgs => ({
+    orderId: o.orderWorkflowId,
+    workflowId: workflowInfo().workflowId,
+    position: turns.position,
+    triggerId: o.triggerId,
+  });
   await Promise.all([
     run(indicesOf(plan, inOrder, undefined)),
     ...inOrder.map(async (o) => {
@@ -56,12 +75,16 @@ const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outco
       if (!turns.given.includes(o.triggerId)) {
         for (const i of indices) outcomes[i]!.state = 'waiting';
         const first = turns.checkSecs ?? TURN_CHECK_SECS;
-        for (let secs = first; !await condition(() => told.has(o.triggerId), secs * 1000); secs = Math.min(Math.max(first, TURN_CHECK_MAX_SECS), secs * 2)) {
+        for (
+          let secs = first;
+          !(await condition(() => told.has(o.triggerId), secs * 1000));
+          secs = Math.min(Math.max(first, TURN_CHECK_MAX_SECS), secs * 2)
+        ) {
           if (await takeTurn(argsOf(o))) break;
         }
         for (const i of indices) outcomes[i]!.state = 'pending';
       }
-      if (!await run(indices, `${o.triggerId}-`, argsOf(o))) await endTurn(argsOf(o));
+      if (!(await run(indices, `${o.triggerId}-`, argsOf(o)))) await endTurn(argsOf(o));
     }),
   ]);
 };
@@ -71,11 +94,18 @@ const runWithStoreTurns = async (turns: DispatchTurns, plan: DispatchPlan, outco
  * turns were kept in the store: each waits for `turn`, then tells the order they ended; a turn
  * heard again after that (a new run of the order) is answered the same way.
  */
-const runWithOrderWorkflow = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[], run: Run) => {
+const runWithOrderWorkflow = async (
+  input: DispatchInput,
+  plan: DispatchPlan,
+  outcomes: ActionOutcome[],
+  inOrder: readonly InOrder[],
+  run: Run,
+) => {
   const turns = new Set<string>();
   const ended = new Set<string>();
   // An order that no longer runs waits for nothing.
-  const tellEnded = (o: InOrder) => sendOrderSignal(input.orderSignalsBy, { workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId });
+  const tellEnded = (o: InOrder) =>
+    sendOrderSignal(input.orderSignalsBy, { workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId });
   setHandler(turnSignal, async (triggerId) => {
     turns.add(triggerId);
     const o = inOrder.find((x) => x.triggerId === triggerId);
@@ -97,7 +127,14 @@ const runWithOrderWorkflow = async (input: DispatchInput, plan: DispatchPlan, ou
 
 /** Runs each `per_instance` trigger's actions in its turn; the other actions at once. */
 export const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[]) => {
-  const run: Run = (indices, batchIds, endsTurn) => runActions(input, indices.map((i) => plan.actions[i]!), indices.map((i) => outcomes[i]!), batchIds, endsTurn);
+  const run: Run = (indices, batchIds, endsTurn) =>
+    runActions(
+      input,
+      indices.map((i) => plan.actions[i]!),
+      indices.map((i) => outcomes[i]!),
+      batchIds,
+      endsTurn,
+    );
   if (input.turns) await runWithStoreTurns(input.turns, plan, outcomes, inOrder, run);
   else await runWithOrderWorkflow(input, plan, outcomes, inOrder, run);
   await condition(allHandlersFinished);

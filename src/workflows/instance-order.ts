@@ -1,6 +1,4 @@
-import {
-  allHandlersFinished, condition, continueAsNew, setHandler, sleep, workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import { doneSignal, enqueueSignal, InstanceOrderInput } from '../dispatch/ordering';
 import { sendOrderSignal } from './order-signals';
 
@@ -41,10 +39,17 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
     }
   });
   // Only the dispatch whose turn it is counts; a late answer of one before it is ignored.
-  setHandler(doneSignal, (workflowId) => { if (queue[0] === workflowId) done.add(workflowId); });
+  setHandler(doneSignal, (workflowId) => {
+    if (queue[0] === workflowId) done.add(workflowId);
+  });
 
   let ticks = 0;
-  void (async () => { for (;;) { await sleep(TICK); ticks++; } })();
+  void (async () => {
+    for (;;) {
+      await sleep(TICK);
+      ticks++;
+    }
+  })();
 
   // Each run hands at least one turn on, so a flood of enqueues cannot make runs that do nothing else.
   let handled = 0;
@@ -62,7 +67,7 @@ export async function instanceOrder(input: InstanceOrderInput): Promise<void> {
     const head = queue[0]!;
     for (let answered = false; !answered;) {
       // False: closed (or never started), it sends nothing more.
-      if (!await sendOrderSignal(input.signalsBy, { workflowId: head, signal: 'turn', arg: input.triggerId })) break;
+      if (!(await sendOrderSignal(input.signalsBy, { workflowId: head, signal: 'turn', arg: input.triggerId }))) break;
       const told = ticks;
       await condition(() => done.has(head) || ticks >= told + TURN_AGAIN_TICKS);
       answered = done.has(head);

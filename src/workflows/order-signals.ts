@@ -15,6 +15,12 @@ const { signalInOrder } = proxyLocalActivities<DispatchActivities>({
  * Sends a turn or `done` as the run says (`by`; runs started before local-activity signals
  * signal as workflows, as they did); false when the workflow signalled no longer runs.
  */
-export const sendOrderSignal = (by: OrderSignalsBy | undefined, s: OrderSignal): Promise<boolean> => (by === 'local-activity'
-  ? signalInOrder(s)
-  : getExternalWorkflowHandle(s.workflowId).signal(orderSignalDefinitions[s.signal], s.arg).then(() => true, () => false));
+export const sendOrderSignal = (by: OrderSignalsBy | undefined, s: OrderSignal): Promise<boolean> =>
+  by === 'local-activity'
+    ? signalInOrder(s)
+    : getExternalWorkflowHandle(s.workflowId)
+        .signal(orderSignalDefinitions[s.signal], s.arg)
+        .then(
+          () => true,
+          () => false,
+        );

@@ -24,24 +24,38 @@ beforeAll(async () => {
   const module = join(dir, 'secrets.js');
   writeFileSync(module, `module.exports = { secrets: { token: () => ${JSON.stringify(SECRET)} } };\n`);
   rx = await startReceiver();
-  s = await startAdminSession({ config: {
-    retry: { initial_interval_secs: 0.3, backoff_coefficient: 1, max_interval_secs: 0.3, max_attempts: 2 },
-    dynamic_values: { module, allowed_paths: ['secrets.token'] },
-  } });
+  s = await startAdminSession({
+    config: {
+      retry: { initial_interval_secs: 0.3, backoff_coefficient: 1, max_interval_secs: 0.3, max_attempts: 2 },
+      dynamic_values: { module, allowed_paths: ['secrets.token'] },
+    },
+  });
   call = apiCaller(s.url);
 });
-afterAll(async () => { await s?.stop(); await rx?.close(); rmSync(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  await s?.stop();
+  await rx?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** A trigger on `shop.<model>` (its own content type, so no other trigger takes the signal) with one webhook. */
-const trigger = async (model: string, webhook: Record<string, unknown>, payload?: unknown) => (await call('POST', '/api/action-triggers', {
-  config_signals: [{ signal: 'post_save' }, { signal: 'post_delete' }], content_types: [{ app_label: 'shop', model_name: model }], active: true,
-  webhooks: [{ http_method: 'POST', ...webhook }], ...(payload === undefined ? {} : { payload }),
-})).id as string;
+const trigger = async (model: string, webhook: Record<string, unknown>, payload?: unknown) =>
+  (
+    await call('POST', '/api/action-triggers', {
+      config_signals: [{ signal: 'post_save' }, { signal: 'post_delete' }],
+      content_types: [{ app_label: 'shop', model_name: model }],
+      active: true,
+      webhooks: [{ http_method: 'POST', ...webhook }],
+      ...(payload === undefined ? {} : { payload }),
+    })
+  ).id as string;
 
 /** Times of the page's requests for a trigger's dispatch list, as they happen. */
 const listRequests = (page: Page, triggerId: string) => {
   const listed: number[] = [];
-  page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${triggerId}/dispatches`)) listed.push(Date.now()); });
+  page.on('request', (r) => {
+    if (r.url().includes(`/api/action-triggers/${triggerId}/dispatches`)) listed.push(Date.now());
+  });
   return listed;
 };
 
@@ -69,13 +83,17 @@ const sendFromPage = async (page: Page, instance: string) => {
 /** The dispatches page once Temporal's visibility lists `workflowId` (it lags the start a little). */
 const dispatchesShowing = async (triggerId: string, workflowId: string, until: (row: string) => boolean = () => true) => {
   const page = await s.open(`/triggers/${triggerId}/dispatches`);
-  await eventually(async () => {
-    await page.getByRole('heading', { name: `Dispatches of trigger ${triggerId}` }).waitFor();
-    const row = page.locator(`tr[data-workflow-id="${workflowId}"]`);
-    if (await row.count() === 1 && until((await row.textContent()) ?? '')) return true;
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    return undefined;
-  }, 30_000, `dispatch ${workflowId} listed`);
+  await eventually(
+    async () => {
+      await page.getByRole('heading', { name: `Dispatches of trigger ${triggerId}` }).waitFor();
+      const row = page.locator(`tr[data-workflow-id="${workflowId}"]`);
+      if ((await row.count()) === 1 && until((await row.textContent()) ?? '')) return true;
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return undefined;
+    },
+    30_000,
+    `dispatch ${workflowId} listed`,
+  );
   return page;
 };
 
@@ -141,7 +159,9 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     // The signal list says so too.
     const signals = await s.open(`/signals?trigger_id=${failing}`);
     await signals.locator('table.signals').waitFor();
-    expect(await signals.locator('table.signals tbody tr').allTextContents()).toEqual([expect.stringContaining('completed (an action failed)')]);
+    expect(await signals.locator('table.signals tbody tr').allTextContents()).toEqual([
+      expect.stringContaining('completed (an action failed)'),
+    ]);
     expect(await seriousViolations(signals)).toEqual([]);
   });
 
@@ -153,7 +173,9 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const page = await s.open(`/signals/${id}`);
     await page.getByText('(following live)').waitFor();
     const asked: number[] = [];
-    page.on('request', (r) => { if (r.url().endsWith(`/api/signals/${id}`)) asked.push(Date.now()); });
+    page.on('request', (r) => {
+      if (r.url().endsWith(`/api/signals/${id}`)) asked.push(Date.now());
+    });
     await eventually(async () => (asked.length >= 2 ? true : undefined), 5000, 'polled twice');
     // Leave for another page: no request for the signal after that.
     await page.evaluate(`location.hash = '#/triggers/${slow}/history'`);
@@ -164,10 +186,14 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     // Back on it, once done, the Refresh button shows the final state.
     await rx.waitFor(() => rx.on('/slow').length === 1);
     await page.evaluate(`location.hash = '#/signals/${id}'`);
-    await eventually(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      return (await fact(page, 'State').textContent())?.startsWith('completed') ? true : undefined;
-    }, 15_000, 'completed');
+    await eventually(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return (await fact(page, 'State').textContent())?.startsWith('completed') ? true : undefined;
+      },
+      15_000,
+      'completed',
+    );
     expect(await page.locator('table.actions-table .state').textContent()).toBe('delivered');
   });
 
@@ -240,7 +266,9 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
     const listed: number[] = [];
-    page.on('request', (r) => { if (r.url().includes(`/api/action-triggers/${idle}/dispatches`)) listed.push(Date.now()); });
+    page.on('request', (r) => {
+      if (r.url().includes(`/api/action-triggers/${idle}/dispatches`)) listed.push(Date.now());
+    });
     await page.clock.install();
     await page.goto(`${s.url}/admin/#/triggers/${idle}/dispatches`);
     await page.getByText('New dispatches appear here as they start').waitFor();
@@ -260,7 +288,11 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
   });
 
   it('never shows a resolved secret: the receiver gets it, the admin pages show only {{ secrets.token }}', async () => {
-    const vault = await trigger('vault', { url: rx.url('/vault'), headers: { Authorization: 'Bearer {{ secrets.token }}' } }, { token_echo: '{{ secrets.token }}' });
+    const vault = await trigger(
+      'vault',
+      { url: rx.url('/vault'), headers: { Authorization: 'Bearer {{ secrets.token }}' } },
+      { token_echo: '{{ secrets.token }}' },
+    );
     const send = await s.open(`/triggers/${vault}/send-test`);
     await send.getByRole('heading', { name: `Send a test signal for trigger ${vault}` }).waitFor();
     const id = await sendFromPage(send, '{"id": 3}');
@@ -282,14 +314,16 @@ describe('send a test signal, follow it, see it among the dispatches', () => {
     }
   });
 
-  it('shows the API\'s field errors at their fields, all at once, and a bad JSON instance before sending', async () => {
+  it("shows the API's field errors at their fields, all at once, and a bad JSON instance before sending", async () => {
     const target = await trigger('box', { url: rx.url('/box') });
     // Not a watched page: the 400 this test provides on purpose is logged by Chromium as a console error.
     const page = await s.context.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
     const posted: string[] = [];
-    page.on('request', (r) => { if (r.method() === 'POST') posted.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posted.push(r.url());
+    });
     await page.goto(`${s.url}/admin/#/triggers/${target}/send-test`);
     await page.getByLabel('Sample instance (JSON object)').fill('{ not json');
     await page.getByRole('button', { name: 'Send test signal' }).click();

@@ -4,8 +4,12 @@ import { AdminSession, startAdminSession } from './support/admin-session';
 jest.setTimeout(120_000);
 
 let s: AdminSession;
-beforeAll(async () => { s = await startAdminSession(); });
-afterAll(async () => { await s?.stop(); });
+beforeAll(async () => {
+  s = await startAdminSession();
+});
+afterAll(async () => {
+  await s?.stop();
+});
 
 test('an operation that takes a body shows it, with its schema, beside the operation', async () => {
   const page = await s.context.newPage();

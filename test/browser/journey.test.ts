@@ -23,11 +23,20 @@ beforeAll(async () => {
   call = apiCaller(s.url);
   page = await s.open('/triggers');
 });
-afterAll(async () => { await s?.stop(); await rx?.close(); });
+afterAll(async () => {
+  await s?.stop();
+  await rx?.close();
+});
 
 const mainNav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
-interface TriggerJson { id: string; version: number; active: boolean; webhooks: Array<{ url: string }>; payload?: unknown }
+interface TriggerJson {
+  id: string;
+  version: number;
+  active: boolean;
+  webhooks: Array<{ url: string }>;
+  payload?: unknown;
+}
 
 describe('the admin journey: one trigger from creation to deletion', () => {
   let id: string;
@@ -54,7 +63,10 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     await page.getByRole('heading', { name: /^Trigger journey\.parcel/ }).waitFor();
     id = /#\/triggers\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
     expect(await call<TriggerJson>('GET', `/api/action-triggers/${id}`)).toMatchObject({
-      version: 1, active: true, webhooks: [{ url: rx.url('/first') }], payload: { parcel: '{{ instance.id }}' },
+      version: 1,
+      active: true,
+      webhooks: [{ url: rx.url('/first') }],
+      payload: { parcel: '{{ instance.id }}' },
     });
   });
 
@@ -84,12 +96,19 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: /^Trigger journey\.parcel/ }).waitFor();
     expect(await call<TriggerJson>('GET', `/api/action-triggers/${id}`)).toMatchObject({
-      version: 4, webhooks: [{ url: rx.url('/journey') }], payload: { parcel_id: '{{ instance.id }}' },
+      version: 4,
+      webhooks: [{ url: rx.url('/journey') }],
+      payload: { parcel_id: '{{ instance.id }}' },
     });
 
     await page.getByRole('link', { name: 'History', exact: true }).click();
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    expect(await timelineRows(page, 2)).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated']]);
+    expect(await timelineRows(page, 2)).toEqual([
+      ['1', 'Created'],
+      ['2', 'Deactivated'],
+      ['3', 'Activated'],
+      ['4', 'Updated'],
+    ]);
     const edit = page.getByRole('group', { name: 'Changes from version 3 to version 4' });
     expect(await edit.locator('del').allTextContents()).toEqual([
       expect.stringMatching(/^− +"parcel": "\{\{ instance\.id \}\}"$/),
@@ -100,8 +119,10 @@ describe('the admin journey: one trigger from creation to deletion', () => {
       expect.stringMatching(new RegExp(`^\\+ +"url": "${rx.url('/journey')}"$`)),
     ]);
     // The toggles are there too, as the one line each changed.
-    expect(await page.getByRole('group', { name: 'Changes from version 1 to version 2' }).locator('del, ins').allTextContents())
-      .toEqual(['−   "active": true,', '+   "active": false,']);
+    expect(await page.getByRole('group', { name: 'Changes from version 1 to version 2' }).locator('del, ins').allTextContents()).toEqual([
+      '−   "active": true,',
+      '+   "active": false,',
+    ]);
     await screenshot(page, 'journey-history');
   });
 
@@ -125,12 +146,16 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
     const row = page.locator(`tr[data-workflow-id="signal-${signalId}"]`);
     // Temporal's visibility lists a dispatch a little after it started.
-    await eventually(async () => {
-      if (await row.count() === 1 && ((await row.textContent()) ?? '').includes('completed')) return true;
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
-      return undefined;
-    }, 30_000, 'dispatch listed as completed');
+    await eventually(
+      async () => {
+        if ((await row.count()) === 1 && ((await row.textContent()) ?? '').includes('completed')) return true;
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
+        return undefined;
+      },
+      30_000,
+      'dispatch listed as completed',
+    );
     expect(await row.locator('.outcomes li').allTextContents()).toEqual(['webhook #0 delivered · 1 attempt · status 200']);
   });
 
@@ -148,7 +173,13 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     // From the signal the trigger dispatched (the list no longer has it): its history and dispatches.
     await page.evaluate(`location.hash = '#/triggers/${id}/history'`);
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    expect(await timelineRows(page, 2)).toEqual([['1', 'Created'], ['2', 'Deactivated'], ['3', 'Activated'], ['4', 'Updated'], ['5', 'Deleted']]);
+    expect(await timelineRows(page, 2)).toEqual([
+      ['1', 'Created'],
+      ['2', 'Deactivated'],
+      ['3', 'Activated'],
+      ['4', 'Updated'],
+      ['5', 'Deleted'],
+    ]);
     expect(await page.getByText('The trigger was deleted; its history and dispatches are kept.').count()).toBe(1);
     await triggerLink(page, 'Dispatches').click();
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
@@ -156,11 +187,16 @@ describe('the admin journey: one trigger from creation to deletion', () => {
     await row.waitFor();
     expect(await row.locator('.outcomes li').allTextContents()).toEqual(['webhook #0 delivered · 1 attempt · status 200']);
     // Only the pages a deleted trigger has, and why.
-    expect(await page.getByRole('navigation', { name: 'This trigger' }).getByRole('link').allTextContents()).toEqual(['History', 'Dispatches']);
+    expect(await page.getByRole('navigation', { name: 'This trigger' }).getByRole('link').allTextContents()).toEqual([
+      'History',
+      'Dispatches',
+    ]);
     expect(await page.locator('.notice').textContent()).toBe('This trigger is deleted. Its dispatches are kept and listed here.');
     expect(await seriousViolations(page)).toEqual([]);
     expect(rx.on('/journey')).toHaveLength(1);
   });
 
-  it('shows no console error, page error or 5xx during the whole journey', () => { s.expectClean(); });
+  it('shows no console error, page error or 5xx during the whole journey', () => {
+    s.expectClean();
+  });
 });

@@ -20,28 +20,47 @@ let asAdmin: <T = Record<string, unknown>>(method: string, path: string, body?: 
 
 beforeAll(async () => {
   rx = await startReceiver();
-  s = await startAdminSession({ config: { api_keys: [
-    { id: 'admin', key: ADMIN, scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
-    { id: 'reader', key: READER, scopes: ['triggers:read'] },
-  ] } });
+  s = await startAdminSession({
+    config: {
+      api_keys: [
+        { id: 'admin', key: ADMIN, scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
+        { id: 'reader', key: READER, scopes: ['triggers:read'] },
+      ],
+    },
+  });
   asAdmin = (method, path, body) => apiCaller(s.url)(method, path, body, { Authorization: `Bearer ${ADMIN}` });
 });
-afterAll(async () => { await s?.stop(); await rx?.close(); });
+afterAll(async () => {
+  await s?.stop();
+  await rx?.close();
+});
 
-
-describe('a read-only API key on a trigger\'s history, dispatches, signal and send-test pages', () => {
+describe("a read-only API key on a trigger's history, dispatches, signal and send-test pages", () => {
   let id: string;
   let signalId: string;
 
   beforeAll(async () => {
-    id = (await asAdmin('POST', '/api/action-triggers', {
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'keyed', model_name: 'parcel' }], active: true,
-      webhooks: [{ url: rx.url('/keyed'), http_method: 'POST' }],
-    })).id as string;
+    id = (
+      await asAdmin('POST', '/api/action-triggers', {
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'keyed', model_name: 'parcel' }],
+        active: true,
+        webhooks: [{ url: rx.url('/keyed'), http_method: 'POST' }],
+      })
+    ).id as string;
     await asAdmin('PATCH', `/api/action-triggers/${id}`, { webhooks: [{ url: rx.url('/keyed-2'), http_method: 'POST' }] });
-    const sent = await asAdmin('POST', '/api/signals', { signal: 'post_save', app_label: 'keyed', model_name: 'parcel', instance: { id: 1 } });
+    const sent = await asAdmin('POST', '/api/signals', {
+      signal: 'post_save',
+      app_label: 'keyed',
+      model_name: 'parcel',
+      instance: { id: 1 },
+    });
     signalId = String(sent.id);
-    await eventually(async () => ((await asAdmin('GET', `/api/signals/${signalId}`)).state === 'completed' ? true : undefined), 30_000, 'signal completed');
+    await eventually(
+      async () => ((await asAdmin('GET', `/api/signals/${signalId}`)).state === 'completed' ? true : undefined),
+      30_000,
+      'signal completed',
+    );
   });
 
   it('asks for a key once; with the read-only key the history shows its events and diff', async () => {
@@ -50,7 +69,10 @@ describe('a read-only API key on a trigger\'s history, dispatches, signal and se
     await page.getByRole('textbox', { name: 'API key' }).fill(READER);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: `History of trigger ${id}` }).waitFor();
-    expect(await page.locator('table.history > tbody > tr:not(.change) > td:nth-child(2)').allTextContents()).toEqual(['Created', 'Updated']);
+    expect(await page.locator('table.history > tbody > tr:not(.change) > td:nth-child(2)').allTextContents()).toEqual([
+      'Created',
+      'Updated',
+    ]);
     expect(await page.locator('table.history > tbody > tr:not(.change) > td:nth-child(3)').allTextContents()).toEqual(['admin', 'admin']);
     expect(await page.locator('.diff ins').allTextContents()).toEqual([expect.stringContaining(rx.url('/keyed-2'))]);
     expect(await seriousViolations(page)).toEqual([]);
@@ -60,12 +82,16 @@ describe('a read-only API key on a trigger\'s history, dispatches, signal and se
     await triggerLink(page, 'Dispatches').click();
     await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
     const row = page.locator(`tr[data-workflow-id="signal-${signalId}"]`);
-    await eventually(async () => {
-      if (await row.count() === 1) return true;
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
-      return undefined;
-    }, 30_000, 'dispatch listed');
+    await eventually(
+      async () => {
+        if ((await row.count()) === 1) return true;
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await page.getByRole('heading', { name: `Dispatches of trigger ${id}` }).waitFor();
+        return undefined;
+      },
+      30_000,
+      'dispatch listed',
+    );
     await row.locator('.outcomes li', { hasText: 'delivered' }).waitFor();
     expect(await row.locator('.outcomes li').allTextContents()).toEqual(['webhook #0 delivered · 1 attempt · status 200']);
     expect(await seriousViolations(page)).toEqual([]);
@@ -91,12 +117,16 @@ describe('a read-only API key on a trigger\'s history, dispatches, signal and se
     expect(await page.getByLabel('Sample instance (JSON object)').getAttribute('aria-invalid')).toBe('false');
     expect(await page.locator('#result-heading').count()).toBe(0);
     expect(rx.received.length).toBe(before);
-    expect((await asAdmin<{ items: Array<{ id: string }> }>('GET', `/api/signals?trigger_id=${id}`)).items.map((x) => x.id)).toEqual([signalId]);
+    expect((await asAdmin<{ items: Array<{ id: string }> }>('GET', `/api/signals?trigger_id=${id}`)).items.map((x) => x.id)).toEqual([
+      signalId,
+    ]);
     expect(await seriousViolations(page)).toEqual([]);
     // The key stays for the session, not in the address or local storage.
     expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(page.url()).not.toContain(READER);
   });
 
-  it('shows no console error, page error or 5xx', () => { s.expectClean(); });
+  it('shows no console error, page error or 5xx', () => {
+    s.expectClean();
+  });
 });

@@ -5,8 +5,12 @@ jest.setTimeout(120_000);
 
 describe('admin shell, open loopback mode', () => {
   let s: AdminSession;
-  beforeAll(async () => { s = await startAdminSession(); });
-  afterAll(async () => { await s?.stop(); });
+  beforeAll(async () => {
+    s = await startAdminSession();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it('serves /admin/ from the API with a CSP that allows nothing from elsewhere', async () => {
     const res = await fetch(`${s.url}/admin/`);
@@ -20,7 +24,9 @@ describe('admin shell, open loopback mode', () => {
     expect((await fetch(`${s.url}/admin/%2e%2e/package.json`)).status).toBe(404);
     expect((await fetch(`${s.url}/admin/`, { method: 'POST' })).status).toBe(405);
     expect(await (await fetch(`${s.url}/admin/config.json`)).json()).toEqual({
-      temporal_ui_url: 'http://127.0.0.1:8233', namespace: 'default', keys_required: false,
+      temporal_ui_url: 'http://127.0.0.1:8233',
+      namespace: 'default',
+      keys_required: false,
     });
   });
 

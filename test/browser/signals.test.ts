@@ -13,14 +13,22 @@ beforeAll(async () => {
   s = await startAdminSession();
   call = apiCaller(s.url);
 });
-afterAll(async () => { await s?.stop(); await rx?.close(); });
+afterAll(async () => {
+  await s?.stop();
+  await rx?.close();
+});
 
 const emit = async (model: string, id: string) =>
   call('POST', '/api/signals', { id, signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } });
-const settled = (id: string) => eventually(async () => {
-  const view = await call<{ state: string }>('GET', `/api/signals/${id}`);
-  return view.state === 'completed' || view.state === 'unmatched' ? view : undefined;
-}, 30_000, `signal ${id} settled`);
+const settled = (id: string) =>
+  eventually(
+    async () => {
+      const view = await call<{ state: string }>('GET', `/api/signals/${id}`);
+      return view.state === 'completed' || view.state === 'unmatched' ? view : undefined;
+    },
+    30_000,
+    `signal ${id} settled`,
+  );
 
 describe('signals', () => {
   let triggerId: string;
@@ -29,11 +37,18 @@ describe('signals', () => {
   const lone = `sig-${run}-lone`;
 
   beforeAll(async () => {
-    triggerId = (await call('POST', '/api/action-triggers', {
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'listed' }], active: true,
-      webhooks: [{ url: rx.url('/listed'), http_method: 'POST' }],
-    })).id as string;
-    for (const id of ids) { await emit('listed', id); await settled(id); }
+    triggerId = (
+      await call('POST', '/api/action-triggers', {
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'listed' }],
+        active: true,
+        webhooks: [{ url: rx.url('/listed'), http_method: 'POST' }],
+      })
+    ).id as string;
+    for (const id of ids) {
+      await emit('listed', id);
+      await settled(id);
+    }
     await emit('nobody_watches', lone);
     await settled(lone);
   });
@@ -56,7 +71,9 @@ describe('signals', () => {
     expect(await first.locator('td').nth(0).textContent()).toBe('post_save of shop.listed');
     expect(await first.locator('.state').textContent()).toBe('completed');
     expect(await first.getByRole('link', { name: triggerId }).getAttribute('href')).toBe(`#/triggers/${triggerId}`);
-    expect(await first.locator('a.temporal-link').getAttribute('href')).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/signal-${ids[2]}`);
+    expect(await first.locator('a.temporal-link').getAttribute('href')).toBe(
+      `http://127.0.0.1:8233/namespaces/default/workflows/signal-${ids[2]}`,
+    );
 
     await page.getByLabel('Trigger id').fill('');
     await page.getByLabel('State').selectOption('unmatched');
@@ -89,7 +106,9 @@ describe('signals', () => {
     const page = await s.open('/signals');
     await page.locator('table.signals').waitFor();
     const asked: string[] = [];
-    page.on('request', (r) => { if (r.url().includes('/api/')) asked.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.url().includes('/api/')) asked.push(r.url());
+    });
     await page.getByLabel('Trigger id').fill('not-a-uuid');
     await page.getByRole('button', { name: 'Filter' }).click();
     expect(await page.locator('#f-trigger_id-error').textContent()).toBe('trigger_id: must be a trigger id (a UUID)');

@@ -11,9 +11,10 @@ jest.setTimeout(180_000);
 
 const idOfHash = (page: Page) => /#\/triggers\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
 
-
 interface TriggerJson {
-  id: string; version: number; payload?: unknown;
+  id: string;
+  version: number;
+  payload?: unknown;
   config_signals: Array<{ signal: string }>;
   content_types: Array<{ app_label: string; model_name: string }>;
   webhooks: Array<{ url: string; http_method: string; headers?: Record<string, string>; timeout_secs?: number }>;
@@ -28,12 +29,16 @@ describe('trigger form', () => {
   };
 
   beforeAll(async () => {
-    s = await startAdminSession({ config: {
-      dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] },
-      brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: 'orders' } } },
-    } });
+    s = await startAdminSession({
+      config: {
+        dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] },
+        brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: 'orders' } } },
+      },
+    });
   });
-  afterAll(async () => { await s?.stop(); });
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it('shows every API error at its field at once, then creates the trigger once they are fixed', async () => {
     const page = await s.open('/triggers/new');
@@ -64,16 +69,25 @@ describe('trigger form', () => {
     await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
     const id = idOfHash(page)!;
     const stored = await getTrigger(id);
-    expect(stored.body).toMatchObject({ content_types: [{ app_label: 'shop', model_name: 'order' }], webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }], active: true,
-      ordering: 'per_instance' });
+    expect(stored.body).toMatchObject({
+      content_types: [{ app_label: 'shop', model_name: 'order' }],
+      webhooks: [{ url: 'http://127.0.0.1:9/orders', http_method: 'POST' }],
+      active: true,
+      ordering: 'per_instance',
+    });
     await page.getByText(/per instance: one instance's signals in the order accepted/).waitFor();
     expect(await page.getByRole('cell', { name: 'http://127.0.0.1:9/orders', exact: true }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('edits with If-Match: a concurrent change gives the 412 message, and Reload brings its version into the form', async () => {
-    const created = await (await fetch(apiUrl('/api/action-triggers'), { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json() as TriggerJson;
+    const created = (await (
+      await fetch(apiUrl('/api/action-triggers'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(aTrigger({ msg_broker_queues: [] })),
+      })
+    ).json()) as TriggerJson;
     const page = await s.open(`/triggers/${created.id}/edit`);
     await page.getByRole('heading', { name: /^Edit trigger shop\.order/ }).waitFor();
     expect(await page.inputValue(fieldId('webhooks[0].headers#0.name'))).toBe('x-source');
@@ -81,8 +95,11 @@ describe('trigger form', () => {
     await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/mine');
 
     // Someone else saves first.
-    const other = await fetch(apiUrl(`/api/action-triggers/${created.id}`), { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': '"1"' },
-      body: JSON.stringify(aTrigger({ msg_broker_queues: [], content_types: [{ app_label: 'shop', model_name: 'invoice' }] })) });
+    const other = await fetch(apiUrl(`/api/action-triggers/${created.id}`), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': '"1"' },
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [], content_types: [{ app_label: 'shop', model_name: 'invoice' }] })),
+    });
     expect(other.status).toBe(200);
 
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -119,7 +136,12 @@ describe('trigger form', () => {
     await screenshot(page, 'trigger');
     const after = await getTrigger(created.id);
     expect(after.etag).toBe('"3"');
-    expect(after.body.webhooks[0]).toEqual({ url: 'https://hooks.example.com/orders', http_method: 'POST', headers: { 'x-source': 'shop' }, timeout_secs: 7 });
+    expect(after.body.webhooks[0]).toEqual({
+      url: 'https://hooks.example.com/orders',
+      http_method: 'POST',
+      headers: { 'x-source': 'shop' },
+      timeout_secs: 7,
+    });
     expect(after.body.payload).toEqual(created.payload);
   });
 
@@ -144,7 +166,7 @@ describe('trigger form', () => {
     await screenshot(page, 'trigger-new-preview');
   });
 
-  it('covers repeated rows and broker queues: JSON that does not parse is named at its field, then the API\'s errors', async () => {
+  it("covers repeated rows and broker queues: JSON that does not parse is named at its field, then the API's errors", async () => {
     const page = await s.open('/triggers/new');
     await page.getByRole('heading', { name: 'New trigger' }).waitFor();
     await page.fill(fieldId('content_types[0].app_label'), 'shop');
@@ -178,8 +200,12 @@ describe('trigger form', () => {
     await page.getByRole('heading', { name: /^Trigger shop\.order, shop\.refund/ }).waitFor();
     const stored = await getTrigger(idOfHash(page)!);
     expect(stored.body).toMatchObject({
-      content_types: [{ app_label: 'shop', model_name: 'order' }, { app_label: 'shop', model_name: 'refund' }],
-      webhooks: [], msg_broker_queues: [{ name: 'orders', parameters: { queue: 'orders-admin' }, timeout_secs: 3 }],
+      content_types: [
+        { app_label: 'shop', model_name: 'order' },
+        { app_label: 'shop', model_name: 'refund' },
+      ],
+      webhooks: [],
+      msg_broker_queues: [{ name: 'orders', parameters: { queue: 'orders-admin' }, timeout_secs: 3 }],
     });
     expect(await page.getByRole('cell', { name: 'queue: orders-admin' }).count()).toBe(1);
   });
@@ -211,8 +237,13 @@ describe('trigger form', () => {
   });
 
   it('asks before leaving a changed form: Stay keeps the edit, Leave goes; no question when unchanged or right after Save', async () => {
-    const created = await (await fetch(apiUrl('/api/action-triggers'), { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) })).json() as TriggerJson;
+    const created = (await (
+      await fetch(apiUrl('/api/action-triggers'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(aTrigger({ msg_broker_queues: [] })),
+      })
+    ).json()) as TriggerJson;
     const page = await s.open(`/triggers/${created.id}/edit`);
     const editHeading = page.getByRole('heading', { name: /^Edit trigger shop\.order/ });
     const mainNav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
@@ -250,7 +281,10 @@ describe('trigger form', () => {
 
     // Closing or reloading the tab: the browser's own question.
     const asked: string[] = [];
-    page.once('dialog', (d) => { asked.push(d.type()); void d.dismiss(); });
+    page.once('dialog', (d) => {
+      asked.push(d.type());
+      void d.dismiss();
+    });
     await page.close({ runBeforeUnload: true });
     await eventually(async () => (asked.length > 0 ? true : undefined), 5000, 'beforeunload asked');
     expect(asked).toEqual(['beforeunload']);
@@ -276,5 +310,7 @@ describe('trigger form', () => {
     expect(page.isClosed()).toBe(true);
   });
 
-  it('shows no console error, page error or 5xx in the whole file', () => { s.expectClean(); });
+  it('shows no console error, page error or 5xx in the whole file', () => {
+    s.expectClean();
+  });
 });

@@ -5,43 +5,60 @@ import { aTrigger } from '../support/test-app';
 /** The triggers list (filters, search, paging, active toggle), a trigger's page and delete, and API keys. */
 jest.setTimeout(240_000);
 
-interface TriggerJson { id: string; version: number; active: boolean; webhooks: Array<{ url: string }> }
+interface TriggerJson {
+  id: string;
+  version: number;
+  active: boolean;
+  webhooks: Array<{ url: string }>;
+}
 
 const APPS = ['shop', 'blog', 'crm', 'billing', 'auth'];
 /** The i-th of the 250 stored triggers: app by i % 5, inactive when i % 3 is 0, five with a special webhook host. */
-const nth = (i: number) => aTrigger({
-  content_types: [{ app_label: APPS[i % 5], model_name: `model${i % 10}` }],
-  webhooks: [{ url: i % 50 === 7 ? `https://special-target.example.org/x${i}` : `https://hooks.example.com/t/${i}`, http_method: 'POST' }],
-  msg_broker_queues: [],
-  active: i % 3 !== 0,
-});
+const nth = (i: number) =>
+  aTrigger({
+    content_types: [{ app_label: APPS[i % 5], model_name: `model${i % 10}` }],
+    webhooks: [
+      { url: i % 50 === 7 ? `https://special-target.example.org/x${i}` : `https://hooks.example.com/t/${i}`, http_method: 'POST' },
+    ],
+    msg_broker_queues: [],
+    active: i % 3 !== 0,
+  });
 
 /** Waits until the list's first row is (`is` true) or is not the trigger `id`. */
 const firstRow = (page: Page, id: string, is: boolean) =>
   page.locator(`table.triggers tbody tr:first-child${is ? `[data-id="${id}"]` : `:not([data-id="${id}"])`}`).waitFor();
 
-const rowIds = (page: Page) => page.locator('table.triggers tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id') ?? ''));
+const rowIds = (page: Page) =>
+  page.locator('table.triggers tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id') ?? ''));
 
 describe('triggers list, open loopback mode', () => {
   let s: AdminSession;
   const created: string[] = [];
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${s.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${s.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (res.status === 204 ? undefined : await res.json()) as TriggerJson };
   };
 
   beforeAll(async () => {
     s = await startAdminSession();
     for (let batch = 0; batch < 250; batch += 25) {
-      const ids = await Promise.all(Array.from({ length: 25 }, async (_, j) => {
-        const res = await api('POST', '/api/action-triggers', nth(batch + j));
-        if (res.status !== 201) throw new Error(`trigger ${batch + j} not created: ${res.status}`);
-        return res.body.id;
-      }));
+      const ids = await Promise.all(
+        Array.from({ length: 25 }, async (_, j) => {
+          const res = await api('POST', '/api/action-triggers', nth(batch + j));
+          if (res.status !== 201) throw new Error(`trigger ${batch + j} not created: ${res.status}`);
+          return res.body.id;
+        }),
+      );
       created.push(...ids);
     }
   });
-  afterAll(async () => { await s?.stop(); });
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it('pages through all 250 triggers with Next page, no duplicates and no skips; back goes back', async () => {
     const page = await s.open('/triggers');
@@ -57,7 +74,7 @@ describe('triggers list, open loopback mode', () => {
         await screenshot(page, 'triggers-list-first-page');
       }
       const next = page.getByRole('link', { name: 'Next page' });
-      if (await next.count() === 0) break;
+      if ((await next.count()) === 0) break;
       await next.click();
       await firstRow(page, ids[0]!, false);
     }
@@ -130,7 +147,11 @@ describe('triggers list, open loopback mode', () => {
   });
 
   it('toggles a trigger off and on from its row, with If-Match; a conflict reloads the row', async () => {
-    const { body: t } = await api('POST', '/api/action-triggers', aTrigger({ content_types: [{ app_label: 'toggle', model_name: 'me' }], msg_broker_queues: [] }));
+    const { body: t } = await api(
+      'POST',
+      '/api/action-triggers',
+      aTrigger({ content_types: [{ app_label: 'toggle', model_name: 'me' }], msg_broker_queues: [] }),
+    );
     const page = await s.open('/triggers?app_label=toggle');
     const box = page.getByRole('checkbox', { name: `Active: toggle.me (${t.id.slice(0, 8)})` });
     await box.waitFor();
@@ -151,7 +172,11 @@ describe('triggers list, open loopback mode', () => {
   });
 
   it('shows a trigger and deletes it after a confirmation, with the keyboard', async () => {
-    const { body: t } = await api('POST', '/api/action-triggers', aTrigger({ content_types: [{ app_label: 'delete', model_name: 'me' }], msg_broker_queues: [] }));
+    const { body: t } = await api(
+      'POST',
+      '/api/action-triggers',
+      aTrigger({ content_types: [{ app_label: 'delete', model_name: 'me' }], msg_broker_queues: [] }),
+    );
     const page = await s.open(`/triggers/${t.id}`);
     await page.getByRole('heading', { name: /^Trigger delete\.me/ }).waitFor();
     for (const name of ['Edit', 'History', 'Dispatches', 'Send a test signal']) {
@@ -179,7 +204,9 @@ describe('triggers list, open loopback mode', () => {
     expect((await api('GET', `/api/action-triggers/${t.id}`)).status).toBe(404);
   });
 
-  it('shows no console error, page error or 5xx in the whole file', () => { s.expectClean(); });
+  it('shows no console error, page error or 5xx in the whole file', () => {
+    s.expectClean();
+  });
 });
 
 describe('triggers list with API keys', () => {
@@ -187,17 +214,26 @@ describe('triggers list with API keys', () => {
   const READER = 'reader-key-0123456789abcdef';
   let s: AdminSession;
   beforeAll(async () => {
-    s = await startAdminSession({ config: { api_keys: [
-      { id: 'admin', key: ADMIN, scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
-      { id: 'reader', key: READER, scopes: ['triggers:read'] },
-    ] } });
+    s = await startAdminSession({
+      config: {
+        api_keys: [
+          { id: 'admin', key: ADMIN, scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
+          { id: 'reader', key: READER, scopes: ['triggers:read'] },
+        ],
+      },
+    });
   });
-  afterAll(async () => { await s?.stop(); });
+  afterAll(async () => {
+    await s?.stop();
+  });
 
   it('asks for a key; a read-only key lists the triggers, and saving an edit is refused with a clear message', async () => {
-    const res = await fetch(`${s.url}/api/action-triggers`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
-      body: JSON.stringify(aTrigger({ content_types: [{ app_label: 'keyed', model_name: 'thing' }], msg_broker_queues: [] })) });
-    const t = await res.json() as TriggerJson;
+    const res = await fetch(`${s.url}/api/action-triggers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+      body: JSON.stringify(aTrigger({ content_types: [{ app_label: 'keyed', model_name: 'thing' }], msg_broker_queues: [] })),
+    });
+    const t = (await res.json()) as TriggerJson;
     const page = await s.open('/triggers');
     const dialog = page.getByRole('dialog', { name: 'API key' });
     await dialog.waitFor();
@@ -212,7 +248,9 @@ describe('triggers list with API keys', () => {
     await page.getByRole('alert').filter({ hasText: 'Your API key may not change triggers' }).waitFor();
     // The preview needs triggers:write too: it says so in its panel.
     await page.locator('#preview-output', { hasText: 'may not run previews' }).waitFor();
-    const stored = await (await fetch(`${s.url}/api/action-triggers/${t.id}`, { headers: { authorization: `Bearer ${READER}` } })).json() as TriggerJson;
+    const stored = (await (
+      await fetch(`${s.url}/api/action-triggers/${t.id}`, { headers: { authorization: `Bearer ${READER}` } })
+    ).json()) as TriggerJson;
     expect(stored.webhooks[0]!.url).toBe('https://hooks.example.com/orders');
     // Kept for the session only: not in local storage, not in the address.
     expect(await page.evaluate('localStorage.length')).toBe(0);

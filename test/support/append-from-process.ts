@@ -22,4 +22,7 @@ const main = async () => {
   }
   await store.close();
 };
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -9,7 +9,12 @@ import { testServers } from './servers';
 import type { BrokerServers } from './brokers';
 
 /** One message as a consumer of the broker saw it. */
-export interface Consumed { body: string; deliveryId: string | undefined; contentType: string | undefined; traceparent?: string | undefined }
+export interface Consumed {
+  body: string;
+  deliveryId: string | undefined;
+  contentType: string | undefined;
+  traceparent?: string | undefined;
+}
 
 /**
  * A fresh destination on one of the test's real brokers: the broker config that publishes to
@@ -31,7 +36,7 @@ const AWS_KEYS = { aws_access_key_id: 'test', aws_secret_access_key: 'test-secre
 const collect = async (pull: () => Promise<Consumed[]>, count: number, timeoutMs: number, into: Consumed[]) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    into.push(...await pull());
+    into.push(...(await pull()));
     if (into.length >= count || Date.now() >= deadline) return [...into];
     await sleep(100);
   }
@@ -48,13 +53,30 @@ const rabbitmq = async (servers?: TargetServers): Promise<BrokerTarget> => {
   await ch.assertQueue(queue, { durable: true });
   const got: Consumed[] = [];
   return {
-    type: 'rabbitmq', broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } },
-    read: (count, timeoutMs = 15_000) => collect(async () => {
-      const m = await ch.get(queue, { noAck: true });
-      return m ? [{ body: m.content.toString('utf8'), deliveryId: m.properties.messageId as string, contentType: m.properties.contentType as string,
-        traceparent: (m.properties.headers as Record<string, string> | undefined)?.traceparent }] : [];
-    }, count, timeoutMs, got),
-    close: async () => { await conn.close(); },
+    type: 'rabbitmq',
+    broker: { broker_type: 'rabbitmq', conn_details: { url }, params: { queue } },
+    read: (count, timeoutMs = 15_000) =>
+      collect(
+        async () => {
+          const m = await ch.get(queue, { noAck: true });
+          return m
+            ? [
+                {
+                  body: m.content.toString('utf8'),
+                  deliveryId: m.properties.messageId as string,
+                  contentType: m.properties.contentType as string,
+                  traceparent: (m.properties.headers as Record<string, string> | undefined)?.traceparent,
+                },
+              ]
+            : [];
+        },
+        count,
+        timeoutMs,
+        got,
+      ),
+    close: async () => {
+      await conn.close();
+    },
   };
 };
 
@@ -71,12 +93,19 @@ const kafka = async (servers: BrokerServers = testServers().brokers): Promise<Br
   await consumer.subscribe({ topic, fromBeginning: true });
   const arrived: Consumed[] = [];
   const got: Consumed[] = [];
-  void consumer.run({ eachMessage: async ({ message: m }) => {
-    arrived.push({ body: m.value?.toString('utf8') ?? '', deliveryId: m.headers?.['delivery-id']?.toString(), contentType: m.headers?.['content-type']?.toString(),
-      traceparent: m.headers?.traceparent?.toString() });
-  } });
+  void consumer.run({
+    eachMessage: async ({ message: m }) => {
+      arrived.push({
+        body: m.value?.toString('utf8') ?? '',
+        deliveryId: m.headers?.['delivery-id']?.toString(),
+        contentType: m.headers?.['content-type']?.toString(),
+        traceparent: m.headers?.traceparent?.toString(),
+      });
+    },
+  });
   return {
-    type: 'kafka', broker: { broker_type: 'kafka', conn_details: { bootstrap_servers: brokers.join(',') }, params: { topic } },
+    type: 'kafka',
+    broker: { broker_type: 'kafka', conn_details: { bootstrap_servers: brokers.join(',') }, params: { topic } },
     read: (count, timeoutMs = 30_000) => collect(async () => arrived.splice(0), count, timeoutMs, got),
     close: () => consumer.disconnect(),
   };
@@ -87,36 +116,78 @@ const redis = async (servers: BrokerServers = testServers().brokers): Promise<Br
   const stream = unique('s');
   const client = new Redis(url);
   return {
-    type: 'redis', broker: { broker_type: 'redis', conn_details: { url }, params: { stream } },
-    read: (count, timeoutMs = 15_000) => collect(async () => {
-      const entries = await client.xrange(stream, '-', '+');
-      const fields = entries.map(([, f]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 === 0 ? [[v, f[i + 1]!]] : []))));
-      return fields.length >= count ? fields.map((f) => ({ body: f.body ?? '', deliveryId: f['delivery-id'], contentType: f['content-type'], traceparent: f.traceparent })) : [];
-    }, count, timeoutMs, []),
-    close: async () => { client.disconnect(); },
+    type: 'redis',
+    broker: { broker_type: 'redis', conn_details: { url }, params: { stream } },
+    read: (count, timeoutMs = 15_000) =>
+      collect(
+        async () => {
+          const entries = await client.xrange(stream, '-', '+');
+          const fields = entries.map(([, f]) => Object.fromEntries(f.flatMap((v, i) => (i % 2 === 0 ? [[v, f[i + 1]!]] : []))));
+          return fields.length >= count
+            ? fields.map((f) => ({
+                body: f.body ?? '',
+                deliveryId: f['delivery-id'],
+                contentType: f['content-type'],
+                traceparent: f.traceparent,
+              }))
+            : [];
+        },
+        count,
+        timeoutMs,
+        [],
+      ),
+    close: async () => {
+      client.disconnect();
+    },
   };
 };
 
 const awsConn = (s: BrokerServers) => ({ endpoint_url: s.moto.endpoint, region_name: s.moto.region, ...AWS_KEYS });
-const awsClient = (s: BrokerServers) => ({ endpoint: s.moto.endpoint, region: s.moto.region,
-  credentials: { accessKeyId: AWS_KEYS.aws_access_key_id, secretAccessKey: AWS_KEYS.aws_secret_access_key } });
+const awsClient = (s: BrokerServers) => ({
+  endpoint: s.moto.endpoint,
+  region: s.moto.region,
+  credentials: { accessKeyId: AWS_KEYS.aws_access_key_id, secretAccessKey: AWS_KEYS.aws_secret_access_key },
+});
 
 /** An SQS queue and a reader of it (SNS targets read through a subscribed queue). */
 const sqsQueue = async (sqs: SQSClient, fifo = false) => {
-  const url = (await sqs.send(new CreateQueueCommand({ QueueName: unique('q') + (fifo ? '.fifo' : ''), ...(fifo ? { Attributes: { FifoQueue: 'true' } } : {}) }))).QueueUrl!;
+  const url = (
+    await sqs.send(
+      new CreateQueueCommand({ QueueName: unique('q') + (fifo ? '.fifo' : ''), ...(fifo ? { Attributes: { FifoQueue: 'true' } } : {}) }),
+    )
+  ).QueueUrl!;
   const got: Consumed[] = [];
-  const read = (count: number, timeoutMs = 15_000) => collect(async () => {
-    const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }));
-    return (r.Messages ?? []).map((m) => ({ body: m.Body ?? '', deliveryId: m.MessageAttributes?.['delivery-id']?.StringValue, contentType: m.MessageAttributes?.['content-type']?.StringValue,
-      traceparent: m.MessageAttributes?.traceparent?.StringValue }));
-  }, count, timeoutMs, got);
+  const read = (count: number, timeoutMs = 15_000) =>
+    collect(
+      async () => {
+        const r = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+        );
+        return (r.Messages ?? []).map((m) => ({
+          body: m.Body ?? '',
+          deliveryId: m.MessageAttributes?.['delivery-id']?.StringValue,
+          contentType: m.MessageAttributes?.['content-type']?.StringValue,
+          traceparent: m.MessageAttributes?.traceparent?.StringValue,
+        }));
+      },
+      count,
+      timeoutMs,
+      got,
+    );
   return { url, read };
 };
 
 const awsSqs = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
   const sqs = new SQSClient(awsClient(servers));
   const q = await sqsQueue(sqs);
-  return { type: 'aws_sqs', broker: { broker_type: 'aws_sqs', conn_details: awsConn(servers), params: { queue_url: q.url } }, read: q.read, close: async () => { sqs.destroy(); } };
+  return {
+    type: 'aws_sqs',
+    broker: { broker_type: 'aws_sqs', conn_details: awsConn(servers), params: { queue_url: q.url } },
+    read: q.read,
+    close: async () => {
+      sqs.destroy();
+    },
+  };
 };
 
 const awsSns = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
@@ -124,10 +195,17 @@ const awsSns = async (servers: BrokerServers = testServers().brokers): Promise<B
   const topicArn = (await sns.send(new CreateTopicCommand({ Name: unique('t') }))).TopicArn!;
   const q = await sqsQueue(sqs);
   const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
+  await sns.send(
+    new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }),
+  );
   return {
-    type: 'aws_sns', broker: { broker_type: 'aws_sns', conn_details: awsConn(servers), params: { topic_arn: topicArn } }, read: q.read,
-    close: async () => { sns.destroy(); sqs.destroy(); },
+    type: 'aws_sns',
+    broker: { broker_type: 'aws_sns', conn_details: awsConn(servers), params: { topic_arn: topicArn } },
+    read: q.read,
+    close: async () => {
+      sns.destroy();
+      sqs.destroy();
+    },
   };
 };
 
@@ -136,34 +214,56 @@ const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promis
   const client = new PubSub({ projectId, apiEndpoint, emulatorMode: true, universeDomain: 'googleapis.com' });
   const [topic] = await client.createTopic(unique('t'));
   const [subscription] = await topic.createSubscription(unique('s'));
-  const subscriber = new v1.SubscriberClient(await client.getClientConfig() as ConstructorParameters<typeof v1.SubscriberClient>[0]);
+  const subscriber = new v1.SubscriberClient((await client.getClientConfig()) as ConstructorParameters<typeof v1.SubscriberClient>[0]);
   const got: Consumed[] = [];
   return {
     type: 'gcp_pubsub',
-    broker: { broker_type: 'gcp_pubsub', conn_details: { project: projectId, topic: topic.name.split('/').pop()!, emulator_host: apiEndpoint }, params: {} },
-    read: (count, timeoutMs = 15_000) => collect(async () => {
-      const [r] = await subscriber.pull({ subscription: subscription.name, maxMessages: 10, returnImmediately: true });
-      const ackIds = (r.receivedMessages ?? []).map((m) => m.ackId!);
-      if (ackIds.length > 0) await subscriber.acknowledge({ subscription: subscription.name, ackIds });
-      return (r.receivedMessages ?? []).map(({ message: m }) => ({
-        body: Buffer.from(m!.data ?? '').toString('utf8'), deliveryId: m!.attributes?.['delivery-id'], contentType: m!.attributes?.['content-type'], traceparent: m!.attributes?.traceparent ?? undefined,
-      }));
-    }, count, timeoutMs, got),
-    close: async () => { await subscriber.close(); await client.close(); },
+    broker: {
+      broker_type: 'gcp_pubsub',
+      conn_details: { project: projectId, topic: topic.name.split('/').pop()!, emulator_host: apiEndpoint },
+      params: {},
+    },
+    read: (count, timeoutMs = 15_000) =>
+      collect(
+        async () => {
+          const [r] = await subscriber.pull({ subscription: subscription.name, maxMessages: 10, returnImmediately: true });
+          const ackIds = (r.receivedMessages ?? []).map((m) => m.ackId!);
+          if (ackIds.length > 0) await subscriber.acknowledge({ subscription: subscription.name, ackIds });
+          return (r.receivedMessages ?? []).map(({ message: m }) => ({
+            body: Buffer.from(m!.data ?? '').toString('utf8'),
+            deliveryId: m!.attributes?.['delivery-id'],
+            contentType: m!.attributes?.['content-type'],
+            traceparent: m!.attributes?.traceparent ?? undefined,
+          }));
+        },
+        count,
+        timeoutMs,
+        got,
+      ),
+    close: async () => {
+      await subscriber.close();
+      await client.close();
+    },
   };
 };
 
 /** A fresh target on each of the six brokers' real servers (the shared ones, or `servers`). */
 export const BROKER_TARGETS: Record<string, (servers?: TargetServers) => Promise<BrokerTarget>> = {
-  rabbitmq, kafka, redis, aws_sqs: awsSqs, aws_sns: awsSns, gcp_pubsub: gcpPubsub,
+  rabbitmq,
+  kafka,
+  redis,
+  aws_sqs: awsSqs,
+  aws_sns: awsSns,
+  gcp_pubsub: gcpPubsub,
 };
 
 /** The conn_details key that says where each broker type connects, pointed at a loopback port. */
-export const pointedAt = (type: string, port: number): Record<string, string> => ({
-  rabbitmq: { url: `amqp://guest:guest@127.0.0.1:${port}` },
-  kafka: { bootstrap_servers: `127.0.0.1:${port}` },
-  redis: { url: `redis://127.0.0.1:${port}` },
-  aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
-  aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
-  gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
-}[type]!);
+export const pointedAt = (type: string, port: number): Record<string, string> =>
+  ({
+    rabbitmq: { url: `amqp://guest:guest@127.0.0.1:${port}` },
+    kafka: { bootstrap_servers: `127.0.0.1:${port}` },
+    redis: { url: `redis://127.0.0.1:${port}` },
+    aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
+    aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
+    gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
+  })[type]!;

@@ -6,7 +6,11 @@ import { createMetrics } from '../../src/observability/metrics';
 import { mountMetricsRoute } from '../../src/ops/metrics-route';
 
 const app = express();
-mountMetricsRoute(app, clusterMetricsOf(createMetrics({ defaultMetrics: false }), Number(process.env.ASK_TIMEOUT_MS)), () => (_req, _res, next) => next());
+mountMetricsRoute(
+  app,
+  clusterMetricsOf(createMetrics({ defaultMetrics: false }), Number(process.env.ASK_TIMEOUT_MS)),
+  () => (_req, _res, next) => next(),
+);
 const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.send!({ type: 'listening', port: typeof address === 'object' && address ? address.port : 0 });

@@ -18,11 +18,14 @@ let runtimeInstalled = false;
 const captureRuntimeLogs = () => {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  installSdkLogging(createLogger('warn', (line) => {
-    sdkLogLines.push(line);
-    // To read them after a run: AT_TEST_SDK_LOG=<file> npx jest
-    if (process.env.AT_TEST_SDK_LOG) appendFileSync(process.env.AT_TEST_SDK_LOG, `${expect.getState().testPath ?? ''} ${line}`);
-  }), 'warn');
+  installSdkLogging(
+    createLogger('warn', (line) => {
+      sdkLogLines.push(line);
+      // To read them after a run: AT_TEST_SDK_LOG=<file> npx jest
+      if (process.env.AT_TEST_SDK_LOG) appendFileSync(process.env.AT_TEST_SDK_LOG, `${expect.getState().testPath ?? ''} ${line}`);
+    }),
+    'warn',
+  );
 };
 
 /** Fast retries for tests: 0.2 s doubling to 1 s. */
@@ -32,7 +35,10 @@ export const TEST_RETRY = { initial_interval_secs: 0.2, backoff_coefficient: 2, 
  * The API and a worker on the shared Temporal dev server and RabbitMQ, with a fresh task queue
  * and fresh data dir: isolation by fresh ids, not by wiping shared state.
  */
-export const startDispatchHarness = async (configFile: Record<string, unknown>, options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger; metrics?: Metrics; turnCheckSecs?: number } = {}) => {
+export const startDispatchHarness = async (
+  configFile: Record<string, unknown>,
+  options: { worker?: boolean; env?: NodeJS.ProcessEnv; log?: Logger; metrics?: Metrics; turnCheckSecs?: number } = {},
+) => {
   captureRuntimeLogs();
   const servers = testServers();
   const taskQueue = `test-${randomUUID()}`;
@@ -42,15 +48,33 @@ export const startDispatchHarness = async (configFile: Record<string, unknown>, 
   const connection = await NativeConnection.connect({ address: servers.temporalAddress });
   await ensureSearchAttributes(connection, 'default');
   const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), { eagerStart: options.worker !== false, turnCheckSecs: options.turnCheckSecs });
+  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), {
+    eagerStart: options.worker !== false,
+    turnCheckSecs: options.turnCheckSecs,
+  });
   const dir = tempDir();
   const t = await startTestApp(file, dir, dispatch, {}, options.metrics);
-  const worker = options.worker === false ? undefined : await startWorker({
-    config, connection, store: t.store, readModel: t.readModel, log: options.log ?? silentLogger,
-    workflowBundle: { codePath: servers.workflowBundlePath }, env: options.env, metrics: options.metrics,
-  });
+  const worker =
+    options.worker === false
+      ? undefined
+      : await startWorker({
+          config,
+          connection,
+          store: t.store,
+          readModel: t.readModel,
+          log: options.log ?? silentLogger,
+          workflowBundle: { codePath: servers.workflowBundlePath },
+          env: options.env,
+          metrics: options.metrics,
+        });
   return {
-    ...t, client, dispatch, taskQueue, config, dir, worker,
+    ...t,
+    client,
+    dispatch,
+    taskQueue,
+    config,
+    dir,
+    worker,
     close: async () => {
       await worker?.stop();
       await connection.close();
@@ -69,8 +93,11 @@ export const startHarnessForWorkerProcess = async (configFile: Record<string, un
   const path = join(h.dir, 'worker-config.json');
   writeFileSync(path, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true, ...configFile }));
   const workerEnv: Record<string, string> = {
-    DATA_DIR: h.dir, ACTION_TRIGGERS_CONFIG: path, TEMPORAL_ADDRESS: testServers().temporalAddress,
-    TEMPORAL_TASK_QUEUE: h.taskQueue, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+    DATA_DIR: h.dir,
+    ACTION_TRIGGERS_CONFIG: path,
+    TEMPORAL_ADDRESS: testServers().temporalAddress,
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
+    WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
   };
   return { h, workerEnv };
 };

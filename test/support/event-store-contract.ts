@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { EventStore, NewEvent, StoredEvent, SubscribeOptions, TRIGGER_STREAM_PREFIX, WrongExpectedRevision } from '../../src/event-store/port';
+import {
+  EventStore,
+  NewEvent,
+  StoredEvent,
+  SubscribeOptions,
+  TRIGGER_STREAM_PREFIX,
+  WrongExpectedRevision,
+} from '../../src/event-store/port';
 
-const event = (n: number): NewEvent => ({ type: 'TriggerActivated', data: { n }, metadata: { actor: 'test', request_id: `r${n}`, occurred_at: new Date(0).toISOString() } });
+const event = (n: number): NewEvent => ({
+  type: 'TriggerActivated',
+  data: { n },
+  metadata: { actor: 'test', request_id: `r${n}`, occurred_at: new Date(0).toISOString() },
+});
 const freshStream = () => `${TRIGGER_STREAM_PREFIX}${randomUUID()}`;
 
 const freshSignal = () => `signal-${randomUUID()}`;
@@ -9,18 +20,27 @@ const freshSignal = () => `signal-${randomUUID()}`;
 const collect = (store: EventStore, from: bigint | 'start', until: (seen: StoredEvent[]) => boolean, options?: SubscribeOptions) =>
   new Promise<StoredEvent[]>((resolve, reject) => {
     const seen: StoredEvent[] = [];
-    const sub = store.subscribe(from, async (batch) => {
-      seen.push(...batch);
-      if (until(seen)) void sub.close().then(() => resolve(seen));
-    }, reject, options);
+    const sub = store.subscribe(
+      from,
+      async (batch) => {
+        seen.push(...batch);
+        if (until(seen)) void sub.close().then(() => resolve(seen));
+      },
+      reject,
+      options,
+    );
   });
 
 /** The behaviour every event store adapter must have. Isolation by fresh stream ids. */
 export const describeEventStoreContract = (name: string, open: () => Promise<EventStore>, skip = false) => {
   (skip ? describe.skip : describe)(`event store contract: ${name}`, () => {
     let store: EventStore;
-    beforeAll(async () => { store = await open(); });
-    afterAll(async () => { await store?.close(); });
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
 
     test('appends to a new stream and reads it back in order', async () => {
       const stream = freshStream();
@@ -89,30 +109,43 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       let overlapped = false;
       const seen = await new Promise<StoredEvent[]>((resolve, reject) => {
         const all: StoredEvent[] = [];
-        const sub = store.subscribe(before, async (batch) => {
-          running++;
-          if (running > 1) overlapped = true;
-          await new Promise((r) => setTimeout(r, 5));
-          all.push(...batch);
-          running--;
-          if (all.filter((e) => e.streamId === stream).length >= 5) void sub.close().then(() => resolve(all));
-        }, reject);
+        const sub = store.subscribe(
+          before,
+          async (batch) => {
+            running++;
+            if (running > 1) overlapped = true;
+            await new Promise((r) => setTimeout(r, 5));
+            all.push(...batch);
+            running--;
+            if (all.filter((e) => e.streamId === stream).length >= 5) void sub.close().then(() => resolve(all));
+          },
+          reject,
+        );
       });
       expect(overlapped).toBe(false);
       expect(seen.filter((e) => e.streamId === stream)).toHaveLength(5);
     });
 
-    test('maxBatchBytes: each batch\'s data fits the bound (a larger event comes alone), every event once, in order', async () => {
+    test("maxBatchBytes: each batch's data fits the bound (a larger event comes alone), every event once, in order", async () => {
       const stream = freshStream();
       const before = await store.headPosition();
       const sizes = [10_000, 10_000, 10_000, 50_000, 10_000, 10_000, 10_000, 10_000, 10_000];
-      await store.append(stream, sizes.map((size, n) => ({ ...event(n), data: { n, text: 'x'.repeat(size) } })), 'no_stream');
+      await store.append(
+        stream,
+        sizes.map((size, n) => ({ ...event(n), data: { n, text: 'x'.repeat(size) } })),
+        'no_stream',
+      );
       const batches = await new Promise<StoredEvent[][]>((resolve, reject) => {
         const all: StoredEvent[][] = [];
-        const sub = store.subscribe(before, async (batch) => {
-          all.push(batch.filter((e) => e.streamId === stream));
-          if (all.flat().length >= sizes.length) void sub.close().then(() => resolve(all));
-        }, reject, { maxBatchBytes: 25_000 });
+        const sub = store.subscribe(
+          before,
+          async (batch) => {
+            all.push(batch.filter((e) => e.streamId === stream));
+            if (all.flat().length >= sizes.length) void sub.close().then(() => resolve(all));
+          },
+          reject,
+          { maxBatchBytes: 25_000 },
+        );
       });
       expect(batches.flat().map((e) => e.data.n)).toEqual(sizes.map((_, n) => n));
       for (const batch of batches.filter((b) => b.length > 1)) {
@@ -182,7 +215,7 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       await new Promise((r) => setTimeout(r, 50));
       const recent = freshSignal();
       await store.append(recent, [event(2)], 'no_stream');
-      const head = await store.headPosition('signal') as bigint;
+      const head = (await store.headPosition('signal')) as bigint;
       // Never past `through`: here, nothing.
       expect(await store.removeRecordedBefore('signal', cutoff, 0n, 1000)).toBe(0);
       let removed = 0;
@@ -195,7 +228,7 @@ export const describeEventStoreContract = (name: string, open: () => Promise<Eve
       expect((await store.read(old)).map((e) => e.data)).toEqual([{ n: 3 }]);
     });
 
-    test('truncateBefore drops a stream\'s older events; the stream goes on from its last revision', async () => {
+    test("truncateBefore drops a stream's older events; the stream goes on from its last revision", async () => {
       const stream = `relay-${randomUUID()}`;
       await store.append(stream, [event(0), event(1), event(2)], 'no_stream');
       await store.truncateBefore(stream, 2n);

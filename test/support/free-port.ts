@@ -20,11 +20,12 @@ const ephemeralStart = () => {
 const ABOVE_LAST = ephemeralStart();
 let next = LOWEST + Math.floor(Math.random() * (ABOVE_LAST - LOWEST));
 
-const bindable = (port: number) => new Promise<boolean>((resolve) => {
-  const server = createServer();
-  server.once('error', () => resolve(false));
-  server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-});
+const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 
 /** A loopback port free right now, never one this process was given before (until the run wraps). */
 export const freePort = async (): Promise<number> => {

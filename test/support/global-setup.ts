@@ -16,14 +16,22 @@ import { startTestTemporal } from './temporal-dev-server';
  */
 export default async function globalSetup() {
   const dir = mkdtempSync(join(tmpdir(), 'at-servers-'));
-  const rabbitNode = { dir: join(dir, 'rabbitmq'), port: await freePort(), distPort: await freePort(), name: `at-test-${process.pid}@localhost` };
+  const rabbitNode = {
+    dir: join(dir, 'rabbitmq'),
+    port: await freePort(),
+    distPort: await freePort(),
+    name: `at-test-${process.pid}@localhost`,
+  };
   // Google's clients must never probe the GCE metadata server: the tests talk to loopback only.
   process.env.METADATA_SERVER_DETECTION = 'none';
   const [temporal, pgid, brokers, bundle] = await Promise.all([
     startTestTemporal(),
     startRabbit(rabbitNode),
     startBrokers(join(dir, 'brokers')),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } }),
+    bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+    }),
     // The service processes tests start run the build, as production does.
     buildService(),
   ]);
@@ -31,8 +39,12 @@ export default async function globalSetup() {
   writeFileSync(workflowBundlePath, bundle.code);
   const file = join(dir, 'servers.json');
   writeServers(file, {
-    temporalAddress: temporal.address, temporalPid: temporal.pid,
-    rabbit: { ...rabbitNode, pgid, url: amqpUrlOf(rabbitNode) }, brokers, workflowBundlePath, dir,
+    temporalAddress: temporal.address,
+    temporalPid: temporal.pid,
+    rabbit: { ...rabbitNode, pgid, url: amqpUrlOf(rabbitNode) },
+    brokers,
+    workflowBundlePath,
+    dir,
   });
   process.env.AT_TEST_SERVERS = file;
   process.env.TEMPORAL_ADDRESS = temporal.address;

@@ -7,7 +7,11 @@ export default async function globalTeardown() {
   const current = s.rabbit.pgid;
   for (const pid of [current, s.temporalPid]) {
     if (pid === undefined) continue;
-    try { process.kill(pid === current ? -pid : pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(pid === current ? -pid : pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   stopBrokers(s.brokers);
   rmSync(s.dir, { recursive: true, force: true });

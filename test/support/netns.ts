@@ -22,8 +22,18 @@ export const makeTestNetwork = (tag: string, count: number, subnet = 200 + (proc
   const gateway = `10.${subnet}.0.1`;
   const names = Array.from({ length: count }, (_, i) => `atc-${tag}-h${i + 1}`);
   const remove = () => {
-    for (const name of names) { try { ip('netns', 'del', name); } catch { /* not made */ } }
-    try { ip('link', 'del', bridge); } catch { /* not made */ }
+    for (const name of names) {
+      try {
+        ip('netns', 'del', name);
+      } catch {
+        /* not made */
+      }
+    }
+    try {
+      ip('link', 'del', bridge);
+    } catch {
+      /* not made */
+    }
   };
   remove();
   try {

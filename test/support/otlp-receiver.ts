@@ -1,9 +1,18 @@
 import { createServer, Server } from 'node:http';
 
 /** One span as an OTLP/HTTP JSON export carries it (ids in hex). */
-export interface ExportedSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: Array<{ key: string }> }
+export interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string }>;
+}
 
-interface ExportBody { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: ExportedSpan[] }> }> }
+interface ExportBody {
+  resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: ExportedSpan[] }> }>;
+}
 
 /** A real OTLP/HTTP trace receiver on loopback: it collects the spans POSTed (JSON) to /v1/traces. */
 export const startOtlpReceiver = async () => {
@@ -28,6 +37,10 @@ export const startOtlpReceiver = async () => {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     requests: () => requests,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 };

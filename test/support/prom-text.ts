@@ -4,7 +4,11 @@
  * are numbers, no series repeats, and each histogram's buckets are cumulative up to `+Inf`,
  * which equals its `_count`. Throws naming the line; returns the samples.
  */
-export interface Sample { name: string; labels: Record<string, string>; value: number }
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: -?\d+)?$/;
@@ -80,7 +84,10 @@ const checkHistograms = (samples: Sample[], types: Map<string, string>) => {
     for (const [key, buckets] of series) {
       const sorted = [...buckets].sort((a, b) => numberOf(a.labels.le!, '') - numberOf(b.labels.le!, ''));
       if (sorted.at(-1)!.labels.le !== '+Inf') throw new Error(`${family} ${key}: no +Inf bucket`);
-      sorted.reduce((prev, b) => { if (b.value < prev) throw new Error(`${family} ${key}: buckets not cumulative`); return b.value; }, 0);
+      sorted.reduce((prev, b) => {
+        if (b.value < prev) throw new Error(`${family} ${key}: buckets not cumulative`);
+        return b.value;
+      }, 0);
       const count = samples.find((s) => s.name === `${family}_count` && JSON.stringify(Object.entries(s.labels).sort()) === key);
       if (count?.value !== sorted.at(-1)!.value) throw new Error(`${family} ${key}: _count is not the +Inf bucket`);
     }
@@ -89,5 +96,9 @@ const checkHistograms = (samples: Sample[], types: Map<string, string>) => {
 
 /** The value of one series (labels matched exactly), or undefined. */
 export const valueOf = (samples: readonly Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.find((s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length
-    && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  samples.find(
+    (s) =>
+      s.name === name &&
+      Object.keys(s.labels).length === Object.keys(labels).length &&
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  )?.value;

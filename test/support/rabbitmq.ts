@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { connect } from 'amqplib';
 
 /** A private RabbitMQ node for the tests: its own ports, data dir and cookie, on loopback. */
-export interface RabbitNode { dir: string; port: number; distPort: number; name: string }
+export interface RabbitNode {
+  dir: string;
+  port: number;
+  distPort: number;
+  name: string;
+}
 
 const envOf = (n: RabbitNode) => ({
   ...process.env,
@@ -22,7 +27,13 @@ const envOf = (n: RabbitNode) => ({
 export const amqpUrlOf = (n: RabbitNode) => `amqp://guest:guest@127.0.0.1:${n.port}`;
 
 const answers = async (url: string) => {
-  try { const c = await connect(url); await c.close(); return true; } catch { return false; }
+  try {
+    const c = await connect(url);
+    await c.close();
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /**
@@ -45,6 +56,10 @@ export const startRabbit = async (n: RabbitNode): Promise<number> => {
 
 /** Stops the node hard (the whole process group), as a crash would. */
 export const stopRabbit = async (pgid: number, url: string) => {
-  try { process.kill(-pgid, 'SIGKILL'); } catch { /* already gone */ }
-  for (let i = 0; i < 100 && await answers(url); i++) await new Promise((r) => setTimeout(r, 100));
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+  for (let i = 0; i < 100 && (await answers(url)); i++) await new Promise((r) => setTimeout(r, 100));
 };

@@ -8,7 +8,11 @@ export interface Received {
   at: number;
 }
 
-export interface Reply { status?: number; delayMs?: number; headers?: Record<string, string> }
+export interface Reply {
+  status?: number;
+  delayMs?: number;
+  headers?: Record<string, string>;
+}
 
 /**
  * A real HTTP receiver on a loopback port. It records every request and answers from a
@@ -26,7 +30,13 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const request: Received = { method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const request: Received = {
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(request);
       counts.set(path, (counts.get(path) ?? 0) + 1);
       const reply = scripts.get(path)?.shift() ?? chooser?.(request) ?? defaults;
@@ -34,8 +44,14 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
       waiters.splice(0).forEach((w) => w());
       open.add(res);
       res.on('close', () => open.delete(res));
-      const send = () => { if (!res.destroyed) { res.writeHead(reply.status ?? 200, reply.headers); res.end('ok'); } };
-      if (reply.delayMs) setTimeout(send, reply.delayMs); else send();
+      const send = () => {
+        if (!res.destroyed) {
+          res.writeHead(reply.status ?? 200, reply.headers);
+          res.end('ok');
+        }
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   };
   const server: Server = createServer(handle);
@@ -50,16 +66,32 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
     /** How many requests a path got, without scanning them (benchmarks check it per request). */
     count: (path: string) => counts.get(path) ?? 0,
     /** Chooses the reply to each request not scripted (undefined: the default), e.g. by its body. */
-    respond: (choose: (r: Received) => Reply | undefined) => { chooser = choose; },
+    respond: (choose: (r: Received) => Reply | undefined) => {
+      chooser = choose;
+    },
     /** Scripts the next replies for a path. */
     script: (path: string, replies: Reply[]) => scripts.set(path, [...replies]),
     /** Resolves when `predicate` holds, checked on every request; rejects after `timeoutMs`. */
-    waitFor: (predicate: () => boolean, timeoutMs = 30_000) => new Promise<void>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests)`)), timeoutMs);
-      const check = () => { if (predicate()) { clearTimeout(deadline); resolve(); } else waiters.push(check); };
-      check();
-    }),
-    close: () => new Promise<void>((r) => { open.forEach((res) => res.destroy()); server.closeAllConnections(); server.close(() => r()); }),
+    waitFor: (predicate: () => boolean, timeoutMs = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(
+          () => reject(new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests)`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (predicate()) {
+            clearTimeout(deadline);
+            resolve();
+          } else waiters.push(check);
+        };
+        check();
+      }),
+    close: () =>
+      new Promise<void>((r) => {
+        open.forEach((res) => res.destroy());
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 };
 

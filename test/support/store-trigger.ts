@@ -10,9 +10,21 @@ import { ProjectionRunner } from '../../src/projections/runner';
  */
 export const storeTrigger = async (t: { store: EventStore; projection: ProjectionRunner }, definition: Record<string, unknown>) => {
   const id = randomUUID();
-  const { position } = await t.store.append(streamOf(id), [{ type: 'TriggerCreated',
-    data: { schema_version: SCHEMA_VERSION, trigger_id: id, definition: { msg_broker_queues: [], webhooks: [], active: true, ...definition } },
-    metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() } }], 'no_stream');
+  const { position } = await t.store.append(
+    streamOf(id),
+    [
+      {
+        type: 'TriggerCreated',
+        data: {
+          schema_version: SCHEMA_VERSION,
+          trigger_id: id,
+          definition: { msg_broker_queues: [], webhooks: [], active: true, ...definition },
+        },
+        metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() },
+      },
+    ],
+    'no_stream',
+  );
   await t.projection.waitFor(position);
   return id;
 };

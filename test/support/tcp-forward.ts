@@ -13,7 +13,10 @@ export const forwardTcp = async (host: string, target: string): Promise<{ addres
     for (const s of [inbound, outbound]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
-      s.on('error', () => { inbound.destroy(); outbound.destroy(); });
+      s.on('error', () => {
+        inbound.destroy();
+        outbound.destroy();
+      });
     }
     inbound.pipe(outbound).pipe(inbound);
   });
@@ -21,6 +24,10 @@ export const forwardTcp = async (host: string, target: string): Promise<{ addres
   const { port } = server.address() as { port: number };
   return {
     address: `${host}:${port}`,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 };

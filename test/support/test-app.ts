@@ -20,8 +20,14 @@ export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefi
  * model in a fresh temp dir; with a dispatch client, its relay too. No retention sweeps: the
  * tests that need one start it.
  */
-export const startTestApp = async (configFile: Record<string, unknown> = {}, dir = tempDir(), dispatch?: DispatchClient,
-  readModelOptions: ReadModelOptions = {}, metrics?: Metrics, appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({})) => {
+export const startTestApp = async (
+  configFile: Record<string, unknown> = {},
+  dir = tempDir(),
+  dispatch?: DispatchClient,
+  readModelOptions: ReadModelOptions = {},
+  metrics?: Metrics,
+  appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({}),
+) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
   const sqlite = openSqliteStore(join(dir, 'events.sqlite'));
   const store = metrics ? withAppendTiming(sqlite, metrics) : sqlite;
@@ -30,7 +36,15 @@ export const startTestApp = async (configFile: Record<string, unknown> = {}, dir
   await projection.ready;
   metrics?.projectionLag(projection.lag);
   const api = await startApiRole({
-    config, store, readModel, projection, log: silentLogger, dispatch, metrics, retention: false, overrides: appOverrides(store),
+    config,
+    store,
+    readModel,
+    projection,
+    log: silentLogger,
+    dispatch,
+    metrics,
+    retention: false,
+    overrides: appOverrides(store),
   });
   const close = async (removeDir = true) => {
     await api.stop();

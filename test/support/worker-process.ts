@@ -12,22 +12,34 @@ export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_0
   new Promise((resolve, reject) => {
     const [command, ...before] = [...prefix, process.execPath];
     const child = spawn(command!, [...before, compiledMain(), '--role=worker'], {
-      cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`worker did not start:\n${out}`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start:\n${out}`));
+    }, timeoutMs);
     const onData = (b: Buffer) => {
       out = (out + b.toString()).slice(-20_000);
-      if (out.includes('Temporal worker running')) { clearTimeout(timer); resolve(Object.assign(child, { output: () => out })); }
+      if (out.includes('Temporal worker running')) {
+        clearTimeout(timer);
+        resolve(Object.assign(child, { output: () => out }));
+      }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited (${code}):\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}):\n${out}`));
+    });
   });
 
-export const killProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') => new Promise<void>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) return resolve();
-  child.removeAllListeners('exit');
-  child.once('exit', () => resolve());
-  child.kill(signal);
-});
+export const killProcess = (child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL') =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });

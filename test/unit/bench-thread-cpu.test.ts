@@ -8,13 +8,21 @@ describe('bench thread CPU (paced suite)', () => {
   });
 
   it('charges per delivery: main apart, each `node` thread apart, other names summed', () => {
-    const before = new Map([['100', { name: 'node', seconds: 1 }], ['101', { name: 'node', seconds: 0 }], ['102', { name: 'tokio-runtime-w', seconds: 0 }]]);
+    const before = new Map([
+      ['100', { name: 'node', seconds: 1 }],
+      ['101', { name: 'node', seconds: 0 }],
+      ['102', { name: 'tokio-runtime-w', seconds: 0 }],
+    ]);
     const after = new Map([
-      ['100', { name: 'node', seconds: 3 }], ['101', { name: 'node', seconds: 1 }],
-      ['102', { name: 'tokio-runtime-w', seconds: 0.5 }], ['103', { name: 'tokio-runtime-w', seconds: 0.5 }],
+      ['100', { name: 'node', seconds: 3 }],
+      ['101', { name: 'node', seconds: 1 }],
+      ['102', { name: 'tokio-runtime-w', seconds: 0.5 }],
+      ['103', { name: 'tokio-runtime-w', seconds: 0.5 }],
     ]);
     expect(threadRows(100, before, after, 1000)).toEqual([
-      { label: '100 (main)', ms: 2 }, { label: '101 (node)', ms: 1 }, { label: 'tokio-runtime-w', ms: 1 },
+      { label: '100 (main)', ms: 2 },
+      { label: '101 (node)', ms: 1 },
+      { label: 'tokio-runtime-w', ms: 1 },
     ]);
   });
 });

@@ -29,15 +29,17 @@ test('the first item always goes in, however small the bound; after a refusal ev
 });
 
 test('property: the items are the longest prefix whose array fits (at least one), and bytes is its size', () => {
-  fc.assert(fc.property(fc.array(fc.json(), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (jsons, maxBytes) => {
-    const page = boundedPage(maxBytes);
-    let added = 0;
-    while (added < jsons.length && page.add(jsons[added]!)) added++;
-    const taken = jsons.slice(0, added);
-    expect(page.items).toEqual(taken);
-    expect(page.bytes).toBe(Buffer.byteLength(arrayOf(taken)));
-    expect(added).toBeGreaterThanOrEqual(1);
-    if (added > 1) expect(page.bytes).toBeLessThanOrEqual(maxBytes);
-    if (added < jsons.length) expect(Buffer.byteLength(arrayOf(jsons.slice(0, added + 1)))).toBeGreaterThan(maxBytes);
-  }));
+  fc.assert(
+    fc.property(fc.array(fc.json(), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 400 }), (jsons, maxBytes) => {
+      const page = boundedPage(maxBytes);
+      let added = 0;
+      while (added < jsons.length && page.add(jsons[added]!)) added++;
+      const taken = jsons.slice(0, added);
+      expect(page.items).toEqual(taken);
+      expect(page.bytes).toBe(Buffer.byteLength(arrayOf(taken)));
+      expect(added).toBeGreaterThanOrEqual(1);
+      if (added > 1) expect(page.bytes).toBeLessThanOrEqual(maxBytes);
+      if (added < jsons.length) expect(Buffer.byteLength(arrayOf(jsons.slice(0, added + 1)))).toBeGreaterThan(maxBytes);
+    }),
+  );
 });

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
 import {
-  BreakerEvent, BreakerSettings, BreakerState, evolveBreaker, initialBreaker, onDelivered, onFailure, startsAfresh,
+  BreakerEvent,
+  BreakerSettings,
+  BreakerState,
+  evolveBreaker,
+  initialBreaker,
+  onDelivered,
+  onFailure,
+  startsAfresh,
 } from '../../src/model/breaker/state';
 import { actionName, reasonOf } from '../../src/model/breaker/reason';
 import { decide } from '../../src/model/triggers/decide';
@@ -23,7 +30,8 @@ const run = (steps: Array<{ ok?: boolean; version?: number; action?: string; min
   for (const [i, s] of steps.entries()) {
     const version = s.version ?? 1;
     const action = s.action ?? 'w0';
-    const decided = s.ok ? { events: onDelivered(state, version, action) }
+    const decided = s.ok
+      ? { events: onDelivered(state, version, action) }
       : onFailure(state, { version, action, at: at(s.minute ?? i), gone: s.gone ?? false }, settings);
     state = decided.events.reduce(evolveBreaker, state);
     trips.push('trip' in decided ? decided.trip?.rule : undefined);
@@ -43,7 +51,9 @@ test('a delivery in between ends the run: the count starts again', () => {
 
 test('actions are counted apart: failures of w0 and q0 interleaved do not add up', () => {
   expect(run([{ action: 'w0' }, { action: 'q0' }, { action: 'w0' }, { action: 'q0' }]).trips.every((x) => x === undefined)).toBe(true);
-  expect(run([{ action: 'w0' }, { action: 'q0' }, { action: 'q0', ok: true }, { action: 'w0' }, { action: 'w0' }]).trips.at(-1)).toBe('consecutive_failures');
+  expect(run([{ action: 'w0' }, { action: 'q0' }, { action: 'q0', ok: true }, { action: 'w0' }, { action: 'w0' }]).trips.at(-1)).toBe(
+    'consecutive_failures',
+  );
 });
 
 test('a newer trigger version starts afresh; an older version (a dispatch still retrying from before) changes nothing', () => {
@@ -57,7 +67,12 @@ test('failing for longer than the window trips it, counted from the first failur
   expect(run([{ minute: 0 }, { minute: 59 }]).trips).toEqual([undefined, undefined]);
   expect(run([{ minute: 0 }, { minute: 60 }]).trips).toEqual([undefined, 'failing_for']);
   // A delivery at minute 30 ends the run: the window starts again at minute 40.
-  expect(run([{ minute: 0 }, { ok: true, minute: 30 }, { minute: 40 }, { minute: 90 }]).trips).toEqual([undefined, undefined, undefined, undefined]);
+  expect(run([{ minute: 0 }, { ok: true, minute: 30 }, { minute: 40 }, { minute: 90 }]).trips).toEqual([
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });
 
 test('a 410 trips at once, even as the first failure', () => {
@@ -73,27 +88,37 @@ test('a delivery with no run records nothing (a healthy trigger costs no write)'
 });
 
 test('truncating before an event that starts afresh leaves the same state (property)', () => {
-  const event = fc.record({ ok: fc.boolean(), version: fc.integer({ min: 1, max: 3 }), action: fc.constantFrom('w0', 'w1', 'q0'), minute: fc.nat(100) });
-  fc.assert(fc.property(fc.array(event, { maxLength: 30 }), (steps) => {
-    let state = initialBreaker;
-    let kept: BreakerEvent[] = [];
-    for (const s of steps) {
-      const events = s.ok ? onDelivered(state, s.version, s.action)
-        : onFailure(state, { version: s.version, action: s.action, at: at(s.minute), gone: false }, settings).events;
-      for (const e of events) {
-        kept = startsAfresh(state, e) ? [e] : [...kept, e];
-        state = evolveBreaker(state, e);
+  const event = fc.record({
+    ok: fc.boolean(),
+    version: fc.integer({ min: 1, max: 3 }),
+    action: fc.constantFrom('w0', 'w1', 'q0'),
+    minute: fc.nat(100),
+  });
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 30 }), (steps) => {
+      let state = initialBreaker;
+      let kept: BreakerEvent[] = [];
+      for (const s of steps) {
+        const events = s.ok
+          ? onDelivered(state, s.version, s.action)
+          : onFailure(state, { version: s.version, action: s.action, at: at(s.minute), gone: false }, settings).events;
+        for (const e of events) {
+          kept = startsAfresh(state, e) ? [e] : [...kept, e];
+          state = evolveBreaker(state, e);
+        }
+        expect(kept.reduce(evolveBreaker, initialBreaker)).toEqual(state);
       }
-      expect(kept.reduce(evolveBreaker, initialBreaker)).toEqual(state);
-    }
-  }));
+    }),
+  );
 });
 
 const id = '01900000-0000-7000-8000-000000000001';
 const def: TriggerDefinition = {
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: 'order' }],
   webhooks: [{ url: 'https://user:pw@hooks.example.com/in/orders?token=s3cret#frag', http_method: 'POST' }],
-  msg_broker_queues: [{ name: 'orders' }], active: true,
+  msg_broker_queues: [{ name: 'orders' }],
+  active: true,
 };
 const created: TriggerEvent = { type: 'TriggerCreated', data: { schema_version: 1, trigger_id: id, definition: def } };
 
@@ -101,29 +126,43 @@ test('the reason names the action by scheme, host and path, never its credential
   const name = actionName(def, 'webhook', 0);
   expect(name).toBe('webhook 0 (https://hooks.example.com/in/orders)');
   expect(actionName(def, 'broker', 0)).toBe('queue 0 (orders)');
-  expect(reasonOf(name, { rule: 'consecutive_failures', failures: 3 }, 'HTTP 500', 1))
-    .toBe('webhook 0 (https://hooks.example.com/in/orders) failed every attempt of 3 consecutive dispatches (last error: HTTP 500)');
+  expect(reasonOf(name, { rule: 'consecutive_failures', failures: 3 }, 'HTTP 500', 1)).toBe(
+    'webhook 0 (https://hooks.example.com/in/orders) failed every attempt of 3 consecutive dispatches (last error: HTTP 500)',
+  );
   expect(reasonOf(name, { rule: 'gone' }, 'HTTP 410', 1)).toBe('webhook 0 (https://hooks.example.com/in/orders) answered 410 Gone');
-  expect(reasonOf(name, { rule: 'failing_for', failures: 7, since: '2026-01-01T00:00:00.000Z' }, 'HTTP 503', 432_000_000))
-    .toBe('webhook 0 (https://hooks.example.com/in/orders) has failed every dispatch for more than 120 h, since 2026-01-01T00:00:00.000Z (7 dispatches; last error: HTTP 503)');
+  expect(reasonOf(name, { rule: 'failing_for', failures: 7, since: '2026-01-01T00:00:00.000Z' }, 'HTTP 503', 432_000_000)).toBe(
+    'webhook 0 (https://hooks.example.com/in/orders) has failed every dispatch for more than 120 h, since 2026-01-01T00:00:00.000Z (7 dispatches; last error: HTTP 503)',
+  );
 });
 
 test('DeactivateTrigger: an active trigger records TriggerDeactivated with the reason; an inactive one nothing; a deleted one NotFound', () => {
   const cmd = { type: 'DeactivateTrigger', data: { trigger_id: id, reason: 'webhook 0 answered 410 Gone' } } as const;
-  const off: TriggerEvent = { type: 'TriggerDeactivated', data: { schema_version: 1, trigger_id: id, reason: 'webhook 0 answered 410 Gone' } };
+  const off: TriggerEvent = {
+    type: 'TriggerDeactivated',
+    data: { schema_version: 1, trigger_id: id, reason: 'webhook 0 answered 410 Gone' },
+  };
   expect(decide(cmd, [created].reduce(evolve, initialState))).toEqual(E.right([off]));
   expect(decide(cmd, [created, off].reduce(evolve, initialState))).toEqual(E.right([]));
-  expect(decide(cmd, [created, { type: 'TriggerDeleted', data: { schema_version: 1, trigger_id: id } } as TriggerEvent].reduce(evolve, initialState)))
-    .toEqual(E.left({ _tag: 'NotFound', ids: [id] }));
+  expect(
+    decide(
+      cmd,
+      [created, { type: 'TriggerDeleted', data: { schema_version: 1, trigger_id: id } } as TriggerEvent].reduce(evolve, initialState),
+    ),
+  ).toEqual(E.left({ _tag: 'NotFound', ids: [id] }));
 });
 
 test('the reason stays while the trigger stays inactive, and goes when it is activated or deactivated by hand', () => {
   const off: TriggerEvent = { type: 'TriggerDeactivated', data: { schema_version: 1, trigger_id: id, reason: 'r' } };
   const on: TriggerEvent = { type: 'TriggerActivated', data: { schema_version: 1, trigger_id: id } };
-  const edit = (active: boolean): TriggerEvent => ({ type: 'TriggerUpdated', data: { schema_version: 1, trigger_id: id, definition: { ...def, active, payload: 1 } } });
+  const edit = (active: boolean): TriggerEvent => ({
+    type: 'TriggerUpdated',
+    data: { schema_version: 1, trigger_id: id, definition: { ...def, active, payload: 1 } },
+  });
   const reasonAfter = (...events: TriggerEvent[]) => {
     let view: TriggerView | null | undefined;
-    [created, ...events].forEach((e, i) => { view = evolveView(view ?? undefined, e, { revision: i, occurred_at: at(i).toISOString() }); });
+    [created, ...events].forEach((e, i) => {
+      view = evolveView(view ?? undefined, e, { revision: i, occurred_at: at(i).toISOString() });
+    });
     return view ? (toResource(view) as { deactivated_reason?: string }).deactivated_reason : 'deleted';
   };
   expect(reasonAfter(off)).toBe('r');
@@ -135,7 +174,11 @@ test('the reason stays while the trigger stays inactive, and goes when it is act
 
 test('a stored TriggerDeactivated is read back with its reason, and without one when it has none', () => {
   const raw = (data: unknown) => ({ type: 'TriggerDeactivated', data, streamId: `action_trigger-${id}`, revision: 1n });
-  expect(readStoredEvent(raw({ schema_version: 1, trigger_id: id, reason: 'r' })).data).toEqual({ schema_version: 1, trigger_id: id, reason: 'r' });
+  expect(readStoredEvent(raw({ schema_version: 1, trigger_id: id, reason: 'r' })).data).toEqual({
+    schema_version: 1,
+    trigger_id: id,
+    reason: 'r',
+  });
   expect(readStoredEvent(raw({ schema_version: 1, trigger_id: id })).data).toEqual({ schema_version: 1, trigger_id: id });
   expect(() => readStoredEvent(raw({ schema_version: 1, trigger_id: id, reason: 7 }))).toThrow(UnreadableEvent);
 });

@@ -4,7 +4,9 @@ import { configFrom, policyOf } from '../../src/config';
 import { refusedOverrides } from '../../src/destinations/brokers/overrides';
 
 test('every key that names a host, URL, endpoint, topic ARN or project is marked as an address, on every broker type', () => {
-  const marked = Object.fromEntries(BROKER_TYPES.map((type) => [type, [...addressKeys(type, 'conn_details'), ...addressKeys(type, 'params')].sort()]));
+  const marked = Object.fromEntries(
+    BROKER_TYPES.map((type) => [type, [...addressKeys(type, 'conn_details'), ...addressKeys(type, 'params')].sort()]),
+  );
   expect(marked).toEqual({
     rabbitmq: ['host', 'port', 'url'],
     kafka: ['bootstrap_servers'],
@@ -34,16 +36,28 @@ test('hosts are read the way a client might read them: numeric and mapped spelli
 const AWS = { region_name: 'eu-west-1', aws_access_key_id: 'AKIDEXAMPLE', aws_secret_access_key: 'example' };
 
 test('by default a trigger may set no address parameter; a broker that lists one in trigger_overrides lets it', () => {
-  const policy = policyOf(configFrom({ brokers: {
-    sqs: { broker_type: 'aws_sqs', conn_details: AWS, params: { queue_name: 'orders' } },
-    sns: { broker_type: 'aws_sns', conn_details: AWS, params: { topic_arn: 'arn:aws:sns:eu-west-1:123456789012:t' } },
-    open: { broker_type: 'aws_sqs', conn_details: AWS, params: { queue_name: 'orders' }, trigger_overrides: { parameters: ['queue_url'] } },
-  } }));
+  const policy = policyOf(
+    configFrom({
+      brokers: {
+        sqs: { broker_type: 'aws_sqs', conn_details: AWS, params: { queue_name: 'orders' } },
+        sns: { broker_type: 'aws_sns', conn_details: AWS, params: { topic_arn: 'arn:aws:sns:eu-west-1:123456789012:t' } },
+        open: {
+          broker_type: 'aws_sqs',
+          conn_details: AWS,
+          params: { queue_name: 'orders' },
+          trigger_overrides: { parameters: ['queue_url'] },
+        },
+      },
+    }),
+  );
   const refused = (name: string, parameters: Record<string, string>) =>
     refusedOverrides(policy.brokerOverrides!.get(name)!, { name, parameters }).map((r) => `${r.field}.${r.key}`);
-  expect(refused('sqs', { queue_url: 'http://127.0.0.1:1/1/q', queue_name: 'other', message_group_id: 'g' })).toEqual(['parameters.queue_url']);
+  expect(refused('sqs', { queue_url: 'http://127.0.0.1:1/1/q', queue_name: 'other', message_group_id: 'g' })).toEqual([
+    'parameters.queue_url',
+  ]);
   expect(refused('sns', { topic_arn: 'arn:aws:sns:eu-west-1:999999999999:theirs' })).toEqual(['parameters.topic_arn']);
   expect(refused('open', { queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' })).toEqual([]);
-  expect(refusedOverrides(policy.brokerOverrides!.get('sqs')!, { name: 'sqs', parameters: { queue_url: 'x' } })[0]?.message)
-    .toBe('broker sqs does not let triggers set parameters.queue_url (it says where messages go: see trigger_overrides)');
+  expect(refusedOverrides(policy.brokerOverrides!.get('sqs')!, { name: 'sqs', parameters: { queue_url: 'x' } })[0]?.message).toBe(
+    'broker sqs does not let triggers set parameters.queue_url (it says where messages go: see trigger_overrides)',
+  );
 });

@@ -10,9 +10,14 @@ import type { DispatchView, DryRunView, TriggerInput, TriggerResource } from '..
  */
 const fits = <T>(value: T): T => value;
 
-test('the service\'s trigger, dispatch and dry-run shapes fit the client\'s declarations', () => {
-  const definition: TriggerDefinition = { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: 'https://example.com/', http_method: 'POST' }], msg_broker_queues: [], active: true };
+test("the service's trigger, dispatch and dry-run shapes fit the client's declarations", () => {
+  const definition: TriggerDefinition = {
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'shop', model_name: 'order' }],
+    webhooks: [{ url: 'https://example.com/', http_method: 'POST' }],
+    msg_broker_queues: [],
+    active: true,
+  };
   const resource: ServiceTrigger = { id: 'x', ...definition, ordering: 'none', version: 1, created_at: 't', updated_at: 't' };
   const dispatch: ServiceDispatch = { id: 's', workflow_id: 'w', state: 'delivered', triggers: [], actions: [] };
   const dryRun = undefined as unknown as ServiceDryRun;

@@ -6,8 +6,11 @@ import { TriggerDefinition } from '../../src/model/triggers/codecs';
 
 const id = '01900000-0000-7000-8000-000000000001';
 const def: TriggerDefinition = {
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-  webhooks: [{ url: 'https://hooks.example.com/', http_method: 'POST' }], msg_broker_queues: [], active: true,
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: 'order' }],
+  webhooks: [{ url: 'https://hooks.example.com/', http_method: 'POST' }],
+  msg_broker_queues: [],
+  active: true,
 };
 const created: TriggerEvent = { type: 'TriggerCreated', data: { schema_version: 1, trigger_id: id, definition: def } };
 const deleted: TriggerEvent = { type: 'TriggerDeleted', data: { schema_version: 1, trigger_id: id } };
@@ -28,21 +31,31 @@ test('create on an existing or deleted stream is AlreadyExists', () => {
 });
 
 test('replace with the same definition records nothing (key order does not matter)', () => {
-  const reordered = { active: true, msg_broker_queues: [], webhooks: def.webhooks, content_types: def.content_types, config_signals: def.config_signals };
+  const reordered = {
+    active: true,
+    msg_broker_queues: [],
+    webhooks: def.webhooks,
+    content_types: def.content_types,
+    config_signals: def.config_signals,
+  };
   expect(given(created).when(replace(reordered))).toEqual(E.right([]));
 });
 
 test('replace that only flips active records (de)activation', () => {
-  expect(given(created).when(replace({ ...def, active: false })))
-    .toEqual(E.right([{ type: 'TriggerDeactivated', data: { schema_version: 1, trigger_id: id } }]));
+  expect(given(created).when(replace({ ...def, active: false }))).toEqual(
+    E.right([{ type: 'TriggerDeactivated', data: { schema_version: 1, trigger_id: id } }]),
+  );
   const off = { type: 'TriggerDeactivated', data: { schema_version: 1, trigger_id: id } } as const;
-  expect(given(created, off).when(replace(def)))
-    .toEqual(E.right([{ type: 'TriggerActivated', data: { schema_version: 1, trigger_id: id } }]));
+  expect(given(created, off).when(replace(def))).toEqual(
+    E.right([{ type: 'TriggerActivated', data: { schema_version: 1, trigger_id: id } }]),
+  );
 });
 
 test('replace with other changes records TriggerUpdated with the full definition', () => {
   const next = { ...def, active: false, payload: { a: 1 } };
-  expect(given(created).when(replace(next))).toEqual(E.right([{ type: 'TriggerUpdated', data: { schema_version: 1, trigger_id: id, definition: next } }]));
+  expect(given(created).when(replace(next))).toEqual(
+    E.right([{ type: 'TriggerUpdated', data: { schema_version: 1, trigger_id: id, definition: next } }]),
+  );
 });
 
 test('replace or delete of an unknown or deleted trigger is NotFound', () => {

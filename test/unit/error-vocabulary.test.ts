@@ -38,19 +38,27 @@ test('every failure has one status and a problem+json body that says what went w
   }
   // A validation problem names each field; a 503 carries the members a client acts on.
   expect(problemOf(EVERY_ERROR[0]![0]).errors).toEqual([{ path: 'webhooks[0].url', message: 'must be a URL' }]);
-  expect(problemOf({ _tag: 'Unavailable', reason: 'r', extensions: { signals: [{ id: 's', accepted: false }] } }).signals).toEqual([{ id: 's', accepted: false }]);
+  expect(problemOf({ _tag: 'Unavailable', reason: 'r', extensions: { signals: [{ id: 's', accepted: false }] } }).signals).toEqual([
+    { id: 's', accepted: false },
+  ]);
 });
 
-const sources = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-  const path = join(dir, name);
-  return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
-});
+const sources = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
+  });
 
 test('only src/http/problem.ts turns a failure into a status and a problem body', () => {
   const root = join(__dirname, '../..');
-  const offenders = ['src'].flatMap((d) => sources(join(root, d)))
+  const offenders = ['src']
+    .flatMap((d) => sources(join(root, d)))
     .filter((file) => !file.endsWith(join('http', 'problem.ts')))
-    .filter((file) => /\.type\(['"]application\/problem\+json|['"]Content-Type['"]: ['"]application\/problem\+json|\.status\([45]\d\d\)|\bstatusCode = [45]\d\d|writeHead\([45]\d\d/.test(readFileSync(file, 'utf8')))
+    .filter((file) =>
+      /\.type\(['"]application\/problem\+json|['"]Content-Type['"]: ['"]application\/problem\+json|\.status\([45]\d\d\)|\bstatusCode = [45]\d\d|writeHead\([45]\d\d/.test(
+        readFileSync(file, 'utf8'),
+      ),
+    )
     .map((file) => relative(root, file));
   expect(offenders).toEqual([]);
 });

@@ -28,7 +28,7 @@ test('a quiet process whose heap grew little is left alone', () => {
   for (let i = 0; i < 20; i++) expect(policy.shouldCollect({ utilisation: 0, heapBytes: 160 * MB })).toBe(false);
 });
 
-test('the full collection is V8\'s own: garbage made here is gone after it, and later contexts do not get `gc`', () => {
+test("the full collection is V8's own: garbage made here is gone after it, and later contexts do not get `gc`", () => {
   const gc = fullCollection();
   expect(typeof gc).toBe('function');
   let garbage: number[][] | undefined = Array.from({ length: 200 }, () => Array.from({ length: 50_000 }, (_, i) => i));

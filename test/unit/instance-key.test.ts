@@ -3,7 +3,13 @@ import type { SignalEnvelope } from '../../src/dispatch/types';
 
 const TRIGGER = '01900000-0000-7000-8000-000000000001';
 const signal = (instance: Record<string, unknown>, instance_key?: string): SignalEnvelope => ({
-  id: 's', signal: 'post_save', app_label: 'shop', model_name: 'order', instance, occurred_at: '2026-01-01T00:00:00Z', ...(instance_key !== undefined ? { instance_key } : {}),
+  id: 's',
+  signal: 'post_save',
+  app_label: 'shop',
+  model_name: 'order',
+  instance,
+  occurred_at: '2026-01-01T00:00:00Z',
+  ...(instance_key !== undefined ? { instance_key } : {}),
 });
 
 test('the instance key is instance_key, else instance.pk, else instance.id', () => {
@@ -29,7 +35,7 @@ test('a short plain key names its order as it is; any other key by its hash, bou
   }
 });
 
-test('distinct keys never share an order, a plain key spelled like another key\'s hash included', () => {
+test("distinct keys never share an order, a plain key spelled like another key's hash included", () => {
   const hashed = orderWorkflowIdOf(TRIGGER, 'a/b').slice(`ordered-${TRIGGER}-`.length);
   expect(orderWorkflowIdOf(TRIGGER, hashed)).not.toBe(orderWorkflowIdOf(TRIGGER, 'a/b'));
   const keys = ['1', '01', '1.0', 'A', 'a', 'a/b', 'a b', hashed, 'x'.repeat(64), 'x'.repeat(65)];

@@ -14,8 +14,14 @@ import { tempDir } from '../support/test-app';
  */
 let dir: string;
 let store: EventStore;
-beforeEach(() => { dir = tempDir('at-queues-'); store = openSqliteStore(join(dir, 'events.sqlite')); });
-afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+beforeEach(() => {
+  dir = tempDir('at-queues-');
+  store = openSqliteStore(join(dir, 'events.sqlite'));
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const d = (n: number) => ({ workflowId: `signal-${n}`, position: String(n) });
 const order = (key: string) => ({ orderId: `ordered-t-${key}`, triggerId: 't' });
@@ -73,12 +79,20 @@ test('a write that fails is tried again with the same dispatches in the same ord
 
 test('the first of an idle order has its turn before its write ends; one after it waits for its own write', async () => {
   let open!: () => void;
-  const gate = new Promise<void>((resolve) => { open = resolve; });
-  const { queues } = queuesOver(0, () => true, () => gate);
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const { queues } = queuesOver(
+    0,
+    () => true,
+    () => gate,
+  );
   const first = queues.queue([order('i1')], d(1));
   const second = queues.queue([order('i1')], d(2));
   let secondKnown = false;
-  void second.given.then(() => { secondKnown = true; });
+  void second.given.then(() => {
+    secondKnown = true;
+  });
   expect(await first.given).toEqual(['t']);
   await new Promise((r) => setTimeout(r, 50));
   expect(secondKnown).toBe(false);

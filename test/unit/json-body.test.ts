@@ -6,7 +6,10 @@ const arrays = (levels: number) => JSON.parse(`${'['.repeat(levels)}${']'.repeat
 test('depth: a scalar is 0, `{}` and `[]` are 1; MAX_JSON_DEPTH levels pass, one more names where it went too deep', () => {
   expect(jsonBodyProblem('text')).toBeUndefined();
   expect(jsonBodyProblem(arrays(MAX_JSON_DEPTH))).toBeUndefined();
-  expect(jsonBodyProblem(arrays(MAX_JSON_DEPTH + 1))).toEqual({ path: '[0]'.repeat(MAX_JSON_DEPTH), message: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH}`) });
+  expect(jsonBodyProblem(arrays(MAX_JSON_DEPTH + 1))).toEqual({
+    path: '[0]'.repeat(MAX_JSON_DEPTH),
+    message: expect.stringContaining(`deeper than ${MAX_JSON_DEPTH}`),
+  });
   expect(jsonBodyProblem({ a: [1, { b: arrays(MAX_JSON_DEPTH - 3) }] })).toBeUndefined();
   expect(jsonBodyProblem({ a: [1, { b: arrays(MAX_JSON_DEPTH - 2) }] })?.path).toBe(`a[1].b${'[0]'.repeat(MAX_JSON_DEPTH - 3)}`);
 });

@@ -8,15 +8,31 @@ import { UnreadableEvent } from '../../src/event-store/port';
  * client's own event records, built as it builds them). An event not written as a JSON object keeps
  * its revision and fails its reader by name; it is never skipped (that shifted every later version).
  */
-const resolved = (event: Record<string, unknown>): ResolvedEvent => ({
-  event: { streamId: 'action_trigger-t1', revision: 3n, position: { commit: 40n, prepare: 40n }, type: 'TriggerUpdated', id: 'e', created: new Date(), contentType: 'application/octet-stream', ...event },
-  commitPosition: 40n,
-} as unknown as ResolvedEvent);
+const resolved = (event: Record<string, unknown>): ResolvedEvent =>
+  ({
+    event: {
+      streamId: 'action_trigger-t1',
+      revision: 3n,
+      position: { commit: 40n, prepare: 40n },
+      type: 'TriggerUpdated',
+      id: 'e',
+      created: new Date(),
+      contentType: 'application/octet-stream',
+      ...event,
+    },
+    commitPosition: 40n,
+  }) as unknown as ResolvedEvent;
 
 test('a JSON event keeps its data, revision and position', () => {
   const data = { schema_version: 1, trigger_id: 't1' };
   expect(toStored(resolved({ isJson: true, data, metadata: { actor: 'a' } }))).toEqual({
-    streamId: 'action_trigger-t1', revision: 3n, position: 40n, type: 'TriggerUpdated', data, metadata: { actor: 'a' } });
+    streamId: 'action_trigger-t1',
+    revision: 3n,
+    position: 40n,
+    type: 'TriggerUpdated',
+    data,
+    metadata: { actor: 'a' },
+  });
 });
 
 test.each([

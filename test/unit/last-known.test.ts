@@ -5,7 +5,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A check the test answers by hand. */
 const manual = () => {
   const calls: Array<(value: string) => void> = [];
-  return { calls, learn: () => new Promise<string>((resolve) => { calls.push(resolve); }) };
+  return {
+    calls,
+    learn: () =>
+      new Promise<string>((resolve) => {
+        calls.push(resolve);
+      }),
+  };
 };
 
 test('a fresh answer within waitMs is returned at once; a fresh value is not asked again', async () => {
@@ -48,6 +54,8 @@ test('a stale value is answered with its age while its refresh is slow; one refr
 });
 
 test('a check that throws stands as the failure with its reason', async () => {
-  const read = lastKnown(async () => { throw new Error('store closed'); }, OPTIONS);
+  const read = lastKnown(async () => {
+    throw new Error('store closed');
+  }, OPTIONS);
   expect(await read()).toMatchObject({ value: 'failed: Error: store closed' });
 });

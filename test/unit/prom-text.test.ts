@@ -13,11 +13,15 @@ test.each([
 });
 
 test('reads a well-formed page', () => {
-  const samples = parsePrometheusText('# HELP x_total X\n# TYPE x_total counter\nx_total{a="q\\"x"} 3\n# TYPE h histogram\nh_bucket{le="1"} 1\nh_bucket{le="+Inf"} 2\nh_sum 3\nh_count 2\n');
+  const samples = parsePrometheusText(
+    '# HELP x_total X\n# TYPE x_total counter\nx_total{a="q\\"x"} 3\n# TYPE h histogram\nh_bucket{le="1"} 1\nh_bucket{le="+Inf"} 2\nh_sum 3\nh_count 2\n',
+  );
   expect(samples).toEqual([
     { name: 'x_total', labels: { a: 'q"x' }, value: 3 },
-    { name: 'h_bucket', labels: { le: '1' }, value: 1 }, { name: 'h_bucket', labels: { le: '+Inf' }, value: 2 },
-    { name: 'h_sum', labels: {}, value: 3 }, { name: 'h_count', labels: {}, value: 2 },
+    { name: 'h_bucket', labels: { le: '1' }, value: 1 },
+    { name: 'h_bucket', labels: { le: '+Inf' }, value: 2 },
+    { name: 'h_sum', labels: {}, value: 3 },
+    { name: 'h_count', labels: {}, value: 2 },
   ]);
 });
 

@@ -25,7 +25,10 @@ test('mergePatch never sets a prototype: "__proto__" stays an own key, which the
 });
 
 test('mergePatch keeps RFC 7396: objects merge, null removes, anything else replaces', () => {
-  expect(mergePatch({ a: 1, b: { c: 2, d: 3 }, e: [1] }, { a: null, b: { c: null, f: 4 }, e: { x: 1 } })).toEqual({ b: { d: 3, f: 4 }, e: { x: 1 } });
+  expect(mergePatch({ a: 1, b: { c: 2, d: 3 }, e: [1] }, { a: null, b: { c: null, f: 4 }, e: { x: 1 } })).toEqual({
+    b: { d: 3, f: 4 },
+    e: { x: 1 },
+  });
   expect(mergePatch({ a: 1 }, [1])).toEqual([1]);
 });
 
@@ -40,7 +43,9 @@ test('closed reads own properties only: a field on the prototype is absent', () 
 
 test('a template path reads own properties of the instance only', () => {
   const warnings: string[] = [];
-  expect(renderString('{{ instance.constructor }}|{{ instance.toString }}|{{ instance.a.__proto__ }}', { a: {} }, new Map(), warnings)).toBe('||');
+  expect(
+    renderString('{{ instance.constructor }}|{{ instance.toString }}|{{ instance.a.__proto__ }}', { a: {} }, new Map(), warnings),
+  ).toBe('||');
   expect(warnings).toEqual(['instance.constructor is missing', 'instance.toString is missing', 'instance.a.__proto__ is missing']);
 });
 
@@ -48,12 +53,26 @@ describe('dynamic values resolve own properties only, even when allow-listed', (
   const dir = mkdtempSync(join(tmpdir(), 'at-dyn-'));
   const modulePath = join(dir, 'values.js');
   writeFileSync(modulePath, 'module.exports = { secrets: { token: () => "tok" } };\n');
-  const paths = ['secrets.token', 'secrets.constructor', 'secrets.toString', 'secrets.token.call', 'secrets.__proto__', 'env.constructor', 'env.toString', 'env.HOME'];
+  const paths = [
+    'secrets.token',
+    'secrets.constructor',
+    'secrets.toString',
+    'secrets.token.call',
+    'secrets.__proto__',
+    'env.constructor',
+    'env.toString',
+    'env.HOME',
+  ];
   const source = createDynamicValues({ modulePath, allowedPaths: paths, env: { HOME: '/home/x' }, cwd: dir });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('an own value and an own env variable resolve', async () => {
-    expect(await source.resolve(['secrets.token', 'env.HOME'])).toEqual(new Map([['secrets.token', 'tok'], ['env.HOME', '/home/x']]));
+    expect(await source.resolve(['secrets.token', 'env.HOME'])).toEqual(
+      new Map([
+        ['secrets.token', 'tok'],
+        ['env.HOME', '/home/x'],
+      ]),
+    );
   });
 
   test.each(paths.filter((p) => p !== 'secrets.token' && p !== 'env.HOME'))('%s does not resolve', async (path) => {

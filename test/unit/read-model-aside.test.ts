@@ -16,7 +16,9 @@ test(`a damaged read model moved aside keeps the newest ${KEPT_ASIDE} copies and
 
     const to = moveAside(file, inodeOf(file), silentLogger)!;
     expect(existsSync(file)).toBe(false);
-    const left = readdirSync(dir).filter((n) => n.startsWith('read-model.sqlite.corrupt-')).sort();
+    const left = readdirSync(dir)
+      .filter((n) => n.startsWith('read-model.sqlite.corrupt-'))
+      .sort();
     expect(left).toEqual([older[2], older[3], to.slice(dir.length + 1)]);
     expect(readdirSync(dir)).toContain('other.sqlite.corrupt-2026-01-01T00-00-00-000Z-1');
   } finally {

@@ -13,13 +13,18 @@ import { benchDefinition } from '../../bench/seed';
  * Real SQLite files in a temp dir: the file grows only when a checkpoint has copied pages into it.
  */
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'at-checkpoints-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'at-checkpoints-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const created = (position: number): StoredEvent => {
   const id = uuidv7();
   return {
-    position: BigInt(position), streamId: streamOf(id), revision: 0n, type: 'TriggerCreated',
+    position: BigInt(position),
+    streamId: streamOf(id),
+    revision: 0n,
+    type: 'TriggerCreated',
     data: { schema_version: 1, trigger_id: id, definition: benchDefinition(position) },
     metadata: { actor: 'test', request_id: `r-${position}`, occurred_at: new Date().toISOString() },
   };

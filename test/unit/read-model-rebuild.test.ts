@@ -44,7 +44,10 @@ test('after a rebuild, each part answers 503 until it is recovered', () => {
 test('the runner ends the recovery once the rebuilt file has caught up with the store', async () => {
   const projection = await startProjection(store, model, silentLogger);
   await projection.ready;
-  const id = await storeTrigger({ store, projection }, { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }] });
+  const id = await storeTrigger(
+    { store, projection },
+    { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }] },
+  );
   expect(model.get(id)?.id).toBe(id);
   model.rebuild(); // as the runner does when it finds the file damaged or replaced
   expect(() => model.get(id)).toThrow(ReadModelUnavailable);

@@ -7,7 +7,12 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
  * `#anchor` must name a heading of the document it points into.
  */
 const ROOT = resolve(__dirname, '..', '..');
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** Folders that exist on a developer's machine but are not part of the repository. */
 const NOT_IN_REPO = ['node_modules', '.tools', 'data', 'test-output'];
 
@@ -23,7 +28,11 @@ const anchorsOf = (markdown: string): Set<string> => {
   const anchors = new Set<string>();
   const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[^\n]*$/gm, '');
   for (const [, text] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const slug = text!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-');
+    const slug = text!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .trim()
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);
@@ -63,7 +72,8 @@ test('nothing refers to files beside the repository', () => {
 });
 
 test('the anchor rule reads headings as GitHub does', () => {
-  expect([...anchorsOf('## What a trigger may set on a broker\n### `src/` layout\n## Limits\n## Limits\n```\n## not a heading\n```')])
-    .toEqual(['what-a-trigger-may-set-on-a-broker', 'src-layout', 'limits', 'limits-1']);
+  expect([
+    ...anchorsOf('## What a trigger may set on a broker\n### `src/` layout\n## Limits\n## Limits\n```\n## not a heading\n```'),
+  ]).toEqual(['what-a-trigger-may-set-on-a-broker', 'src-layout', 'limits', 'limits-1']);
   expect(linksOf('[a](b.md) `[c](d.md)` ![e](f.png)\n```\n[g](h.md)\n```\n[`i`](j/#k)')).toEqual(['b.md', 'f.png', 'j/#k']);
 });

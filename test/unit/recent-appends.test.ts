@@ -7,7 +7,12 @@ import { openSqliteStore } from '../../src/event-store/sqlite';
 import { StoredEvent } from '../../src/event-store/port';
 
 const row = (position: number, category = 'action_trigger'): EventRow & { position: bigint } => ({
-  position: BigInt(position), stream_id: `${category}-${position}`, revision: 0n, type: 'T', data: `{"n":${position}}`, metadata: '{}',
+  position: BigInt(position),
+  stream_id: `${category}-${position}`,
+  revision: 0n,
+  type: 'T',
+  data: `{"n":${position}}`,
+  metadata: '{}',
 });
 const positions = (r: { rows: EventRow[] } | undefined) => r?.rows.map((x) => Number(x.position));
 const all = () => true;
@@ -58,8 +63,19 @@ test('a subscription in the process that appended takes its events from memory, 
   const store = openSqliteStore(file);
   const handed: StoredEvent[] = [];
   let got: () => void = () => undefined;
-  const gotOne = new Promise<void>((r) => { got = r; });
-  const sub = store.subscribe('start', async (batch) => { handed.push(...batch); got(); }, (e) => { throw e; });
+  const gotOne = new Promise<void>((r) => {
+    got = r;
+  });
+  const sub = store.subscribe(
+    'start',
+    async (batch) => {
+      handed.push(...batch);
+      got();
+    },
+    (e) => {
+      throw e;
+    },
+  );
   try {
     await new Promise((r) => setTimeout(r, 50)); // caught up with the empty store, asleep
     await store.append('action_trigger-a', [{ type: 'TriggerCreated', data: { n: 1 }, metadata: { actor: 'x' } }], 'no_stream');
@@ -68,8 +84,9 @@ test('a subscription in the process that appended takes its events from memory, 
     other.prepare('DELETE FROM events').run();
     other.close();
     await gotOne;
-    expect(handed.map((e) => [e.position, e.streamId, e.revision, e.type, e.data, e.metadata]))
-      .toEqual([[1n, 'action_trigger-a', 0n, 'TriggerCreated', { n: 1 }, { actor: 'x' }]]);
+    expect(handed.map((e) => [e.position, e.streamId, e.revision, e.type, e.data, e.metadata])).toEqual([
+      [1n, 'action_trigger-a', 0n, 'TriggerCreated', { n: 1 }, { actor: 'x' }],
+    ]);
   } finally {
     await sub.close();
     await store.close();

@@ -8,14 +8,19 @@ const root = join(__dirname, '../..');
 const config = require(join(root, 'eslint.config.js')) as Linter.Config[];
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { cyclesIn, HEIGHTS } = require(join(root, 'scripts/room-graph.js')) as {
-  cyclesIn: (imports: Array<{ from: string; to: string }>, folderOf: (file: string) => string | undefined) => Array<{ component: string[] }>;
+  cyclesIn: (
+    imports: Array<{ from: string; to: string }>,
+    folderOf: (file: string) => string | undefined,
+  ) => Array<{ component: string[] }>;
   HEIGHTS: Array<[string, (file: string) => string | undefined]>;
 };
 
 /** The messages of the layer rules for a source text placed at `file` in the tree. */
 const layerErrors = (file: string, text: string) =>
-  new Linter({ cwd: root }).verify(text, config, { filename: join(root, file) })
-    .filter((m) => m.ruleId?.startsWith('rooms/')).map((m) => m.message);
+  new Linter({ cwd: root })
+    .verify(text, config, { filename: join(root, file) })
+    .filter((m) => m.ruleId?.startsWith('rooms/'))
+    .map((m) => m.message);
 
 test('lint fails an import that points to a later layer (the event store importing a model), and passes one that points back', () => {
   const backEdge = "import { streamOf } from '../model/triggers/events';\nexport const s = streamOf;\n";
@@ -27,29 +32,74 @@ test('lint fails an import that points to a later layer (the event store importi
 }, 60_000);
 
 test.each([
-  ['src/http/bad.ts', "import { streamOf } from '../model/triggers/events';", 'src/http never imports src/model/triggers (../model/triggers/events): the HTTP kit knows no domain'],
-  ['src/http/bad.ts', "import { Metrics } from '../observability/metrics';", 'src/http never imports src/observability (../observability/metrics): the HTTP kit knows no domain'],
-  ['src/dispatch/bad.ts', "import { EventStore } from '../event-store/port';", 'src/dispatch never imports src/event-store (../event-store/port): dispatch types are pure: the workflow bundle imports them'],
-  ['src/workflows/bad.ts', "import { MAX_WARNINGS_PER_ACTION } from '../kernel/limits';", 'src/workflows never imports src/kernel (../kernel/limits): workflow code is deterministic'],
-  ['src/client/bad.ts', "import type { TriggerView } from '../projections/trigger-view';", 'src/client never imports src/projections (../projections/trigger-view): the TypeScript client ships without the server'],
-  ['src/destinations/webhook/bad.ts', "import { policyOf } from '../../config';", 'src/destinations never imports src/config (../../config): a destination knows no feature'],
-  ['src/model/triggers/bad.ts', "import { attemptOnce } from '../../delivery/attempt';", 'src/model never imports src/delivery (../../delivery/attempt): a model knows no activity'],
-])('a "never" rule: %s with %s', (file, line, message) => {
-  expect(layerErrors(file, `${line}\nexport const x = 1;\n`)).toContain(`${message} (scripts/rooms.js)`);
-}, 60_000);
+  [
+    'src/http/bad.ts',
+    "import { streamOf } from '../model/triggers/events';",
+    'src/http never imports src/model/triggers (../model/triggers/events): the HTTP kit knows no domain',
+  ],
+  [
+    'src/http/bad.ts',
+    "import { Metrics } from '../observability/metrics';",
+    'src/http never imports src/observability (../observability/metrics): the HTTP kit knows no domain',
+  ],
+  [
+    'src/dispatch/bad.ts',
+    "import { EventStore } from '../event-store/port';",
+    'src/dispatch never imports src/event-store (../event-store/port): dispatch types are pure: the workflow bundle imports them',
+  ],
+  [
+    'src/workflows/bad.ts',
+    "import { MAX_WARNINGS_PER_ACTION } from '../kernel/limits';",
+    'src/workflows never imports src/kernel (../kernel/limits): workflow code is deterministic',
+  ],
+  [
+    'src/client/bad.ts',
+    "import type { TriggerView } from '../projections/trigger-view';",
+    'src/client never imports src/projections (../projections/trigger-view): the TypeScript client ships without the server',
+  ],
+  [
+    'src/destinations/webhook/bad.ts',
+    "import { policyOf } from '../../config';",
+    'src/destinations never imports src/config (../../config): a destination knows no feature',
+  ],
+  [
+    'src/model/triggers/bad.ts',
+    "import { attemptOnce } from '../../delivery/attempt';",
+    'src/model never imports src/delivery (../../delivery/attempt): a model knows no activity',
+  ],
+])(
+  'a "never" rule: %s with %s',
+  (file, line, message) => {
+    expect(layerErrors(file, `${line}\nexport const x = 1;\n`)).toContain(`${message} (scripts/rooms.js)`);
+  },
+  60_000,
+);
 
 test('the folder check finds folders that import each other, through a third one too, at each height', () => {
   const [leaf, underSrc, top] = HEIGHTS.map(([, folderOf]) => folderOf);
   const loop = [
-    { from: 'src/a/x.ts', to: 'src/b/y.ts' }, { from: 'src/b/y.ts', to: 'src/c/z.ts' }, { from: 'src/c/z.ts', to: 'src/a/w.ts' },
+    { from: 'src/a/x.ts', to: 'src/b/y.ts' },
+    { from: 'src/b/y.ts', to: 'src/c/z.ts' },
+    { from: 'src/c/z.ts', to: 'src/a/w.ts' },
   ];
   expect(cyclesIn(loop, leaf!).map((c) => c.component)).toEqual([['src/a', 'src/b', 'src/c']]);
   expect(cyclesIn(loop.slice(0, 2), leaf!)).toEqual([]);
   // Leaf folders apart, their parents under src/ import each other.
-  const parents = [{ from: 'src/model/t/x.ts', to: 'src/triggers/y.ts' }, { from: 'src/triggers/y.ts', to: 'src/model/s/z.ts' }];
+  const parents = [
+    { from: 'src/model/t/x.ts', to: 'src/triggers/y.ts' },
+    { from: 'src/triggers/y.ts', to: 'src/model/s/z.ts' },
+  ];
   expect(cyclesIn(parents, leaf!)).toEqual([]);
   expect(cyclesIn(parents, underSrc!).map((c) => c.component)).toEqual([['src/model', 'src/triggers']]);
-  expect(cyclesIn([{ from: 'src/x.ts', to: 'web/y.js' }, { from: 'web/y.js', to: 'src/z.ts' }], top!).map((c) => c.component)).toEqual([['src', 'web']]);
+  expect(
+    cyclesIn(
+      [
+        { from: 'src/x.ts', to: 'web/y.js' },
+        { from: 'web/y.js', to: 'src/z.ts' },
+      ],
+      top!,
+    ).map((c) => c.component),
+  ).toEqual([['src', 'web']]);
 });
 
 test('the unit tier starts nothing: no global setup or teardown, only test/unit', () => {

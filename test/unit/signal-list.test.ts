@@ -19,18 +19,31 @@ const setup = (ages: number[]) => {
   const model = openReadModel(join(mkdtempSync(join(tmpdir(), 'at-signal-list-')), 'read-model.sqlite'));
   const events = ages.map((age, i): StoredEvent => {
     const id = `s-${i}`;
-    const e = acceptedEvent({
-      signal: { id, signal: 'post_save', app_label: 'a', model_name: 'b', instance: {}, occurred_at: new Date(now - age).toISOString() },
-      plan: { triggers: [{ triggerId: trigger, version: 1 }], actions: [{ deliveryId: `${id}.x.w0`, triggerId: trigger, version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }] },
-      not_matched: [], not_matched_truncated: false,
-    }, new Date(now - age));
+    const e = acceptedEvent(
+      {
+        signal: { id, signal: 'post_save', app_label: 'a', model_name: 'b', instance: {}, occurred_at: new Date(now - age).toISOString() },
+        plan: {
+          triggers: [{ triggerId: trigger, version: 1 }],
+          actions: [{ deliveryId: `${id}.x.w0`, triggerId: trigger, version: 1, kind: 'webhook', index: 0, timeoutSecs: 10 }],
+        },
+        not_matched: [],
+        not_matched_truncated: false,
+      },
+      new Date(now - age),
+    );
     return { ...e, streamId: signalStreamOf(id), revision: 0n, position: BigInt(i + 1) };
   });
   model.applySignals(events);
   const calls = { states: 0, describes: 0 };
   const dispatch = {
-    statesOf: async (ids: readonly string[]) => { calls.states += ids.length > 0 ? 1 : 0; return new Map(); },
-    status: async () => { calls.describes++; return undefined; },
+    statesOf: async (ids: readonly string[]) => {
+      calls.states += ids.length > 0 ? 1 : 0;
+      return new Map();
+    },
+    status: async () => {
+      calls.describes++;
+      return undefined;
+    },
   };
   return { model, calls, dispatch };
 };
@@ -38,7 +51,12 @@ const setup = (ages: number[]) => {
 test('old signals Temporal no longer knows are expired without a describe each; recent ones are asked directly', async () => {
   const { model, calls, dispatch } = setup([2 * HOUR, 2 * HOUR, 2 * HOUR, 60_000]);
   const page = await listSignals(model, dispatch, 100n, { limit: 10 }, now);
-  expect(page.items.map((i) => [i.id, i.state])).toEqual([['s-3', 'expired'], ['s-2', 'expired'], ['s-1', 'expired'], ['s-0', 'expired']]);
+  expect(page.items.map((i) => [i.id, i.state])).toEqual([
+    ['s-3', 'expired'],
+    ['s-2', 'expired'],
+    ['s-1', 'expired'],
+    ['s-0', 'expired'],
+  ]);
   expect(calls).toEqual({ states: 1, describes: 1 });
   model.close();
 });

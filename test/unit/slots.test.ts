@@ -4,7 +4,12 @@ test('at most `size` holders at once; the others get a slot in arrival order as 
   const slots = createSlots(2);
   const order: number[] = [];
   const held = await Promise.all([slots.take(), slots.take()]);
-  const waiting = [3, 4].map((n) => slots.take().then((release) => { order.push(n); return release; }));
+  const waiting = [3, 4].map((n) =>
+    slots.take().then((release) => {
+      order.push(n);
+      return release;
+    }),
+  );
   await new Promise((r) => setImmediate(r));
   expect(slots.usage()).toEqual({ held: 2, waiting: 2 });
   held[0]!();

@@ -4,23 +4,29 @@ import { UnreadableEvent } from '../../src/event-store/port';
 const id = '01900000-0000-7000-8000-000000000001';
 const at = (type: string, data: unknown) => ({ type, data, streamId: `action_trigger-${id}`, revision: 3n });
 const definition = {
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: 'order' }],
   webhooks: [{ url: 'http://10.0.0.1/no-longer-allowed', http_method: 'post', note: 'extra' }],
   msg_broker_queues: [{ name: 'a-broker-since-removed', parameters: { q: '{{ env.GONE }}' } }],
-  active: true, payload: { x: '{{ instance.unknown.path }}' }, future_field: 1,
+  active: true,
+  payload: { x: '{{ instance.unknown.path }}' },
+  future_field: 1,
 };
 
-test('a v1 event that today\'s request rules would refuse still loads, unknown keys dropped', () => {
+test("a v1 event that today's request rules would refuse still loads, unknown keys dropped", () => {
   const event = readStoredEvent(at('TriggerCreated', { schema_version: 1, trigger_id: id, definition, extra: true }));
   expect(event).toEqual({
     type: 'TriggerCreated',
     data: {
-      schema_version: 1, trigger_id: id,
+      schema_version: 1,
+      trigger_id: id,
       definition: {
-        config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
         webhooks: [{ url: 'http://10.0.0.1/no-longer-allowed', http_method: 'POST' }],
         msg_broker_queues: [{ name: 'a-broker-since-removed', parameters: { q: '{{ env.GONE }}' } }],
-        active: true, payload: { x: '{{ instance.unknown.path }}' },
+        active: true,
+        payload: { x: '{{ instance.unknown.path }}' },
       },
     },
   });
@@ -37,12 +43,18 @@ test('older versions are upcast step by step to the current one', () => {
     1: (_type, d) => ({ ...d, schema_version: 2 }),
   };
   const { active, ...v0def } = definition;
-  const event = readStoredEvent(at('TriggerUpdated', { schema_version: 0, trigger_id: id, definition: { ...v0def, enabled: !active } }), 2, upcasters);
+  const event = readStoredEvent(
+    at('TriggerUpdated', { schema_version: 0, trigger_id: id, definition: { ...v0def, enabled: !active } }),
+    2,
+    upcasters,
+  );
   expect(event.type).toBe('TriggerUpdated');
   expect(event.data.schema_version).toBe(2);
   expect(event.type === 'TriggerUpdated' && event.data.definition.active).toBe(false);
-  expect(readStoredEvent(at('TriggerDeleted', { schema_version: 0, trigger_id: id }), 2, upcasters))
-    .toEqual({ type: 'TriggerDeleted', data: { schema_version: 2, trigger_id: id } });
+  expect(readStoredEvent(at('TriggerDeleted', { schema_version: 0, trigger_id: id }), 2, upcasters)).toEqual({
+    type: 'TriggerDeleted',
+    data: { schema_version: 2, trigger_id: id },
+  });
 });
 
 test.each([

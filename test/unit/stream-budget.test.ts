@@ -3,7 +3,9 @@ import { createStreamBudget } from '../../src/audit/stream-budget';
 /** Whether `p` has settled by the next turn of the event loop. */
 const settled = async (p: Promise<void>) => {
   let done = false;
-  void p.then(() => { done = true; });
+  void p.then(() => {
+    done = true;
+  });
   await new Promise((r) => setImmediate(r));
   return done;
 };

@@ -12,10 +12,11 @@ import { dynamicPathsIn } from '../../src/kernel/template-expressions';
 const REF_EXPRESSION = /\{\{(.*?)\}\}/g;
 const REF_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 const REF_WHOLE = /^\s*\{\{\s*([^{}]*?)\s*\}\}\s*$/;
-const refExpressions = (text: string) => Array.from(text.matchAll(REF_EXPRESSION), (m) => {
-  const inner = (m[1] ?? '').trim();
-  return { raw: m[0], path: REF_PATH.test(inner) ? inner : undefined };
-});
+const refExpressions = (text: string) =>
+  Array.from(text.matchAll(REF_EXPRESSION), (m) => {
+    const inner = (m[1] ?? '').trim();
+    return { raw: m[0], path: REF_PATH.test(inner) ? inner : undefined };
+  });
 const refLonePath = (text: string) => {
   const whole = REF_WHOLE.exec(text);
   const found = refExpressions(text);
@@ -25,28 +26,44 @@ const refLonePath = (text: string) => {
 const templateText = fc.string({ unit: fc.constantFrom('{', '}', ' ', 'a', 'b', '_', '1', '.', '\n', '\t', 'i'), maxLength: 40 });
 
 test('the scanner finds the expressions the reference regex finds, on random strings', () => {
-  fc.assert(fc.property(templateText, (text) => {
-    expect(expressionsIn(text)).toEqual(refExpressions(text));
-  }), { numRuns: 10000 });
+  fc.assert(
+    fc.property(templateText, (text) => {
+      expect(expressionsIn(text)).toEqual(refExpressions(text));
+    }),
+    { numRuns: 10000 },
+  );
 });
 
 test('the segments give the string back, and a lone expression is the one the reference finds', () => {
-  fc.assert(fc.property(templateText, (text) => {
-    const segments = scanTemplate(text);
-    expect(segments.map((s) => (s.kind === 'text' ? s.text : s.raw)).join('')).toBe(text);
-    expect(loneExpressionPath(segments)).toBe(refLonePath(text));
-  }), { numRuns: 10000 });
+  fc.assert(
+    fc.property(templateText, (text) => {
+      const segments = scanTemplate(text);
+      expect(segments.map((s) => (s.kind === 'text' ? s.text : s.raw)).join('')).toBe(text);
+      expect(loneExpressionPath(segments)).toBe(refLonePath(text));
+    }),
+    { numRuns: 10000 },
+  );
 });
 
 test('dotted paths: the hand-written check agrees with the reference regex', () => {
   const pathText = fc.string({ unit: fc.constantFrom('a', 'Z', '_', '0', '9', '.', ' ', '-', 'é'), maxLength: 12 });
-  fc.assert(fc.property(pathText, (s) => { expect(isDottedPath(s)).toBe(REF_PATH.test(s)); }), { numRuns: 10000 });
+  fc.assert(
+    fc.property(pathText, (s) => {
+      expect(isDottedPath(s)).toBe(REF_PATH.test(s));
+    }),
+    { numRuns: 10000 },
+  );
 });
 
 test('rendering interpolates each expression once, in place: a value is never scanned again', () => {
-  const dynamic = new Map<string, unknown>([['a', '{{ b }}'], ['b', 'SECRET']]);
+  const dynamic = new Map<string, unknown>([
+    ['a', '{{ b }}'],
+    ['b', 'SECRET'],
+  ]);
   expect(renderString('{{ a }} and {{ b }}', {}, dynamic, [])).toBe('{{ b }} and SECRET');
-  expect(renderString('x {{ instance.n }} {{ not a path }}', { n: '{{ instance.n }}' }, new Map(), [])).toBe('x {{ instance.n }} {{ not a path }}');
+  expect(renderString('x {{ instance.n }} {{ not a path }}', { n: '{{ instance.n }}' }, new Map(), [])).toBe(
+    'x {{ instance.n }} {{ not a path }}',
+  );
   expect(renderString(' \n{{ instance.n }}\t', { n: 7 }, new Map(), [])).toBe(7);
 });
 
@@ -65,9 +82,9 @@ const fastest = (f: () => void, runs = 5): number => {
 const families: Record<string, (n: number) => string> = {
   'open + spaces': (n) => `{{${' '.repeat(n)}`,
   'open + spaces + close': (n) => `{{${' '.repeat(n)}}}`,
-  'opens': (n) => '{{'.repeat(n / 2),
+  opens: (n) => '{{'.repeat(n / 2),
   'opens with a name': (n) => '{{ a'.repeat(n / 4),
-  'closes': (n) => '}}'.repeat(n / 2),
+  closes: (n) => '}}'.repeat(n / 2),
   'brace then brace-space': (n) => `{${'{ '.repeat(n / 2)}`,
   'opens on lines, one close': (n) => `${'{{\n'.repeat(n / 3)}}}`,
   'many expressions': (n) => '{{ a }}'.repeat(n / 7),
@@ -97,10 +114,13 @@ test.each(Object.entries(families))('%s: every template parser runs in linear ti
 });
 
 test('linear time holds for random strings of the template alphabet, grown tenfold', () => {
-  fc.assert(fc.property(fc.string({ unit: fc.constantFrom('{', '}', ' ', 'a', '.', '\n'), minLength: 1, maxLength: 8 }), (unit) => {
-    const small = unit.repeat(Math.ceil(2_000 / unit.length));
-    const large = unit.repeat(Math.ceil(20_000 / unit.length));
-    everyParser(small);
-    expect(fastest(() => everyParser(large), 3)).toBeLessThan(30 * fastest(() => everyParser(small), 3) + 5);
-  }), { numRuns: 30 });
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom('{', '}', ' ', 'a', '.', '\n'), minLength: 1, maxLength: 8 }), (unit) => {
+      const small = unit.repeat(Math.ceil(2_000 / unit.length));
+      const large = unit.repeat(Math.ceil(20_000 / unit.length));
+      everyParser(small);
+      expect(fastest(() => everyParser(large), 3)).toBeLessThan(30 * fastest(() => everyParser(small), 3) + 5);
+    }),
+    { numRuns: 30 },
+  );
 });

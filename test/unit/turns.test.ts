@@ -16,7 +16,7 @@ const d = (n: number) => ({ workflowId: `signal-${n}`, position: String(n) });
 const ev = (type: string, n: number, revision: number): TurnEvent => ({ type, data: d(n), revision: BigInt(revision) });
 const ids = (events: TurnEvent[]) => turnStateOf(events).pending.map((p) => p.workflowId);
 
-test('what an order\'s events say: queued ones wait in position order until they end; one queued again counts once; an end covers every position before it; a skipped one never waits', () => {
+test("what an order's events say: queued ones wait in position order until they end; one queued again counts once; an end covers every position before it; a skipped one never waits", () => {
   expect(ids([ev(QUEUED, 3, 0), ev(QUEUED, 5, 1), ev(QUEUED, 3, 2)])).toEqual(['signal-3', 'signal-5']);
   expect(ids([ev(QUEUED, 3, 0), ev(QUEUED, 5, 1), ev(TURN_ENDED, 3, 2)])).toEqual(['signal-5']);
   // A relay that took over queues again what it read after the checkpoint; ended ones stay ended even after their queue record was cut.
@@ -33,8 +33,14 @@ test('what an order\'s events say: queued ones wait in position order until they
 
 let dir: string;
 let store: EventStore;
-beforeEach(() => { dir = tempDir('at-turns-'); store = openSqliteStore(join(dir, 'events.sqlite')); });
-afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+beforeEach(() => {
+  dir = tempDir('at-turns-');
+  store = openSqliteStore(join(dir, 'events.sqlite'));
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Records each turn given; `answers` says what Temporal answers for a workflow, one answer per try, the last again (default: it runs). */
 const recordingGive = (answers: Record<string, TurnGiven | TurnGiven[]> = {}) => {
@@ -70,7 +76,7 @@ test('the first queued has its turn; when it ends the next is told, one that has
   expect(await turns.isIdle('ordered-t-k')).toBe(true);
 });
 
-test('a dispatch that closed without ending its turn is passed over: at the end of the one before it, and by a waiting one\'s check', async () => {
+test("a dispatch that closed without ending its turn is passed over: at the end of the one before it, and by a waiting one's check", async () => {
   const turns = createTurnStore(store);
   await turns.queue('ordered-t-k', [d(1), d(2), d(3), d(4)]);
   const { give, given } = recordingGive({ 'signal-2': 'closed' });
@@ -117,9 +123,12 @@ test('an order that goes on for ever keeps a short stream: what every turn ended
   expect(await turns.isTurn('ordered-t-k', d(301), 't')).toBe(true);
 });
 
-test('the relay\'s look at whether an order is idle reads a bounded part of it: a long one counts as busy', async () => {
+test("the relay's look at whether an order is idle reads a bounded part of it: a long one counts as busy", async () => {
   const turns = createTurnStore(store);
-  await turns.queue('ordered-t-k', Array.from({ length: 200 }, (_, i) => d(i + 1)));
+  await turns.queue(
+    'ordered-t-k',
+    Array.from({ length: 200 }, (_, i) => d(i + 1)),
+  );
   const { give } = recordingGive();
   for (let n = 1; n < 200; n++) await store.append('ordered-t-k', [{ type: 'TurnEnded', data: d(n), metadata: {} }], 'any');
   // 399 events, of which only signal-200 waits: busy either way; once it ended and a cut came, idle.

@@ -23,7 +23,9 @@ beforeAll(() => {
   const lib = join(dir, 'node_modules/@temporalio/worker/lib/workflow');
   mkdirSync(lib, { recursive: true });
   script = join(lib, 'workflow-worker-thread.js');
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
     const vm = require('node:vm');
     const { parentPort } = require('node:worker_threads');
     const context = vm.createContext({});
@@ -31,15 +33,24 @@ beforeAll(() => {
       // As the SDK calls in: with its deadlock time-out. A call of \`ms\` busy milliseconds.
       const value = new vm.Script('{ const end = Date.now() + ' + ms + '; while (Date.now() < end) {} } 42').runInContext(context, { timeout: 5000, displayErrors: true });
       parentPort.postMessage({ value, patched: vm.Script.prototype.runInContext.name });
-    });`);
+    });`,
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const ask = (w: workerThreads.Worker, ms: number) => new Promise<{ value: number; patched: string }>((resolve) => { w.once('message', resolve); w.postMessage(ms); });
+const ask = (w: workerThreads.Worker, ms: number) =>
+  new Promise<{ value: number; patched: string }>((resolve) => {
+    w.once('message', resolve);
+    w.postMessage(ms);
+  });
 
 test('a workflow thread runs its calls without a watchdog thread each, and a call over the bound is reported once, while it runs', async () => {
   const stuck: number[] = [];
-  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new workerThreads.Worker(script), (ms) => stuck.push(ms), 300);
+  const { created: thread, watch } = await withWatchedWorkflowThreads(
+    async () => new workerThreads.Worker(script),
+    (ms) => stuck.push(ms),
+    300,
+  );
   try {
     // Only while `create` runs are the SDK's threads started through the bootstrap.
     expect(workerThreads.Worker).toBe(SdkWorker);
@@ -61,9 +72,21 @@ test('a workflow thread runs its calls without a watchdog thread each, and a cal
 
 test("overlapping Worker.create calls each watch their own threads; the module's Worker is restored after the last", async () => {
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
-  const first = withWatchedWorkflowThreads(async () => { const w = new workerThreads.Worker(script); await gate; return w; }, () => undefined);
-  const second = await withWatchedWorkflowThreads(async () => new workerThreads.Worker(script), () => undefined);
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const first = withWatchedWorkflowThreads(
+    async () => {
+      const w = new workerThreads.Worker(script);
+      await gate;
+      return w;
+    },
+    () => undefined,
+  );
+  const second = await withWatchedWorkflowThreads(
+    async () => new workerThreads.Worker(script),
+    () => undefined,
+  );
   expect(workerThreads.Worker).not.toBe(SdkWorker);
   release();
   const done = await first;
@@ -72,12 +95,22 @@ test("overlapping Worker.create calls each watch their own threads; the module's
     expect([done.watch.threads, second.watch.threads]).toEqual([1, 1]);
     expect((await ask(second.created, 0)).patched).toBe('runWithoutWatchdogThread');
   } finally {
-    for (const x of [done, second]) { x.watch.stop(); await x.created.terminate(); }
+    for (const x of [done, second]) {
+      x.watch.stop();
+      await x.created.terminate();
+    }
   }
 });
 
 test('other threads started during Worker.create are left as they are', async () => {
-  const { created: thread, watch } = await withWatchedWorkflowThreads(async () => new workerThreads.Worker('require("node:worker_threads").parentPort.postMessage(require("node:vm").Script.prototype.runInContext.name)', { eval: true }), () => undefined);
+  const { created: thread, watch } = await withWatchedWorkflowThreads(
+    async () =>
+      new workerThreads.Worker(
+        'require("node:worker_threads").parentPort.postMessage(require("node:vm").Script.prototype.runInContext.name)',
+        { eval: true },
+      ),
+    () => undefined,
+  );
   try {
     expect(await new Promise((r) => thread.once('message', r))).toBe('runInContext');
   } finally {

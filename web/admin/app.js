@@ -23,7 +23,12 @@ export function routeOf(hash) {
   const [path, search = ''] = (hash.replace(/^#/, '') || '/triggers').split('?');
   for (const [pattern, module, names] of ROUTES) {
     const m = pattern.exec(path);
-    if (m) return { module, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])])), query: new URLSearchParams(search) };
+    if (m)
+      return {
+        module,
+        params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])])),
+        query: new URLSearchParams(search),
+      };
   }
   return undefined;
 }
@@ -46,7 +51,14 @@ async function render() {
   dropGuard();
   const route = routeOf(location.hash);
   const root = main();
-  if (!route) { replace(root, h('h1', {}, 'Not found'), h('p', {}, 'No admin page at this address. ', h('a', { href: '#/triggers' }, 'Go to the triggers.'))); return; }
+  if (!route) {
+    replace(
+      root,
+      h('h1', {}, 'Not found'),
+      h('p', {}, 'No admin page at this address. ', h('a', { href: '#/triggers' }, 'Go to the triggers.')),
+    );
+    return;
+  }
   try {
     const page = await import(route.module);
     if (turn !== rendering) return;
@@ -89,6 +101,10 @@ async function navigate() {
 
 setKeyPrompt(keyPrompt);
 installLeaveGuard();
-document.getElementById('forget-key').addEventListener('click', () => { forgetKey(); announce('API key forgotten'); render(); });
+document.getElementById('forget-key').addEventListener('click', () => {
+  forgetKey();
+  announce('API key forgotten');
+  render();
+});
 window.addEventListener('hashchange', navigate);
 render();

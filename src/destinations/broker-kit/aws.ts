@@ -5,19 +5,29 @@ import type { ErrorShape } from './publish-error';
 /** The `conn_details` keys SQS and SNS share. */
 export const AWS_CONN = {
   region_name: { required: true, description: 'The AWS region, e.g. eu-west-1. Never looked up' },
-  aws_access_key_id: { required: true, use: 'secret', description: 'Static credentials: the service never reads them from its environment or a metadata endpoint' },
+  aws_access_key_id: {
+    required: true,
+    use: 'secret',
+    description: 'Static credentials: the service never reads them from its environment or a metadata endpoint',
+  },
   aws_secret_access_key: { required: true, use: 'secret', description: 'The secret of aws_access_key_id' },
   aws_session_token: { use: 'secret', description: 'For temporary credentials' },
-  endpoint_url: { address: 'url', description: 'An endpoint URL instead of AWS\'s (e.g. a local SQS/SNS)' },
+  endpoint_url: { address: 'url', description: "An endpoint URL instead of AWS's (e.g. a local SQS/SNS)" },
 } as const satisfies Record<string, SettingsKey>;
 
 /** The message group of a FIFO queue or topic. */
-export const MESSAGE_GROUP_ID = { use: 'per-message', description: 'The message group; required when the target is FIFO (its name ends in .fifo)' } as const satisfies SettingsKey;
+export const MESSAGE_GROUP_ID = {
+  use: 'per-message',
+  description: 'The message group; required when the target is FIFO (its name ends in .fifo)',
+} as const satisfies SettingsKey;
 
 type AwsKey = keyof typeof AWS_CONN;
 
 /** A settings reader's `conn` (./settings.ts), as far as AWS keys go. */
-export interface AwsConnReader { required(key: AwsKey, why?: string): string; optional(key: AwsKey): string | undefined }
+export interface AwsConnReader {
+  required(key: AwsKey, why?: string): string;
+  optional(key: AwsKey): string | undefined;
+}
 
 /**
  * Where an AWS client connects, from `conn_details` in boto3's names. Region and keys are
@@ -42,11 +52,16 @@ export const readAwsConnection = (conn: AwsConnReader): AwsConnection => {
 
 /** Clients are shared per endpoint, region and key (the secret only as a hash, even in memory). */
 export const awsConnectionKey = (c: AwsConnection) =>
-  [c.endpoint ?? '', c.region, c.credentials.accessKeyId, createHash('sha256').update(c.credentials.secretAccessKey).digest('hex')].join(' ');
+  [c.endpoint ?? '', c.region, c.credentials.accessKeyId, createHash('sha256').update(c.credentials.secretAccessKey).digest('hex')].join(
+    ' ',
+  );
 
 /** The client options: explicit endpoint, region and static credentials, nothing discovered. */
 export const awsClientOptions = (c: AwsConnection) => ({
-  region: c.region, credentials: c.credentials, maxAttempts: 1, ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+  region: c.region,
+  credentials: c.credentials,
+  maxAttempts: 1,
+  ...(c.endpoint ? { endpoint: c.endpoint } : {}),
 });
 
 /** SQS and SNS FIFO ids: at most 128 characters; a longer delivery id is sent as its SHA-256. */
@@ -61,11 +76,31 @@ export const messageAttributes = (deliveryId: string, contentType: string, trace
 
 /** AWS error codes worth naming; any other code came from whatever answered, and is not repeated. */
 const AWS_CODES = new Set([
-  'AccessDenied', 'AccessDeniedException', 'AuthorizationError', 'AWS.SimpleQueueService.NonExistentQueue', 'InternalError',
-  'InternalFailure', 'InvalidClientTokenId', 'InvalidMessageContents', 'InvalidParameter', 'InvalidParameterValue',
-  'InvalidParameterException', 'InvalidSecurity', 'KMSAccessDeniedException', 'KMSDisabledException', 'NotFound',
-  'NotFoundException', 'QueueDoesNotExist', 'RequestExpired', 'RequestThrottled', 'ServiceUnavailable',
-  'SignatureDoesNotMatch', 'Throttling', 'ThrottlingException', 'UnrecognizedClientException', 'UnsupportedOperation',
+  'AccessDenied',
+  'AccessDeniedException',
+  'AuthorizationError',
+  'AWS.SimpleQueueService.NonExistentQueue',
+  'InternalError',
+  'InternalFailure',
+  'InvalidClientTokenId',
+  'InvalidMessageContents',
+  'InvalidParameter',
+  'InvalidParameterValue',
+  'InvalidParameterException',
+  'InvalidSecurity',
+  'KMSAccessDeniedException',
+  'KMSDisabledException',
+  'NotFound',
+  'NotFoundException',
+  'QueueDoesNotExist',
+  'RequestExpired',
+  'RequestThrottled',
+  'ServiceUnavailable',
+  'SignatureDoesNotMatch',
+  'Throttling',
+  'ThrottlingException',
+  'UnrecognizedClientException',
+  'UnsupportedOperation',
 ]);
 
 /** An AWS SDK error: the HTTP status, and the error code only if it is one AWS uses (the SDK takes it from the answer). */

@@ -10,27 +10,42 @@ import { PublishFailure } from './publish-error';
 export const openOrDestroy = <T>(signal: AbortSignal, opening: Promise<T>, destroy: () => unknown): Promise<T> =>
   new Promise<T>((resolve, reject) => {
     const quietly = () => {
-      try { void Promise.resolve(destroy()).catch(() => undefined); } catch { /* already gone */ }
+      try {
+        void Promise.resolve(destroy()).catch(() => undefined);
+      } catch {
+        /* already gone */
+      }
     };
-    const onAbort = () => { quietly(); reject(new PublishFailure('connecting was given up')); };
+    const onAbort = () => {
+      quietly();
+      reject(new PublishFailure('connecting was given up'));
+    };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    opening.then((value) => {
-      signal.removeEventListener('abort', onAbort);
-      if (signal.aborted) quietly();
-      else resolve(value);
-    }, (e: unknown) => {
-      signal.removeEventListener('abort', onAbort);
-      quietly();
-      reject(e);
-    });
+    opening.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) quietly();
+        else resolve(value);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        quietly();
+        reject(e);
+      },
+    );
   });
 
 /** Closes gracefully within `ms`, then destroys what is left (a broker that stopped answering never confirms a close). */
 export const closeThenDestroy = async (close: () => Promise<unknown>, destroy: () => void, ms = 1000): Promise<void> => {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([close(), new Promise((r) => { timer = setTimeout(r, ms); })]);
+    await Promise.race([
+      close(),
+      new Promise((r) => {
+        timer = setTimeout(r, ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
     destroy();
@@ -48,7 +63,10 @@ export const socketsOf = () => {
   return {
     add: <T extends Socket>(socket: T): T => {
       if (ended) socket.destroy();
-      else { open.add(socket); socket.once('close', () => open.delete(socket)); }
+      else {
+        open.add(socket);
+        socket.once('close', () => open.delete(socket));
+      }
       return socket;
     },
     destroyAll: () => {

@@ -6,7 +6,9 @@ class NoAnswer extends PublishFailure {}
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new NoAnswer(`${what}: no answer within ${ms / 1000}s`)), ms); });
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NoAnswer(`${what}: no answer within ${ms / 1000}s`)), ms);
+  });
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 };
 
@@ -45,12 +47,17 @@ export const createConnections = (): Connections => {
   const links = new Map<string, Link>();
   /** Closes an open link once; one still opening is given up on (and closed below if it opens anyway). */
   const closeNow = async (link: Link) => {
-    if (!link.open) { link.giveUp.abort(); return; }
+    if (!link.open) {
+      link.giveUp.abort();
+      return;
+    }
     if (link.closed) return;
     link.closed = true;
     await withTimeout(link.open.close(), 5000, 'closing').catch(() => undefined);
   };
-  const shut = (link: Link) => { void closeNow(link); };
+  const shut = (link: Link) => {
+    void closeNow(link);
+  };
   const retire = (link: Link) => {
     if (links.get(link.key) === link) links.delete(link.key);
     if (link.retired) return;
@@ -71,11 +78,20 @@ export const createConnections = (): Connections => {
     }
     if (existing) retire(existing);
     const giveUp = new AbortController();
-    const link: Link = { key, opening: publisher.connect(settings, giveUp.signal) as Promise<BrokerConnection<unknown>>, giveUp, users: 0, retired: false };
-    link.opening.then((c) => {
-      link.open = c;
-      if (link.retired && link.users === 0) shut(link); // retired while it opened
-    }, () => retire(link));
+    const link: Link = {
+      key,
+      opening: publisher.connect(settings, giveUp.signal) as Promise<BrokerConnection<unknown>>,
+      giveUp,
+      users: 0,
+      retired: false,
+    };
+    link.opening.then(
+      (c) => {
+        link.open = c;
+        if (link.retired && link.users === 0) shut(link); // retired while it opened
+      },
+      () => retire(link),
+    );
     links.set(key, link);
     if (links.size > MAX_LINKS) retire(links.values().next().value!);
     return link;
@@ -85,8 +101,10 @@ export const createConnections = (): Connections => {
       const link = linkOf(publisher, settings);
       link.users += 1;
       try {
-        const connection = await withTimeout(link.opening, timeoutMs, 'connecting to the broker')
-          .catch((e: unknown) => { retire(link); throw e; }) as BrokerConnection<typeof settings>;
+        const connection = (await withTimeout(link.opening, timeoutMs, 'connecting to the broker').catch((e: unknown) => {
+          retire(link);
+          throw e;
+        })) as BrokerConnection<typeof settings>;
         try {
           return await withTimeout(connection.publish(settings, message), timeoutMs, 'waiting for the broker to confirm');
         } catch (e) {
@@ -100,7 +118,12 @@ export const createConnections = (): Connections => {
     close: async () => {
       const all = [...links.values()];
       links.clear();
-      await Promise.all(all.map((l) => { l.retired = true; return closeNow(l); }));
+      await Promise.all(
+        all.map((l) => {
+          l.retired = true;
+          return closeNow(l);
+        }),
+      );
     },
   };
 };

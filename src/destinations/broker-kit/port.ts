@@ -21,7 +21,9 @@ export interface OutboundMessage {
 }
 
 /** What the broker said when it took the message (e.g. an SQS message id, a Kafka offset). */
-export interface Confirmation { readonly brokerMessageId?: string }
+export interface Confirmation {
+  readonly brokerMessageId?: string;
+}
 
 export interface BrokerConnection<S> {
   publish(settings: S, message: OutboundMessage): Promise<Confirmation>;

@@ -12,8 +12,14 @@ export class PublishFailure extends Error {}
 
 /** What a publisher's `describeError` is given: the error's fields, none trusted. */
 export interface ErrorShape {
-  name?: unknown; code?: unknown; type?: unknown; message?: unknown; cause?: unknown; details?: unknown;
-  $metadata?: { httpStatusCode?: unknown }; $fault?: unknown;
+  name?: unknown;
+  code?: unknown;
+  type?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  details?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+  $fault?: unknown;
 }
 
 /** A word of letters, digits and `_`/`.`, short: a code, never a sentence someone wrote. */

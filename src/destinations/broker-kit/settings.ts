@@ -8,7 +8,7 @@ type Source = Readonly<Record<string, string>>;
 
 /** `is required`, with the alternative or the format the key's table entry gives. */
 const requiredMessage = (k: SettingsKey) =>
-  (k.requiredUnless ? `is required (or ${k.requiredUnless})` : k.format ? `is required (${k.format})` : 'is required');
+  k.requiredUnless ? `is required (or ${k.requiredUnless})` : k.format ? `is required (${k.format})` : 'is required';
 
 /**
  * Reads keys from a broker's merged `conn_details` and `params`, collecting every missing key
@@ -33,7 +33,10 @@ export const reader = <K extends BrokerKeys>(keys: K, conn: Source, params: Sour
     return {
       required: (key: keyof K[F] & string, why?: string): string => {
         const k = entry(key, 'required');
-        if (!has(s, key)) { errors.push({ path: `${from}.${key}`, message: why ?? requiredMessage(k) }); return ''; }
+        if (!has(s, key)) {
+          errors.push({ path: `${from}.${key}`, message: why ?? requiredMessage(k) });
+          return '';
+        }
         return s[key]!;
       },
       optional: (key: keyof K[F] & string): string | undefined => {
@@ -47,7 +50,9 @@ export const reader = <K extends BrokerKeys>(keys: K, conn: Source, params: Sour
     literal: (v: string | undefined) => v !== undefined && !v.includes('{{'),
     conn: read('conn_details', conn),
     params: read('params', params),
-    problem: (path: string, message: string) => { errors.push({ path, message }); },
+    problem: (path: string, message: string) => {
+      errors.push({ path, message });
+    },
     /** The settings, unless a key was missing or bad. */
     result: <S>(value: S): SettingsResult<S> => (errors.length > 0 ? { ok: false, errors } : { ok: true, value }),
   };

@@ -7,7 +7,11 @@ const sectionOf = (brokerType: string, section: KeySection): Readonly<Record<str
 
 /** The keys of one section of a broker type that say where messages go. */
 export const addressKeys = (brokerType: string, section: KeySection): ReadonlySet<string> =>
-  new Set(Object.entries(sectionOf(brokerType, section)).filter(([, k]) => k.address !== undefined).map(([name]) => name));
+  new Set(
+    Object.entries(sectionOf(brokerType, section))
+      .filter(([, k]) => k.address !== undefined)
+      .map(([name]) => name),
+  );
 
 /** The address kind of one key, if it has one. */
 export const addressKind = (brokerType: string, section: KeySection, key: string): AddressKind | undefined => {
@@ -36,7 +40,9 @@ const normalised = (raw: string): string => {
   const host = raw.trim().replace(/^\[(.*)\]$/, '$1');
   try {
     return bare(new URL(`http://${host.includes(':') ? `[${host}]` : host}/`).hostname);
-  } catch { return host.toLowerCase(); }
+  } catch {
+    return host.toLowerCase();
+  }
 };
 
 /** An empty host is no host: a client may take it for the local one. */
@@ -55,10 +61,21 @@ export const hostsOf = (kind: AddressKind, value: string): string[] | undefined 
         const host = new URL(value.trim()).hostname;
         // Non-http schemes (amqp:, …) leave `2130706433` as it is: read as an http host, it is an address.
         return host === '' ? undefined : [normalised(bare(host))];
-      } catch { return undefined; }
+      } catch {
+        return undefined;
+      }
     }
-    case 'host': return readable([normalised(value)]);
-    case 'host-ports': return readable(value.split(',').filter((s) => s.trim() !== '').flatMap(hostsOfHostPort).map(normalised));
-    default: return [];
+    case 'host':
+      return readable([normalised(value)]);
+    case 'host-ports':
+      return readable(
+        value
+          .split(',')
+          .filter((s) => s.trim() !== '')
+          .flatMap(hostsOfHostPort)
+          .map(normalised),
+      );
+    default:
+      return [];
   }
 };

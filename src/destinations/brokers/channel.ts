@@ -16,8 +16,7 @@ import { BROKER_TARGET_REFUSED, checkHosts, untrustedHosts } from './target-guar
 export type Brokers = Readonly<Record<string, Broker>>;
 
 /** The configured broker of that name: own entries only (a queue named `toString` finds none). */
-const brokerOf = (brokers: Brokers, name: string) =>
-  (Object.prototype.hasOwnProperty.call(brokers, name) ? brokers[name] : undefined);
+const brokerOf = (brokers: Brokers, name: string) => (Object.prototype.hasOwnProperty.call(brokers, name) ? brokers[name] : undefined);
 
 /** A settings key as the trigger names it (`params` in the config is `parameters` in a trigger). */
 const asTriggerPath = (path: string) => path.replace(/^params\./, 'parameters.');
@@ -61,33 +60,52 @@ export interface BrokerGuard {
 }
 
 /** The private-target guard on a message's hosts that a trigger set or the signal's data chose; undefined when it may go. */
-export const brokerTargetProblem = async (brokers: Brokers, p: Prepared<BrokerQueue>, m: BrokerMessage, guard: BrokerGuard): Promise<Attempt | undefined> => {
+export const brokerTargetProblem = async (
+  brokers: Brokers,
+  p: Prepared<BrokerQueue>,
+  m: BrokerMessage,
+  guard: BrokerGuard,
+): Promise<Attempt | undefined> => {
   if (guard.allowPrivateTargets) return undefined;
   const hosts = untrustedHosts(brokerOf(brokers, p.action.name)!, p.action, m);
   if (hosts.length === 0) return undefined;
   const check = await checkHosts(hosts, guard.checkTarget);
   if (check.kind === 'refused') return { outcome: 'fail', errorType: 'TargetRefused', reason: BROKER_TARGET_REFUSED };
-  if (check.kind === 'unresolved') return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${check.reason}` };
+  if (check.kind === 'unresolved')
+    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${check.reason}` };
   return undefined;
 };
 
 /** Publishes one message; resolves once the broker confirmed it. A PRODUCER span, its `traceparent` on the message. */
-const send = (brokers: Brokers, connections: Connections, guard: BrokerGuard) => async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
-  const m = brokerMessageOf(brokers, p);
-  const refused = await brokerTargetProblem(brokers, p, m, guard);
-  if (refused) return refused;
-  const { publisher, settings, message } = m;
-  const attributes = { 'messaging.system': publisher.brokerType, 'messaging.operation.type': 'send' };
-  return inOutboundSpan(`send ${publisher.brokerType}`, SpanKind.PRODUCER, attributes,
-    (trace) => publish(connections, p, publisher, settings, trace.traceparent ? { ...message, traceparent: trace.traceparent } : message));
-};
+const send =
+  (brokers: Brokers, connections: Connections, guard: BrokerGuard) =>
+  async (p: Prepared<BrokerQueue>): Promise<Attempt> => {
+    const m = brokerMessageOf(brokers, p);
+    const refused = await brokerTargetProblem(brokers, p, m, guard);
+    if (refused) return refused;
+    const { publisher, settings, message } = m;
+    const attributes = { 'messaging.system': publisher.brokerType, 'messaging.operation.type': 'send' };
+    return inOutboundSpan(`send ${publisher.brokerType}`, SpanKind.PRODUCER, attributes, (trace) =>
+      publish(connections, p, publisher, settings, trace.traceparent ? { ...message, traceparent: trace.traceparent } : message),
+    );
+  };
 
-const publish = async <S>(connections: Connections, p: Prepared<BrokerQueue>, publisher: Publisher<S>, settings: S, message: OutboundMessage): Promise<Attempt> => {
+const publish = async <S>(
+  connections: Connections,
+  p: Prepared<BrokerQueue>,
+  publisher: Publisher<S>,
+  settings: S,
+  message: OutboundMessage,
+): Promise<Attempt> => {
   try {
     await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };
   } catch (e) {
-    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason: `publish to ${p.action.name} failed: ${describePublishError(e, publisher.describeError)}` };
+    return {
+      outcome: 'retry',
+      errorType: 'BrokerUnavailable',
+      reason: `publish to ${p.action.name} failed: ${describePublishError(e, publisher.describeError)}`,
+    };
   }
 };
 
@@ -106,5 +124,7 @@ export const brokerEntries = (brokers: Brokers): Entries<BrokerQueue> => ({
   },
 });
 
-export const brokerChannel = (brokers: Brokers, connections: Connections, guard: BrokerGuard): Channel<BrokerQueue> =>
-  ({ ...brokerEntries(brokers), send: send(brokers, connections, guard) });
+export const brokerChannel = (brokers: Brokers, connections: Connections, guard: BrokerGuard): Channel<BrokerQueue> => ({
+  ...brokerEntries(brokers),
+  send: send(brokers, connections, guard),
+});

@@ -15,17 +15,24 @@ import { brokerSettingsProblems, splitSettingsPath } from './settings-problems';
 const TriggerOverrides = closed('TriggerOverrides', {}, { conn_details: arrayOf(NonEmptyString), parameters: arrayOf(NonEmptyString) });
 
 /** Matched case-insensitively (as the origin project does), kept in lower case: a type this build publishes to. */
-const BrokerType = new t.Type<string, string, unknown>('BrokerType',
+const BrokerType = new t.Type<string, string, unknown>(
+  'BrokerType',
   (u): u is string => typeof u === 'string' && SUPPORTED_BROKER_TYPES.includes(u),
   (u, c) => {
     const lower = typeof u === 'string' ? u.toLowerCase() : undefined;
-    return lower !== undefined && SUPPORTED_BROKER_TYPES.includes(lower) ? t.success(lower)
+    return lower !== undefined && SUPPORTED_BROKER_TYPES.includes(lower)
+      ? t.success(lower)
       : t.failure(u, c, `must be one of ${SUPPORTED_BROKER_TYPES.join(', ')}`);
-  }, String);
+  },
+  String,
+);
 
 /** One entry of the config's `brokers`: its type, its settings, and what triggers may set over them. */
-export const Broker = closed('Broker', { broker_type: BrokerType },
-  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides });
+export const Broker = closed(
+  'Broker',
+  { broker_type: BrokerType },
+  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides },
+);
 export type Broker = t.TypeOf<typeof Broker>;
 
 /** The keys a trigger may set on one broker (see TriggerOverrides for the defaults). */
@@ -42,8 +49,10 @@ export const brokerOverridesOf = (broker: Broker): BrokerOverrides => ({
 export const brokerConfigProblems = (brokers: Readonly<Record<string, Broker>>): FieldError[] =>
   Object.entries(brokers).flatMap(([name, broker]) => {
     const overrides = brokerOverridesOf(broker);
-    return brokerSettingsProblems(broker, undefined, undefined).filter((e) => {
-      const { field, key } = splitSettingsPath(e.path);
-      return !maySet(overrides, field === 'params' ? 'parameters' : 'conn_details', key);
-    }).map((e) => ({ path: `brokers.${name}.${e.path}`, message: e.message }));
+    return brokerSettingsProblems(broker, undefined, undefined)
+      .filter((e) => {
+        const { field, key } = splitSettingsPath(e.path);
+        return !maySet(overrides, field === 'params' ? 'parameters' : 'conn_details', key);
+      })
+      .map((e) => ({ path: `brokers.${name}.${e.path}`, message: e.message }));
   });

@@ -30,8 +30,13 @@ export const brokerMessageView = (broker: string, m: BrokerMessage): MessageView
   const type = m.publisher.brokerType;
   const conn = Object.fromEntries(Object.entries(m.connDetails).map(([k, v]) => [k, isSecretKey(type, k) ? SECRET_PLACEHOLDER : v]));
   return {
-    broker, broker_type: type, conn_details: conn, parameters: m.parameters,
-    body: m.message.body, content_type: m.message.contentType, delivery_id: m.message.deliveryId,
+    broker,
+    broker_type: type,
+    conn_details: conn,
+    parameters: m.parameters,
+    body: m.message.body,
+    content_type: m.message.contentType,
+    delivery_id: m.message.deliveryId,
   };
 };
 
@@ -40,5 +45,11 @@ export const brokerPreview = async (brokers: Brokers, guard: BrokerGuard, p: Pre
   const m = brokerMessageOf(brokers, p);
   const refused = await brokerTargetProblem(brokers, p, m, guard);
   const message = brokerMessageView(p.action.name, m);
-  return { message, warnings: p.rendered.warnings, ...(refused && refused.outcome !== 'delivered' ? { refused: refused.reason, error_type: refused.errorType, retried: refused.outcome === 'retry' } : {}) };
+  return {
+    message,
+    warnings: p.rendered.warnings,
+    ...(refused && refused.outcome !== 'delivered'
+      ? { refused: refused.reason, error_type: refused.errorType, retried: refused.outcome === 'retry' }
+      : {}),
+  };
 };

@@ -15,12 +15,23 @@ export interface BrokerQueue {
 /** The codec of one `msg_broker_queues` entry, checking everything the config constrains. */
 export const queueCodec = (policy: DestinationPolicy) => {
   const templated = templatedBy(policy);
-  const BrokerName = checked(described(t.string, 'must be a string'), 'BrokerName',
-    (n) => (policy.brokerNames === undefined || policy.brokerNames.has(n) ? undefined
-      : `must name a broker in the config (${[...policy.brokerNames].join(', ') || 'none configured'})`));
-  return withBrokerOverrides(policy, closed('BrokerQueue',
-    { name: BrokerName },
-    { conn_details: stringMap(templated), parameters: stringMap(templated), timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
-    { hints: { connection_details: 'is not a known field; did you mean conn_details?',
-      params: 'is not a known field; did you mean parameters?' } }));
+  const BrokerName = checked(described(t.string, 'must be a string'), 'BrokerName', (n) =>
+    policy.brokerNames === undefined || policy.brokerNames.has(n)
+      ? undefined
+      : `must name a broker in the config (${[...policy.brokerNames].join(', ') || 'none configured'})`,
+  );
+  return withBrokerOverrides(
+    policy,
+    closed(
+      'BrokerQueue',
+      { name: BrokerName },
+      { conn_details: stringMap(templated), parameters: stringMap(templated), timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
+      {
+        hints: {
+          connection_details: 'is not a known field; did you mean conn_details?',
+          params: 'is not a known field; did you mean parameters?',
+        },
+      },
+    ),
+  );
 };

@@ -8,7 +8,9 @@ import { snsPublisher } from '../sns/publisher';
 import { sqsPublisher } from '../sqs/publisher';
 
 /** Every broker type this build publishes to. A new type is one folder (its keys, settings, connection and error words) and one line here. */
-const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<Publisher<unknown>>;
+const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<
+  Publisher<unknown>
+>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));
 

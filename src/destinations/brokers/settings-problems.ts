@@ -2,7 +2,11 @@ import { publisherFor } from './registry';
 import type { FieldError } from '../../kernel/field-errors';
 
 type StringMap = Readonly<Record<string, string>> | undefined;
-export interface BrokerEntry { broker_type: string; conn_details?: Record<string, string>; params?: Record<string, string> }
+export interface BrokerEntry {
+  broker_type: string;
+  conn_details?: Record<string, string>;
+  params?: Record<string, string>;
+}
 
 /**
  * The missing or bad keys of a broker's settings once a queue entry's keys are merged over the

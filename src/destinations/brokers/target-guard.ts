@@ -11,10 +11,14 @@ export const BROKER_TARGET_REFUSED = 'broker target refused: not a public addres
 type Map = Readonly<Record<string, string>> | undefined;
 
 /** A configured broker's own maps, as the config holds them (templates unrendered). */
-export interface ConfiguredBroker { readonly broker_type: string; readonly conn_details?: Map; readonly params?: Map }
+export interface ConfiguredBroker {
+  readonly broker_type: string;
+  readonly conn_details?: Map;
+  readonly params?: Map;
+}
 
-const fromInstance = (value: string) => scanTemplate(value)
-  .some((s) => s.kind === 'expression' && (s.path === undefined || isInstancePath(s.path)));
+const fromInstance = (value: string) =>
+  scanTemplate(value).some((s) => s.kind === 'expression' && (s.path === undefined || isInstancePath(s.path)));
 
 /**
  * The hosts of a broker message that the operator did not write: every host a key the trigger
@@ -23,14 +27,19 @@ const fromInstance = (value: string) => scanTemplate(value)
  * value the operator controls, is the operator's choice, private or not. `undefined` stands for
  * a value no URL parser reads: the broker's client may still read a host in it.
  */
-export const untrustedHosts = (broker: ConfiguredBroker, queue: BrokerQueue, rendered: { connDetails: Map; parameters: Map }): Array<string | undefined> => {
+export const untrustedHosts = (
+  broker: ConfiguredBroker,
+  queue: BrokerQueue,
+  rendered: { connDetails: Map; parameters: Map },
+): Array<string | undefined> => {
   const hosts = (section: KeySection, fromTrigger: Map, fromConfig: Map, values: Map) =>
     Object.keys(values ?? {}).flatMap((key) => {
       const kind = addressKind(broker.broker_type, section, key);
       if (kind === undefined) return [];
-      const set = (fromTrigger !== undefined && Object.prototype.hasOwnProperty.call(fromTrigger, key))
-        || (fromConfig !== undefined && Object.prototype.hasOwnProperty.call(fromConfig, key) && fromInstance(fromConfig[key]!));
-      return set ? hostsOf(kind, values![key]!) ?? [undefined] : [];
+      const set =
+        (fromTrigger !== undefined && Object.prototype.hasOwnProperty.call(fromTrigger, key)) ||
+        (fromConfig !== undefined && Object.prototype.hasOwnProperty.call(fromConfig, key) && fromInstance(fromConfig[key]!));
+      return set ? (hostsOf(kind, values![key]!) ?? [undefined]) : [];
     });
   return [
     ...hosts('conn_details', queue.conn_details, broker.conn_details, rendered.connDetails),
@@ -46,7 +55,10 @@ export const untrustedHosts = (broker: ConfiguredBroker, queue: BrokerQueue, ren
  * addresses unless the config lets them.
  * A host that cannot be read is refused.
  */
-export const checkHosts = async (hosts: ReadonlyArray<string | undefined>, check: (url: string) => Promise<TargetCheck> = checkTarget): Promise<TargetCheck> => {
+export const checkHosts = async (
+  hosts: ReadonlyArray<string | undefined>,
+  check: (url: string) => Promise<TargetCheck> = checkTarget,
+): Promise<TargetCheck> => {
   if (hosts.includes(undefined)) return { kind: 'refused' };
   const checks = await Promise.all([...new Set(hosts as readonly string[])].map((h) => check(`http://${h.includes(':') ? `[${h}]` : h}/`)));
   return checks.find((c) => c.kind === 'refused') ?? checks.find((c) => c.kind === 'unresolved') ?? { kind: 'allowed' };

@@ -5,8 +5,13 @@ export const stringMapSchema: Schema = { type: 'object', additionalProperties: {
 export const TEMPLATED_MAP = 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery';
 
 /** An action's `timeout_secs`, at most the config's limit for its kind. */
-export const timeoutSchema = (max: number): Schema => ({ type: 'number', exclusiveMinimum: 0, ...(Number.isFinite(max) ? { maximum: max } : {}),
-  description: 'Seconds; absent means limits.default_timeout_secs' });
+export const timeoutSchema = (max: number): Schema => ({
+  type: 'number',
+  exclusiveMinimum: 0,
+  ...(Number.isFinite(max) ? { maximum: max } : {}),
+  description: 'Seconds; absent means limits.default_timeout_secs',
+});
 
 /** A word in any case: JSON Schema patterns take no flags. */
-export const anyCase = (word: string) => [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');
+export const anyCase = (word: string) =>
+  [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');

@@ -18,7 +18,11 @@ export interface DestinationPolicy {
   /** By broker name: its `broker_type` (the OpenAPI document says which keys each name reads). */
   readonly brokerTypes?: ReadonlyMap<string, string>;
   /** The missing or bad keys of a broker's settings with a queue entry's keys merged over them. */
-  readonly brokerSettings?: (name: string, conn: Record<string, string> | undefined, params: Record<string, string> | undefined) => FieldError[];
+  readonly brokerSettings?: (
+    name: string,
+    conn: Record<string, string> | undefined,
+    params: Record<string, string> | undefined,
+  ) => FieldError[];
   /**
    * Empty means every http(s) URL is allowed. Sticky (flag `y`): a pattern must match from the
    * start of the URL, as Python's `re.match` does; it need not match to the end.

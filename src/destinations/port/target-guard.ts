@@ -59,13 +59,18 @@ export const guardedConnector = ({ refuses = isPrivateAddress, tls: tlsOptions =
     const done = (err: Error | null) => {
       clearTimeout(timer);
       socket.removeAllListeners('connect').removeAllListeners('error');
-      if (err) { socket.destroy(); return callback(err, null); }
+      if (err) {
+        socket.destroy();
+        return callback(err, null);
+      }
       socket.setNoDelay(true).setKeepAlive(true, 60_000);
       // TLS runs over the checked socket (Node forwards its errors to the TLS socket).
       if (opts.protocol === 'https:') return tls({ ...opts, httpSocket: socket }, callback);
       callback(null, socket);
     };
-    socket.once('error', (e) => done(e instanceof TargetRefused || (e as { cause?: unknown }).cause instanceof TargetRefused ? new TargetRefused() : e));
+    socket.once('error', (e) =>
+      done(e instanceof TargetRefused || (e as { cause?: unknown }).cause instanceof TargetRefused ? new TargetRefused() : e),
+    );
     socket.once('connect', () => done(socket.remoteAddress !== undefined && !refuses(socket.remoteAddress) ? null : new TargetRefused()));
   };
 };
@@ -81,9 +86,16 @@ export type TargetCheck = { kind: 'allowed' } | { kind: 'refused' } | { kind: 'u
  * and the same guarded DNS lookup a connection goes through (the dry run asks it). The socket's
  * peer check cannot run without connecting; it refuses only what these already refuse.
  */
-export const checkTarget = (url: string, { refuses = isPrivateAddress, timeoutMs = 5000 }: { refuses?: Refuses; timeoutMs?: number } = {}): Promise<TargetCheck> => {
+export const checkTarget = (
+  url: string,
+  { refuses = isPrivateAddress, timeoutMs = 5000 }: { refuses?: Refuses; timeoutMs?: number } = {},
+): Promise<TargetCheck> => {
   let hostname: string;
-  try { hostname = new URL(url).hostname; } catch { return Promise.resolve({ kind: 'unresolved', reason: 'Invalid URL' }); }
+  try {
+    hostname = new URL(url).hostname;
+  } catch {
+    return Promise.resolve({ kind: 'unresolved', reason: 'Invalid URL' });
+  }
   const host = bareHost(hostname);
   if (isIP(host)) return Promise.resolve(refuses(host) ? { kind: 'refused' } : { kind: 'allowed' });
   return new Promise((resolve) => {

@@ -4,8 +4,16 @@ import type { PubSub } from '@google-cloud/pubsub';
 type ChannelCredentials = NonNullable<PubSub['options']['sslCreds']>;
 
 /** The part of grpc-js's channel credentials (declared in its typings) that sees each connection's socket. */
-interface SecureConnector { connect(socket: Socket): Promise<unknown>; waitForReady(): Promise<void>; getCallCredentials(): unknown; destroy(): void }
-interface Credentials { _equals(other: unknown): boolean; _createSecureConnector(...args: unknown[]): SecureConnector }
+interface SecureConnector {
+  connect(socket: Socket): Promise<unknown>;
+  waitForReady(): Promise<void>;
+  getCallCredentials(): unknown;
+  destroy(): void;
+}
+interface Credentials {
+  _equals(other: unknown): boolean;
+  _createSecureConnector(...args: unknown[]): SecureConnector;
+}
 
 /**
  * The same credentials, handing every socket gRPC connects with to `track`. grpc-js waits for a
@@ -13,7 +21,10 @@ interface Credentials { _equals(other: unknown): boolean; _createSecureConnector
  * closed: against a server that never answers, only destroying the socket ends it. Equal to no
  * other credentials, so gRPC's shared subchannel pool never hands this client's connections to another.
  */
-export const trackingSockets = (inner: ChannelCredentials | undefined, track: (socket: Socket) => Socket): ChannelCredentials | undefined => {
+export const trackingSockets = (
+  inner: ChannelCredentials | undefined,
+  track: (socket: Socket) => Socket,
+): ChannelCredentials | undefined => {
   if (!inner) return inner;
   const base = inner as unknown as Credentials;
   const tracked = Object.create(inner) as Credentials;

@@ -22,10 +22,17 @@ export interface PubSubSettings {
 const PUBSUB_KEYS = {
   conn_details: {
     project: { required: true, address: 'destination', description: 'The Google Cloud project' },
-    topic: { required: true, description: 'The topic\'s name in the project' },
-    credentials_json: { requiredUnless: 'emulator_host (or the PUBSUB_EMULATOR_HOST environment variable)', use: 'secret',
-      format: 'a service account key (JSON)', description: 'How the client authenticates: the service never asks a metadata server for credentials' },
-    emulator_host: { address: 'host-ports', description: 'host:port of a Pub/Sub emulator instead of Google\'s service (default: the PUBSUB_EMULATOR_HOST environment variable)' },
+    topic: { required: true, description: "The topic's name in the project" },
+    credentials_json: {
+      requiredUnless: 'emulator_host (or the PUBSUB_EMULATOR_HOST environment variable)',
+      use: 'secret',
+      format: 'a service account key (JSON)',
+      description: 'How the client authenticates: the service never asks a metadata server for credentials',
+    },
+    emulator_host: {
+      address: 'host-ports',
+      description: "host:port of a Pub/Sub emulator instead of Google's service (default: the PUBSUB_EMULATOR_HOST environment variable)",
+    },
   },
   params: {
     ordering_key: { use: 'per-message', description: 'Messages with the same key are delivered in order' },
@@ -37,11 +44,17 @@ const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) =>
   const project = r.conn.required('project');
   const topic = r.conn.required('topic');
   const emulatorHost = r.conn.optional('emulator_host') ?? process.env.PUBSUB_EMULATOR_HOST;
-  const json = emulatorHost === undefined
-    ? r.conn.required('credentials_json', 'is required (or emulator_host): the service never asks a metadata server for credentials') : undefined;
+  const json =
+    emulatorHost === undefined
+      ? r.conn.required('credentials_json', 'is required (or emulator_host): the service never asks a metadata server for credentials')
+      : undefined;
   let credentials: Record<string, unknown> = {};
   if (json && r.literal(json)) {
-    try { credentials = JSON.parse(json) as Record<string, unknown>; } catch { r.problem('conn_details.credentials_json', 'must be a service account key (JSON)'); }
+    try {
+      credentials = JSON.parse(json) as Record<string, unknown>;
+    } catch {
+      r.problem('conn_details.credentials_json', 'must be a service account key (JSON)');
+    }
   }
   const auth = emulatorHost !== undefined ? { emulatorHost } : { credentials };
   return r.result({ project, topic, auth, orderingKey: r.params.optional('ordering_key') });
@@ -52,10 +65,11 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
   // Never probe the GCE metadata server (the auth library does unless told not to).
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   const { PubSub: Client } = await import('@google-cloud/pubsub');
-  const client: PubSub = 'emulatorHost' in s.auth
-    // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.
-    ? new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true, universeDomain: 'googleapis.com' })
-    : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
+  const client: PubSub =
+    'emulatorHost' in s.auth
+      ? // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.
+        new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true, universeDomain: 'googleapis.com' })
+      : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
   const sockets = socketsOf();
   // The emulator's address comes from the config: its connections are tracked (see grpc-sockets.ts).
   if ('emulatorHost' in s.auth) client.options.sslCreds = trackingSockets(client.options.sslCreds, sockets.add);
@@ -72,9 +86,17 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
     broken: () => false,
     publish: async (target, message) => {
       const topic = topicOf(target.topic);
-      const attributes = { 'delivery-id': message.deliveryId, 'content-type': message.contentType, ...(message.traceparent ? { traceparent: message.traceparent } : {}) };
+      const attributes = {
+        'delivery-id': message.deliveryId,
+        'content-type': message.contentType,
+        ...(message.traceparent ? { traceparent: message.traceparent } : {}),
+      };
       try {
-        const id = await topic.publishMessage({ data: Buffer.from(message.body), attributes, ...(target.orderingKey ? { orderingKey: target.orderingKey } : {}) });
+        const id = await topic.publishMessage({
+          data: Buffer.from(message.body),
+          attributes,
+          ...(target.orderingKey ? { orderingKey: target.orderingKey } : {}),
+        });
         return { brokerMessageId: id };
       } catch (e) {
         // A failed publish pauses its ordering key; the retry must be able to publish again.
@@ -87,14 +109,31 @@ const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>
 };
 
 /** gRPC status codes by name (the client's numeric code; its `details` are the server's text). */
-const GRPC_STATUS = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
-  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL',
-  'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+const GRPC_STATUS = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
 
 export const pubsubPublisher: Publisher<PubSubSettings> = {
   brokerType: 'gcp_pubsub',
   keys: PUBSUB_KEYS,
-  describeError: (e) => (typeof e.code === 'number' && typeof e.details === 'string' && GRPC_STATUS[e.code] ? `answered ${GRPC_STATUS[e.code]}` : undefined),
+  describeError: (e) =>
+    typeof e.code === 'number' && typeof e.details === 'string' && GRPC_STATUS[e.code] ? `answered ${GRPC_STATUS[e.code]}` : undefined,
   settings,
   connectionKey: (s) => `${s.project} ${'emulatorHost' in s.auth ? s.auth.emulatorHost : String(s.auth.credentials.client_email ?? '')}`,
   connect: open,

@@ -3,7 +3,11 @@ import type { ChannelModel, ConfirmChannel } from 'amqplib';
 /** Idle channels kept for reuse; more are opened while more publishes are in flight, and closed after. */
 const MAX_IDLE = 16;
 
-interface Pooled { readonly channel: ConfirmChannel; failure?: Error; closed: boolean }
+interface Pooled {
+  readonly channel: ConfirmChannel;
+  failure?: Error;
+  closed: boolean;
+}
 
 /**
  * Confirm channels, one per publish in flight. A channel error (an exchange that does not exist,
@@ -15,7 +19,9 @@ export const confirmChannels = (connection: ChannelModel) => {
   const idle: Pooled[] = [];
   const openOne = async (): Promise<Pooled> => {
     const pooled: Pooled = { channel: await connection.createConfirmChannel(), closed: false };
-    pooled.channel.on('error', (e: Error) => { pooled.failure = e; });
+    pooled.channel.on('error', (e: Error) => {
+      pooled.failure = e;
+    });
     pooled.channel.on('close', () => {
       pooled.closed = true;
       const at = idle.indexOf(pooled);
@@ -31,7 +37,7 @@ export const confirmChannels = (connection: ChannelModel) => {
   return {
     /** Runs `work` on a channel of its own; the channel is reused once `work` ended, unless it closed. */
     use: async <T>(work: (channel: ConfirmChannel) => Promise<T>): Promise<T> => {
-      const pooled = idle.pop() ?? await openOne();
+      const pooled = idle.pop() ?? (await openOne());
       try {
         return await work(pooled.channel);
       } catch (e) {

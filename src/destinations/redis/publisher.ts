@@ -12,7 +12,12 @@ export interface RedisSettings {
 /** The keys a redis broker reads (see settings-keys.ts). */
 const REDIS_KEYS = {
   conn_details: {
-    url: { requiredUnless: 'host', use: 'secret', address: 'url', description: 'redis://user:password@host:port/db, instead of host, port, db, username and password' },
+    url: {
+      requiredUnless: 'host',
+      use: 'secret',
+      address: 'url',
+      description: 'redis://user:password@host:port/db, instead of host, port, db, username and password',
+    },
     host: { requiredUnless: 'url', address: 'host', description: 'Without url' },
     port: { default: '6379', address: 'port', format: 'a port number', description: 'Without url' },
     db: { default: '0', format: 'a whole number', description: 'Without url' },
@@ -21,7 +26,10 @@ const REDIS_KEYS = {
   },
   params: {
     channel: { requiredUnless: 'stream', description: 'PUBLISH to this channel (exactly one of channel and stream)' },
-    stream: { requiredUnless: 'channel', description: 'XADD to this stream, with the fields body, delivery-id and content-type: durable (exactly one of channel and stream)' },
+    stream: {
+      requiredUnless: 'channel',
+      description: 'XADD to this stream, with the fields body, delivery-id and content-type: durable (exactly one of channel and stream)',
+    },
   },
 } as const satisfies BrokerKeys;
 
@@ -31,7 +39,8 @@ const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => 
   const host = url === undefined ? r.conn.required('host') : undefined;
   const [portText, dbText] = [r.conn.optional('port') ?? '6379', r.conn.optional('db') ?? '0'];
   const [port, db] = [Number(portText), Number(dbText)];
-  if (r.literal(portText) && !(Number.isInteger(port) && port >= 1 && port <= 65535)) r.problem('conn_details.port', 'must be a port number');
+  if (r.literal(portText) && !(Number.isInteger(port) && port >= 1 && port <= 65535))
+    r.problem('conn_details.port', 'must be a port number');
   if (r.literal(dbText) && !(Number.isInteger(db) && db >= 0)) r.problem('conn_details.db', 'must be a whole number');
   const channel = r.params.optional('channel');
   const stream = r.params.optional('stream');
@@ -39,7 +48,8 @@ const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => 
   const username = r.conn.optional('username');
   const password = r.conn.optional('password');
   return r.result({
-    connection: url !== undefined ? { url } : { host: host ?? '', port, db, ...(username ? { username } : {}), ...(password ? { password } : {}) },
+    connection:
+      url !== undefined ? { url } : { host: host ?? '', port, db, ...(username ? { username } : {}), ...(password ? { password } : {}) },
     target: channel !== undefined ? { channel } : { stream: stream ?? '' },
   });
 };
@@ -64,10 +74,22 @@ const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnec
       }
       // A pub/sub message is the body alone; a stream entry has fields, `traceparent` among them when tracing is on.
       const trace = message.traceparent ? ['traceparent', message.traceparent] : [];
-      const id = await client.xadd(target.target.stream, '*', 'body', message.body, 'delivery-id', message.deliveryId, 'content-type', message.contentType, ...trace);
+      const id = await client.xadd(
+        target.target.stream,
+        '*',
+        'body',
+        message.body,
+        'delivery-id',
+        message.deliveryId,
+        'content-type',
+        message.contentType,
+        ...trace,
+      );
       return id ? { brokerMessageId: id } : {};
     },
-    close: async () => { client.disconnect(); },
+    close: async () => {
+      client.disconnect();
+    },
   };
 };
 
@@ -77,7 +99,8 @@ const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{
 export const redisPublisher: Publisher<RedisSettings> = {
   brokerType: 'redis',
   keys: REDIS_KEYS,
-  describeError: (e) => (e.name === 'ReplyError' ? `answered with an error${replyClass(e.message) ? ` (${replyClass(e.message)})` : ''}` : undefined),
+  describeError: (e) =>
+    e.name === 'ReplyError' ? `answered with an error${replyClass(e.message) ? ` (${replyClass(e.message)})` : ''}` : undefined,
   settings,
   connectionKey: (s) => JSON.stringify(s.connection),
   connect: open,

@@ -1,10 +1,24 @@
 import type { BrokerKeys } from '../broker-kit/settings-keys';
 import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { reader } from '../broker-kit/settings';
-import { AWS_CONN, AwsConnection, describeAwsError, awsClientOptions, awsConnectionKey, fifoId, MESSAGE_GROUP_ID, messageAttributes, readAwsConnection } from '../broker-kit/aws';
+import {
+  AWS_CONN,
+  AwsConnection,
+  describeAwsError,
+  awsClientOptions,
+  awsConnectionKey,
+  fifoId,
+  MESSAGE_GROUP_ID,
+  messageAttributes,
+  readAwsConnection,
+} from '../broker-kit/aws';
 
 /** A topic by ARN; FIFO topics take a message group (a template is fine). */
-export interface SnsSettings { aws: AwsConnection; topicArn: string; messageGroupId: string | undefined }
+export interface SnsSettings {
+  aws: AwsConnection;
+  topicArn: string;
+  messageGroupId: string | undefined;
+}
 
 /** The keys a aws_sns broker reads (see settings-keys.ts). */
 const SNS_KEYS = {
@@ -32,13 +46,19 @@ const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
     broken: () => false,
     publish: async (target, message) => {
       const fifo = target.topicArn.endsWith('.fifo');
-      const sent = await client.send(new PublishCommand({
-        TopicArn: target.topicArn, Message: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
-        ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
-      }));
+      const sent = await client.send(
+        new PublishCommand({
+          TopicArn: target.topicArn,
+          Message: message.body,
+          MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
+          ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
+        }),
+      );
       return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};
     },
-    close: async () => { client.destroy(); },
+    close: async () => {
+      client.destroy();
+    },
   };
 };
 

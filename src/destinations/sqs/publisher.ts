@@ -1,16 +1,30 @@
 import type { BrokerKeys } from '../broker-kit/settings-keys';
 import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { reader } from '../broker-kit/settings';
-import { AWS_CONN, AwsConnection, describeAwsError, awsClientOptions, awsConnectionKey, fifoId, MESSAGE_GROUP_ID, messageAttributes, readAwsConnection } from '../broker-kit/aws';
+import {
+  AWS_CONN,
+  AwsConnection,
+  describeAwsError,
+  awsClientOptions,
+  awsConnectionKey,
+  fifoId,
+  MESSAGE_GROUP_ID,
+  messageAttributes,
+  readAwsConnection,
+} from '../broker-kit/aws';
 
 /** A queue by URL (preferred) or by name; FIFO queues take a message group (a template is fine). */
-export interface SqsSettings { aws: AwsConnection; queue: { url: string } | { name: string }; messageGroupId: string | undefined }
+export interface SqsSettings {
+  aws: AwsConnection;
+  queue: { url: string } | { name: string };
+  messageGroupId: string | undefined;
+}
 
 /** The keys a aws_sqs broker reads (see settings-keys.ts). */
 const SQS_KEYS = {
   conn_details: AWS_CONN,
   params: {
-    queue_url: { requiredUnless: 'queue_name', address: 'destination', description: 'The queue\'s URL (preferred over queue_name)' },
+    queue_url: { requiredUnless: 'queue_name', address: 'destination', description: "The queue's URL (preferred over queue_name)" },
     queue_name: { requiredUnless: 'queue_url', description: 'The queue by name, looked up once per connection' },
     message_group_id: MESSAGE_GROUP_ID,
   },
@@ -52,13 +66,19 @@ const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
     publish: async (target, message) => {
       const QueueUrl = await urlOf(target.queue);
       const fifo = QueueUrl.endsWith('.fifo');
-      const sent = await client.send(new SendMessageCommand({
-        QueueUrl, MessageBody: message.body, MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
-        ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
-      }));
+      const sent = await client.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: message.body,
+          MessageAttributes: messageAttributes(message.deliveryId, message.contentType, message.traceparent),
+          ...(fifo ? { MessageDeduplicationId: fifoId(message.deliveryId), MessageGroupId: target.messageGroupId } : {}),
+        }),
+      );
       return sent.MessageId ? { brokerMessageId: sent.MessageId } : {};
     },
-    close: async () => { client.destroy(); },
+    close: async () => {
+      client.destroy();
+    },
   };
 };
 

@@ -67,7 +67,8 @@ export const webhookRequestOf = (p: Prepared<Webhook>, identity: RequestIdentity
 const identityNow = (o: WebhookOptions): RequestIdentity => {
   const secret = o.signingSecret;
   return {
-    userAgent: o.userAgent, timestampSecs: Math.floor(Date.now() / 1000),
+    userAgent: o.userAgent,
+    timestampSecs: Math.floor(Date.now() / 1000),
     sign: secret ? (id, ts, body) => signatureOf(secret, id, ts, body) : undefined,
   };
 };
@@ -76,23 +77,35 @@ const identityNow = (o: WebhookOptions): RequestIdentity => {
  * 2xx delivers; other statuses retry or not by their meaning, honouring `Retry-After`. Tracing on,
  * the request is a CLIENT span and carries its `traceparent`, so the receiver can join the trace.
  */
-const send = (o: WebhookOptions) => (p: Prepared<Webhook>): Promise<Attempt> => {
-  // The patterns may have tightened since the trigger was written: today's config decides.
-  if (o.urlAllowed && !o.urlAllowed(p.action.url)) {
-    return Promise.resolve({ outcome: 'fail', errorType: 'WebhookUrlRefused', reason: 'the webhook URL is not allowed by webhook_url_patterns (as configured now)' });
-  }
-  const req = webhookRequestOf(p, identityNow(o));
-  return inOutboundSpan(req.method, SpanKind.CLIENT, webhookAttributes(req.method, req.url), (traceHeaders) => sendRequest(o, p, { ...req, headers: { ...req.headers, ...traceHeaders } }));
-};
+const send =
+  (o: WebhookOptions) =>
+  (p: Prepared<Webhook>): Promise<Attempt> => {
+    // The patterns may have tightened since the trigger was written: today's config decides.
+    if (o.urlAllowed && !o.urlAllowed(p.action.url)) {
+      return Promise.resolve({
+        outcome: 'fail',
+        errorType: 'WebhookUrlRefused',
+        reason: 'the webhook URL is not allowed by webhook_url_patterns (as configured now)',
+      });
+    }
+    const req = webhookRequestOf(p, identityNow(o));
+    return inOutboundSpan(req.method, SpanKind.CLIENT, webhookAttributes(req.method, req.url), (traceHeaders) =>
+      sendRequest(o, p, { ...req, headers: { ...req.headers, ...traceHeaders } }),
+    );
+  };
 
 const sendRequest = async (o: WebhookOptions, p: Prepared<Webhook>, req: WebhookRequest): Promise<Attempt> => {
   const timeoutMs = p.plan.timeoutSecs * 1000;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const res = await request(new URL(req.url), {
-      method: req.method, headers: req.headers, dispatcher: o.dispatcher, body: req.body,
+      method: req.method,
+      headers: req.headers,
+      dispatcher: o.dispatcher,
+      body: req.body,
       signal: AbortSignal.any([timeout, Context.current().cancellationSignal]),
-      headersTimeout: timeoutMs, bodyTimeout: timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     });
     await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     const statusCode = res.statusCode;
@@ -100,7 +113,13 @@ const sendRequest = async (o: WebhookOptions, p: Prepared<Webhook>, req: Webhook
     const reason = `HTTP ${statusCode}`;
     if (!isRetryableStatus(statusCode)) return { outcome: 'fail', errorType: 'WebhookStatus', reason, statusCode };
     const retryAfter = retryAfterMs(res.headers['retry-after']);
-    return { outcome: 'retry', errorType: 'WebhookStatus', reason, statusCode, ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }) };
+    return {
+      outcome: 'retry',
+      errorType: 'WebhookStatus',
+      reason,
+      statusCode,
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+    };
   } catch (e) {
     // The transport's guard refused the target: one fixed message, never the address.
     if (isTargetRefused(e)) return { outcome: 'fail', errorType: 'TargetRefused', reason: TARGET_REFUSED };

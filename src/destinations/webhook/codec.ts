@@ -20,15 +20,25 @@ export interface Webhook {
   timeout_secs?: number;
 }
 
-const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>('HttpMethod',
+const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>(
+  'HttpMethod',
   (u): u is HttpMethod => HTTP_METHODS.includes(u as HttpMethod),
-  (u, c) => (typeof u === 'string' && HTTP_METHOD_ANY_CASE_RE.test(u) ? t.success(u.toUpperCase() as HttpMethod)
-    : t.failure(u, c, `must be one of ${HTTP_METHODS.join(', ')}`)), t.identity);
+  (u, c) =>
+    typeof u === 'string' && HTTP_METHOD_ANY_CASE_RE.test(u)
+      ? t.success(u.toUpperCase() as HttpMethod)
+      : t.failure(u, c, `must be one of ${HTTP_METHODS.join(', ')}`),
+  t.identity,
+);
 
-const urlProblem = (policy: DestinationPolicy) => (s: string): string | undefined =>
-  (codePoints(s) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s));
+const urlProblem =
+  (policy: DestinationPolicy) =>
+  (s: string): string | undefined =>
+    codePoints(s) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s);
 
 /** The codec of one `webhooks` entry, checking everything the config constrains. */
-export const webhookCodec = (policy: DestinationPolicy) => closed('Webhook',
-  { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
-  { headers: headerMap(templatedBy(policy)), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) });
+export const webhookCodec = (policy: DestinationPolicy) =>
+  closed(
+    'Webhook',
+    { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
+    { headers: headerMap(templatedBy(policy)), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) },
+  );

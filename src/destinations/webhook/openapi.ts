@@ -8,8 +8,10 @@ import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from './header-rules
 /** Header names are HTTP tokens the client does not own; values are what HTTP can carry (no CR, LF, NUL). */
 const headersSchema: Schema = {
   type: 'object',
-  propertyNames: { pattern: TOKEN.source,
-    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` } },
+  propertyNames: {
+    pattern: TOKEN.source,
+    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` },
+  },
   additionalProperties: { type: 'string', pattern: HEADER_VALUE },
   description: `${TEMPLATED_MAP}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,
 };
@@ -24,8 +26,21 @@ const urlSchema = (policy: DestinationPolicy): Schema => {
 };
 
 export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
-  type: 'array', maxItems: MAX_WEBHOOKS_PER_TRIGGER, items: { type: 'object', additionalProperties: false, required: ['url', 'http_method'], properties: {
-    url: urlSchema(policy),
-    http_method: { type: 'string', pattern: HTTP_METHOD_ANY_CASE, description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case` },
-    headers: headersSchema, timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs) } },
+  type: 'array',
+  maxItems: MAX_WEBHOOKS_PER_TRIGGER,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'http_method'],
+    properties: {
+      url: urlSchema(policy),
+      http_method: {
+        type: 'string',
+        pattern: HTTP_METHOD_ANY_CASE,
+        description: `${HTTP_METHODS.join(', ')}, in any case; stored upper-case`,
+      },
+      headers: headersSchema,
+      timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs),
+    },
+  },
 });

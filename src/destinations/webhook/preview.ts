@@ -38,9 +38,20 @@ const targetProblem = async (o: WebhookPreviewOptions, url: string) => {
 export const webhookPreview = async (o: WebhookPreviewOptions, p: Prepared<Webhook>, nowSecs: number) => {
   const sign = o.signing ? () => SIGNATURE_PLACEHOLDER : undefined;
   const req = webhookRequestOf(p, { userAgent: WEBHOOK_USER_AGENT, timestampSecs: nowSecs, sign });
-  const masked = Object.entries(p.action.headers ?? {}).filter(([, v]) => dynamicPathsIn([v]).length > 0).map(([k]) => k.toLowerCase());
+  const masked = Object.entries(p.action.headers ?? {})
+    .filter(([, v]) => dynamicPathsIn([v]).length > 0)
+    .map(([k]) => k.toLowerCase());
   const urlProblem = o.urlProblem(req.url);
-  const warnings = [...p.rendered.warnings, ...(urlProblem ? [`url ${urlProblem}: today's config would refuse this URL on write; a dispatch still sends to it`] : [])];
-  const request: RequestView = { method: req.method, url: req.url, headers: req.headers, body: req.body ?? null, content_type: p.rendered.contentType };
+  const warnings = [
+    ...p.rendered.warnings,
+    ...(urlProblem ? [`url ${urlProblem}: today's config would refuse this URL on write; a dispatch still sends to it`] : []),
+  ];
+  const request: RequestView = {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    body: req.body ?? null,
+    content_type: p.rendered.contentType,
+  };
   return { request, masked_headers: masked, ...(await targetProblem(o, req.url)), warnings };
 };

@@ -22,15 +22,21 @@ const hostProblem = (url: URL, policy: DestinationPolicy): string | undefined =>
 };
 
 /** The problem with a webhook URL (its length checked) under a policy, or undefined: syntax, host, then patterns. */
-export const webhookUrlProblem = (policy: DestinationPolicy) => (s: string): string | undefined => {
-  let url: URL;
-  try { url = new URL(s); } catch { return 'must be an absolute http(s) URL'; }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http(s) URL';
-  // Credentials would sit in every stored version, and `https://allowed.example@evil.org/` fools a pattern.
-  if ((url.username !== '' || url.password !== '')) return 'must not contain credentials (send them in a header)';
-  const host = hostProblem(url, policy);
-  if (host) return host;
-  const patterns = policy.webhookUrlPatterns;
-  if (patterns.length > 0 && !patterns.some((p) => matchesFromStart(p, s))) return 'is not allowed by webhook_url_patterns';
-  return undefined;
-};
+export const webhookUrlProblem =
+  (policy: DestinationPolicy) =>
+  (s: string): string | undefined => {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      return 'must be an absolute http(s) URL';
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http(s) URL';
+    // Credentials would sit in every stored version, and `https://allowed.example@evil.org/` fools a pattern.
+    if (url.username !== '' || url.password !== '') return 'must not contain credentials (send them in a header)';
+    const host = hostProblem(url, policy);
+    if (host) return host;
+    const patterns = policy.webhookUrlPatterns;
+    if (patterns.length > 0 && !patterns.some((p) => matchesFromStart(p, s))) return 'is not allowed by webhook_url_patterns';
+    return undefined;
+  };

@@ -41,8 +41,10 @@ export const reasonOf = (action: string, trip: Trip, lastError: string, failingF
     case 'consecutive_failures':
       return `${action} failed every attempt of ${trip.failures} consecutive dispatches (last error: ${lastError})`;
     case 'failing_for':
-      return `${action} has failed every dispatch for more than ${hours(failingForMs)}, since ${trip.since} `
-        + `(${trip.failures} dispatches; last error: ${lastError})`;
+      return (
+        `${action} has failed every dispatch for more than ${hours(failingForMs)}, since ${trip.since} ` +
+        `(${trip.failures} dispatches; last error: ${lastError})`
+      );
     default: {
       const _never: never = trip;
       return action;

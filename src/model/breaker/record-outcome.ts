@@ -34,11 +34,18 @@ const deactivate = async (deps: BreakerDeps, plan: ActionPlan, trip: Trip, lastE
   const definition = await deps.definitionAt(plan.triggerId, plan.version);
   const action = actionName(definition, plan.kind, plan.index);
   const reason = reasonOf(action, trip, boundText(lastError), deps.settings.failingForMs);
-  const outcome = await handleCommand(deps.store, streamOf(plan.triggerId),
+  const outcome = await handleCommand(
+    deps.store,
+    streamOf(plan.triggerId),
     (state) => decide({ type: 'DeactivateTrigger', data: { trigger_id: plan.triggerId, reason } }, state),
-    { expectedVersion: plan.version, metadata: { actor: BREAKER_ACTOR, request_id: plan.deliveryId, occurred_at: now.toISOString() } });
+    { expectedVersion: plan.version, metadata: { actor: BREAKER_ACTOR, request_id: plan.deliveryId, occurred_at: now.toISOString() } },
+  );
   const where = { trigger_id: plan.triggerId, version: plan.version, action };
-  if (E.isLeft(outcome)) return deps.log.info('circuit breaker: trigger changed or deleted since the dispatch; left as it is', { ...where, error: outcome.left._tag });
+  if (E.isLeft(outcome))
+    return deps.log.info('circuit breaker: trigger changed or deleted since the dispatch; left as it is', {
+      ...where,
+      error: outcome.left._tag,
+    });
   if (outcome.right.events.length === 0) return deps.log.info('circuit breaker: trigger already inactive', where);
   deps.log.warn('trigger deactivated by circuit breaker', { ...where, reason, rule: trip.rule });
 };
@@ -53,8 +60,9 @@ const record = async (deps: BreakerDeps, plan: ActionPlan, result: Attempt, fina
   if (!final) return;
   const now = deps.now?.() ?? new Date();
   const gone = plan.kind === 'webhook' && result.statusCode === 410;
-  const decided = await recordOutcome(deps.store, plan.triggerId,
-    (state) => onFailure(state, { version: plan.version, action, at: now, gone }, deps.settings));
+  const decided = await recordOutcome(deps.store, plan.triggerId, (state) =>
+    onFailure(state, { version: plan.version, action, at: now, gone }, deps.settings),
+  );
   if (decided.trip) await deactivate(deps, plan, decided.trip, result.reason, now);
 };
 
@@ -63,12 +71,20 @@ const record = async (deps: BreakerDeps, plan: ActionPlan, result: Attempt, fina
  * failures and deliveries go to the trigger's breaker stream, and a tripped breaker
  * deactivates the trigger. A fault here is logged; it never fails or repeats a delivery.
  */
-export const createBreaker = (deps: BreakerDeps): OutcomeRecorder => async (plan, result, final) => {
-  const where = { trigger_id: plan.triggerId, delivery_id: plan.deliveryId };
-  const recording = record(deps, plan, result, final)
-    .catch((e: unknown) => deps.log.error('circuit breaker: outcome not recorded', { ...where, error: e instanceof Error ? e.message : String(e) }));
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((r) => { timer = setTimeout(() => { deps.log.warn('circuit breaker: still recording; the attempt ends without waiting', where); r(); }, WAIT_MS); });
-  await Promise.race([recording, late]);
-  clearTimeout(timer);
-};
+export const createBreaker =
+  (deps: BreakerDeps): OutcomeRecorder =>
+  async (plan, result, final) => {
+    const where = { trigger_id: plan.triggerId, delivery_id: plan.deliveryId };
+    const recording = record(deps, plan, result, final).catch((e: unknown) =>
+      deps.log.error('circuit breaker: outcome not recorded', { ...where, error: e instanceof Error ? e.message : String(e) }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((r) => {
+      timer = setTimeout(() => {
+        deps.log.warn('circuit breaker: still recording; the attempt ends without waiting', where);
+        r();
+      }, WAIT_MS);
+    });
+    await Promise.race([recording, late]);
+    clearTimeout(timer);
+  };

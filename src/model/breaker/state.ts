@@ -23,7 +23,10 @@ export type BreakerEvent =
   | { type: 'ActionFailed'; data: { version: number; action: ActionKey; at: string } }
   | { type: 'ActionRecovered'; data: { version: number; action: ActionKey } };
 
-export interface FailureRun { readonly failures: number; readonly since: string }
+export interface FailureRun {
+  readonly failures: number;
+  readonly since: string;
+}
 
 export interface BreakerState {
   /** The trigger version the runs belong to. */
@@ -55,11 +58,14 @@ export const evolveBreaker = (state: BreakerState, event: BreakerEvent): Breaker
 
 /** Why a run tripped the breaker. */
 export type Trip =
-  | { rule: 'gone' }
-  | { rule: 'consecutive_failures'; failures: number }
-  | { rule: 'failing_for'; failures: number; since: string };
+  { rule: 'gone' } | { rule: 'consecutive_failures'; failures: number } | { rule: 'failing_for'; failures: number; since: string };
 
-export interface FinalFailure { readonly version: number; readonly action: ActionKey; readonly at: Date; readonly gone: boolean }
+export interface FinalFailure {
+  readonly version: number;
+  readonly action: ActionKey;
+  readonly at: Date;
+  readonly gone: boolean;
+}
 
 /**
  * A dispatch of an action failed every attempt: the event to record (none for an older
@@ -70,7 +76,8 @@ export const onFailure = (state: BreakerState, f: FinalFailure, settings: Breake
   const event: BreakerEvent = { type: 'ActionFailed', data: { version: f.version, action: f.action, at: f.at.toISOString() } };
   const run = evolveBreaker(state, event).runs[f.action]!;
   if (f.gone) return { events: [event], trip: { rule: 'gone' } };
-  if (run.failures >= settings.consecutiveFailures) return { events: [event], trip: { rule: 'consecutive_failures', failures: run.failures } };
+  if (run.failures >= settings.consecutiveFailures)
+    return { events: [event], trip: { rule: 'consecutive_failures', failures: run.failures } };
   if (f.at.getTime() - Date.parse(run.since) >= settings.failingForMs) {
     return { events: [event], trip: { rule: 'failing_for', failures: run.failures, since: run.since } };
   }
@@ -79,8 +86,7 @@ export const onFailure = (state: BreakerState, f: FinalFailure, settings: Breake
 
 /** A dispatch of an action delivered: ends its run, if it has one at this version. */
 export const onDelivered = (state: BreakerState, version: number, action: ActionKey): BreakerEvent[] =>
-  (version === state.version && Object.hasOwn(state.runs, action)
-    ? [{ type: 'ActionRecovered', data: { version, action } }] : []);
+  version === state.version && Object.hasOwn(state.runs, action) ? [{ type: 'ActionRecovered', data: { version, action } }] : [];
 
 /** Nothing before this event matters any more: the stream may be truncated up to it. */
 export const startsAfresh = (before: BreakerState, event: BreakerEvent): boolean =>

@@ -55,13 +55,24 @@ const appendOutcomes = async (store: EventStore, triggerId: string, decides: Rea
         }
         return d;
       });
-      return E.right({ events: events.map((e) => ({ type: e.type, data: e.data, metadata: {} })), result: { decided, afresh, count: events.length } });
+      return E.right({
+        events: events.map((e) => ({ type: e.type, data: e.data, metadata: {} })),
+        result: { decided, afresh, count: events.length },
+      });
     },
-    retry: async (attempt) => { await racePause(attempt, MAX_PAUSE_MS); return true; },
-    lost: (): never => { throw new Error('unreachable: a breaker write is retried until it is won'); },
+    retry: async (attempt) => {
+      await racePause(attempt, MAX_PAUSE_MS);
+      return true;
+    },
+    lost: (): never => {
+      throw new Error('unreachable: a breaker write is retried until it is won');
+    },
   });
   if (E.isLeft(outcome)) return outcome.left; // never: nothing refuses, and every lost race is retried
-  const { result: { decided, afresh, count }, appended } = outcome.right;
+  const {
+    result: { decided, afresh, count },
+    appended,
+  } = outcome.right;
   if (appended && afresh !== undefined) {
     // The appended events end at nextRevision: the one that starts afresh is counted back from there.
     const from = appended.nextRevision - BigInt(count - 1 - afresh);
@@ -70,7 +81,11 @@ const appendOutcomes = async (store: EventStore, triggerId: string, decides: Rea
   return decided;
 };
 
-interface Waiting { decide: Decide<Decided>; resolve: (d: Decided) => void; reject: (e: unknown) => void }
+interface Waiting {
+  decide: Decide<Decided>;
+  resolve: (d: Decided) => void;
+  reject: (e: unknown) => void;
+}
 
 /** Per store, each trigger's outcomes waiting for the write under way; a trigger is here while one is. */
 const waitingBy = new WeakMap<EventStore, Map<string, Waiting[]>>();
@@ -80,7 +95,11 @@ const drain = async (store: EventStore, triggerId: string, waiting: Map<string, 
   for (let batch = waiting.get(triggerId)!; batch.length > 0; batch = waiting.get(triggerId)!) {
     waiting.set(triggerId, []);
     try {
-      const decided = await appendOutcomes(store, triggerId, batch.map((w) => w.decide));
+      const decided = await appendOutcomes(
+        store,
+        triggerId,
+        batch.map((w) => w.decide),
+      );
       batch.forEach((w, i) => w.resolve(decided[i]!));
     } catch (e) {
       batch.forEach((w) => w.reject(e));
@@ -102,7 +121,7 @@ const drain = async (store: EventStore, triggerId: string, waiting: Map<string, 
 export const recordOutcome = <R extends Decided>(store: EventStore, triggerId: string, decide: Decide<R>): Promise<R> =>
   new Promise<R>((resolve, reject) => {
     let waiting = waitingBy.get(store);
-    if (!waiting) waitingBy.set(store, waiting = new Map());
+    if (!waiting) waitingBy.set(store, (waiting = new Map()));
     // Each decide's own result comes back to it: the cast only undoes the widening.
     const entry: Waiting = { decide, resolve: resolve as (d: Decided) => void, reject };
     const batch = waiting.get(triggerId);

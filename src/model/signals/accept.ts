@@ -4,7 +4,7 @@ import { FieldError } from '../../kernel/field-errors';
 
 /** Where item `i` of a request sits: `[i]` in an array body, the body itself otherwise. */
 export const itemPath = (isBatch: boolean, i: number, field?: string) =>
-  (isBatch ? `[${i}]${field ? `.${field}` : ''}` : field ?? '(body)');
+  isBatch ? `[${i}]${field ? `.${field}` : ''}` : (field ?? '(body)');
 
 /** Signals over MAX_SIGNAL_BYTES: each is part of its workflow's input, which Temporal bounds. */
 export const oversizeSignals = (signals: readonly SignalEnvelope[], isBatch: boolean): FieldError[] =>
@@ -17,6 +17,13 @@ export const oversizeSignals = (signals: readonly SignalEnvelope[], isBatch: boo
 
 /** Plans with more actions than one dispatch may hold: accepting them could never complete. */
 export const overfullPlans = (plans: readonly DispatchPlan[], isBatch: boolean): FieldError[] =>
-  plans.flatMap((p, i) => (p.actions.length > MAX_ACTIONS_PER_DISPATCH
-    ? [{ path: itemPath(isBatch, i), message: `matches ${p.actions.length} actions (webhooks and queues of ${p.triggers.length} triggers); at most ${MAX_ACTIONS_PER_DISPATCH} per signal` }]
-    : []));
+  plans.flatMap((p, i) =>
+    p.actions.length > MAX_ACTIONS_PER_DISPATCH
+      ? [
+          {
+            path: itemPath(isBatch, i),
+            message: `matches ${p.actions.length} actions (webhooks and queues of ${p.triggers.length} triggers); at most ${MAX_ACTIONS_PER_DISPATCH} per signal`,
+          },
+        ]
+      : [],
+  );

@@ -4,17 +4,31 @@ import type { TriggerDefinition } from '../triggers/codecs';
 import { orderingFor } from './instance-key';
 
 /** One action per webhook and queue entry of one trigger at one version, for one signal. */
-export const actionsOf = (trigger: { id: string; version: number; definition: TriggerDefinition }, signalId: string, defaultTimeoutSecs: number): ActionPlan[] => {
+export const actionsOf = (
+  trigger: { id: string; version: number; definition: TriggerDefinition },
+  signalId: string,
+  defaultTimeoutSecs: number,
+): ActionPlan[] => {
   const base = { triggerId: trigger.id, version: trigger.version };
   const actions: ActionPlan[] = [];
-  trigger.definition.webhooks.forEach((w, index) => actions.push({
-    ...base, kind: 'webhook', index, deliveryId: deliveryIdOf(signalId, trigger.id, 'webhook', index),
-    timeoutSecs: w.timeout_secs ?? defaultTimeoutSecs,
-  }));
-  trigger.definition.msg_broker_queues.forEach((q, index) => actions.push({
-    ...base, kind: 'broker', index, deliveryId: deliveryIdOf(signalId, trigger.id, 'broker', index),
-    timeoutSecs: q.timeout_secs ?? defaultTimeoutSecs,
-  }));
+  trigger.definition.webhooks.forEach((w, index) =>
+    actions.push({
+      ...base,
+      kind: 'webhook',
+      index,
+      deliveryId: deliveryIdOf(signalId, trigger.id, 'webhook', index),
+      timeoutSecs: w.timeout_secs ?? defaultTimeoutSecs,
+    }),
+  );
+  trigger.definition.msg_broker_queues.forEach((q, index) =>
+    actions.push({
+      ...base,
+      kind: 'broker',
+      index,
+      deliveryId: deliveryIdOf(signalId, trigger.id, 'broker', index),
+      timeoutSecs: q.timeout_secs ?? defaultTimeoutSecs,
+    }),
+  );
   return actions;
 };
 
@@ -24,14 +38,22 @@ export const actionsOf = (trigger: { id: string; version: number; definition: Tr
  */
 /** The active triggers a signal matches, at their current version (the read model answers it). */
 export interface TriggerMatcher {
-  matching(signal: string, appLabel: string, modelName: string): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
+  matching(
+    signal: string,
+    appLabel: string,
+    modelName: string,
+  ): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
 }
 
 export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
   const views = readModel.matching(signal.signal, signal.app_label, signal.model_name);
   const actions = views.flatMap((view) => actionsOf(view, signal.id, defaultTimeoutSecs));
   return {
-    triggers: views.map((v) => ({ triggerId: v.id, version: v.version, ...(v.definition.ordering === 'per_instance' ? { ordering: orderingFor(v.id, signal) } : {}) })),
+    triggers: views.map((v) => ({
+      triggerId: v.id,
+      version: v.version,
+      ...(v.definition.ordering === 'per_instance' ? { ordering: orderingFor(v.id, signal) } : {}),
+    })),
     actions,
   };
 };

@@ -38,21 +38,31 @@ export interface SignalRecord {
  * Kept in the acceptance's metadata, so the relay, maybe in another process later, starts the
  * dispatch in the same trace and its log lines name the same request.
  */
-export interface SignalOrigin { request_id?: string; traceparent?: string }
+export interface SignalOrigin {
+  request_id?: string;
+  traceparent?: string;
+}
 
 export const acceptedEvent = (record: SignalRecord, acceptedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
-  type: SIGNAL_ACCEPTED, data: { ...record }, metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
+  type: SIGNAL_ACCEPTED,
+  data: { ...record },
+  metadata: { accepted_at: acceptedAt.toISOString(), ...origin },
 });
 
 /** The origin kept on an event (signals accepted before it was kept have none). */
 export const originOf = (e: StoredEvent): SignalOrigin => {
   const { request_id: requestId, traceparent } = e.metadata;
-  return { ...(typeof requestId === 'string' ? { request_id: requestId } : {}), ...(typeof traceparent === 'string' ? { traceparent } : {}) };
+  return {
+    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+  };
 };
 
 /** `redelivery`: the number of the redelivery refused, absent for the signal's own dispatch. */
 export const refusedEvent = (reason: string, redelivery?: number): NewEvent => ({
-  type: DISPATCH_REFUSED, data: { reason, ...(redelivery === undefined ? {} : { redelivery }) }, metadata: { refused_at: new Date().toISOString() },
+  type: DISPATCH_REFUSED,
+  data: { reason, ...(redelivery === undefined ? {} : { redelivery }) },
+  metadata: { refused_at: new Date().toISOString() },
 });
 
 /** One redelivery of a signal: its own workflow, linked from the signal's stream. */
@@ -68,7 +78,9 @@ export interface Redelivery {
 }
 
 export const redeliveryEvent = (r: Redelivery, requestedAt: Date, origin: SignalOrigin = {}): NewEvent => ({
-  type: REDELIVERY_REQUESTED, data: { ...r }, metadata: { requested_at: requestedAt.toISOString(), ...origin },
+  type: REDELIVERY_REQUESTED,
+  data: { ...r },
+  metadata: { requested_at: requestedAt.toISOString(), ...origin },
 });
 
 export interface StoredRedelivery extends Redelivery {
@@ -96,22 +108,48 @@ export interface StoredSignal {
 const Ordering = t.union([t.type({ instanceKey: t.string, orderWorkflowId: t.string }), t.type({ unordered: t.string })]);
 const Plan = t.type({
   triggers: t.array(t.intersection([t.type({ triggerId: t.string, version: t.number }), t.partial({ ordering: Ordering })])),
-  actions: t.array(t.type({
-    deliveryId: t.string, triggerId: t.string, version: t.number, kind: t.keyof({ webhook: null, broker: null }), index: t.number, timeoutSecs: t.number,
-  })),
+  actions: t.array(
+    t.type({
+      deliveryId: t.string,
+      triggerId: t.string,
+      version: t.number,
+      kind: t.keyof({ webhook: null, broker: null }),
+      index: t.number,
+      timeoutSecs: t.number,
+    }),
+  ),
 });
-const Envelope = t.intersection([t.type({
-  id: t.string, signal: t.keyof({ pre_save: null, post_save: null, pre_delete: null, post_delete: null }),
-  app_label: t.string, model_name: t.string, instance: t.UnknownRecord, occurred_at: t.string,
-}), t.partial({ instance_key: t.string })]);
-const RecordCodec = t.intersection([t.type({
-  signal: Envelope, plan: Plan, not_matched: t.array(t.intersection([
-    t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),
-    t.partial({ watches: t.array(t.string) }),
-  ])), not_matched_truncated: t.boolean,
-}), t.partial({ instance_dropped: t.literal(true) })]);
+const Envelope = t.intersection([
+  t.type({
+    id: t.string,
+    signal: t.keyof({ pre_save: null, post_save: null, pre_delete: null, post_delete: null }),
+    app_label: t.string,
+    model_name: t.string,
+    instance: t.UnknownRecord,
+    occurred_at: t.string,
+  }),
+  t.partial({ instance_key: t.string }),
+]);
+const RecordCodec = t.intersection([
+  t.type({
+    signal: Envelope,
+    plan: Plan,
+    not_matched: t.array(
+      t.intersection([
+        t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),
+        t.partial({ watches: t.array(t.string) }),
+      ]),
+    ),
+    not_matched_truncated: t.boolean,
+  }),
+  t.partial({ instance_dropped: t.literal(true) }),
+]);
 const RedeliveryCodec = t.type({
-  number: t.number, workflow_id: t.string, mode: t.keyof({ as_dispatched: null, current: null }), delivery_ids: t.array(t.string), plan: Plan,
+  number: t.number,
+  workflow_id: t.string,
+  mode: t.keyof({ as_dispatched: null, current: null }),
+  delivery_ids: t.array(t.string),
+  plan: Plan,
 });
 
 const RefusalCodec = t.intersection([t.type({ reason: t.string }), t.partial({ redelivery: t.number })]);
@@ -131,34 +169,59 @@ export const redeliveryOf = (e: StoredEvent): Redelivery => decoded(RedeliveryCo
 export type SignalEvent = { revision: bigint } & (
   | { type: typeof SIGNAL_ACCEPTED; record: SignalRecord; acceptedAt: string; position: bigint }
   | { type: typeof DISPATCH_REFUSED; reason: string; redelivery?: number }
-  | { type: typeof REDELIVERY_REQUESTED; redelivery: Redelivery; requestedAt: string; position: bigint });
+  | { type: typeof REDELIVERY_REQUESTED; redelivery: Redelivery; requestedAt: string; position: bigint }
+);
 
 /** Decodes a signal stream's event; one of another type, or not in its shape, is an UnreadableEvent. */
 export const readSignalEvent = (e: StoredEvent): SignalEvent => {
   switch (e.type) {
-    case SIGNAL_ACCEPTED: return { type: SIGNAL_ACCEPTED, revision: e.revision, record: acceptedRecordOf(e), acceptedAt: String(e.metadata.accepted_at), position: e.position };
-    case DISPATCH_REFUSED: return { type: DISPATCH_REFUSED, revision: e.revision, ...decoded(RefusalCodec, e) };
-    case REDELIVERY_REQUESTED: return { type: REDELIVERY_REQUESTED, revision: e.revision, redelivery: redeliveryOf(e), requestedAt: String(e.metadata.requested_at), position: e.position };
-    default: throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a signal event`);
+    case SIGNAL_ACCEPTED:
+      return {
+        type: SIGNAL_ACCEPTED,
+        revision: e.revision,
+        record: acceptedRecordOf(e),
+        acceptedAt: String(e.metadata.accepted_at),
+        position: e.position,
+      };
+    case DISPATCH_REFUSED:
+      return { type: DISPATCH_REFUSED, revision: e.revision, ...decoded(RefusalCodec, e) };
+    case REDELIVERY_REQUESTED:
+      return {
+        type: REDELIVERY_REQUESTED,
+        revision: e.revision,
+        redelivery: redeliveryOf(e),
+        requestedAt: String(e.metadata.requested_at),
+        position: e.position,
+      };
+    default:
+      throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a signal event`);
   }
 };
 
 /** A refusal names the redelivery it ends (none: the signal's own dispatch); the first one counts. */
 const refuse = (s: StoredSignal, reason: string, number: number | undefined): StoredSignal => {
   if (number === undefined) return s.refused === undefined ? { ...s, refused: reason } : s;
-  return { ...s, redeliveries: s.redeliveries.map((r) => (r.number === number && r.refused === undefined ? { ...r, refused: reason } : r)) };
+  return {
+    ...s,
+    redeliveries: s.redeliveries.map((r) => (r.number === number && r.refused === undefined ? { ...r, refused: reason } : r)),
+  };
 };
 
 /** Folds a signal's events: undefined until its acceptance. */
 export const evolveSignal = (s: StoredSignal | undefined, e: SignalEvent): StoredSignal | undefined => {
-  if (e.type === SIGNAL_ACCEPTED) return { record: e.record, acceptedAt: e.acceptedAt, position: e.position, revision: e.revision, redeliveries: [] };
+  if (e.type === SIGNAL_ACCEPTED)
+    return { record: e.record, acceptedAt: e.acceptedAt, position: e.position, revision: e.revision, redeliveries: [] };
   if (!s) return undefined;
   const moved = { ...s, revision: e.revision };
   if (e.type === DISPATCH_REFUSED) return refuse(moved, e.reason, e.redelivery);
   return { ...moved, redeliveries: [...s.redeliveries, { ...e.redelivery, requestedAt: e.requestedAt, position: e.position }] };
 };
 
-export const signalKind: StreamKind<StoredSignal | undefined, SignalEvent> = { initial: undefined, evolve: evolveSignal, read: readSignalEvent };
+export const signalKind: StreamKind<StoredSignal | undefined, SignalEvent> = {
+  initial: undefined,
+  evolve: evolveSignal,
+  read: readSignalEvent,
+};
 
 /** The stored signal from its stream's events, or undefined for none. */
 export const storedSignalOf = (events: readonly StoredEvent[]): StoredSignal | undefined =>

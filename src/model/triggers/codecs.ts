@@ -17,7 +17,10 @@ export const TRIGGER_ID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-F
 const TRIGGER_ID_RE = new RegExp(TRIGGER_ID);
 export const isTriggerId = (s: unknown): s is string => typeof s === 'string' && TRIGGER_ID_RE.test(s);
 
-export interface ContentType { app_label: string; model_name: string }
+export interface ContentType {
+  app_label: string;
+  model_name: string;
+}
 
 export const ORDERINGS = ['none', 'per_instance'] as const;
 /** `per_instance`: one instance's signals are delivered in the order they were accepted. */
@@ -38,28 +41,35 @@ export interface TriggerDefinition {
 }
 
 /** A decoded request body: the definition plus the `id` a client may send back. */
-export interface TriggerInput { id?: string; definition: TriggerDefinition }
+export interface TriggerInput {
+  id?: string;
+  definition: TriggerDefinition;
+}
 
 export const READ_ONLY_FIELDS = ['id', 'version', 'created_at', 'updated_at', 'deactivated_reason'] as const;
 
 /** An `app_label` or `model_name`, in triggers and in signals alike. */
-export const ContentTypePart = checked(NonEmptyString, 'ContentTypePart',
-  (s) => (codePoints(s) > MAX_CONTENT_TYPE_PART ? `must be at most ${MAX_CONTENT_TYPE_PART} characters` : undefined));
+export const ContentTypePart = checked(NonEmptyString, 'ContentTypePart', (s) =>
+  codePoints(s) > MAX_CONTENT_TYPE_PART ? `must be at most ${MAX_CONTENT_TYPE_PART} characters` : undefined,
+);
 
-export const SignalName = new t.Type<SignalName, SignalName, unknown>('SignalName',
+export const SignalName = new t.Type<SignalName, SignalName, unknown>(
+  'SignalName',
   (u): u is SignalName => SIGNALS.includes(u as SignalName),
-  (u, c) => (SIGNALS.includes(u as SignalName) ? t.success(u as SignalName)
-    : t.failure(u, c, `must be one of ${SIGNALS.join(', ')}`)), t.identity);
+  (u, c) => (SIGNALS.includes(u as SignalName) ? t.success(u as SignalName) : t.failure(u, c, `must be one of ${SIGNALS.join(', ')}`)),
+  t.identity,
+);
 
+export const TriggerId = checked(described(t.string, 'must be a string'), 'TriggerId', (s) =>
+  isTriggerId(s) ? undefined : 'must be a trigger id (UUID)',
+);
 
-export const TriggerId = checked(described(t.string, 'must be a string'), 'TriggerId',
-  (s) => (isTriggerId(s) ? undefined : 'must be a trigger id (UUID)'));
-
-const OrderingIn = new t.Type<Ordering, Ordering, unknown>('Ordering',
+const OrderingIn = new t.Type<Ordering, Ordering, unknown>(
+  'Ordering',
   (u): u is Ordering => ORDERINGS.includes(u as Ordering),
-  (u, c) => (ORDERINGS.includes(u as Ordering) ? t.success(u as Ordering) : t.failure(u, c, `must be one of ${ORDERINGS.join(', ')}`)), t.identity);
-
-
+  (u, c) => (ORDERINGS.includes(u as Ordering) ? t.success(u as Ordering) : t.failure(u, c, `must be one of ${ORDERINGS.join(', ')}`)),
+  t.identity,
+);
 
 /** Any JSON value whose strings hold only allowed template expressions. */
 const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonValue, JsonValue, unknown> => {
@@ -75,17 +85,22 @@ const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonVal
       errors.push({ value: u, context: c, message: 'must be a finite number' });
     }
   };
-  return new t.Type<JsonValue, JsonValue, unknown>('JsonValue', (u): u is JsonValue => u !== undefined,
+  return new t.Type<JsonValue, JsonValue, unknown>(
+    'JsonValue',
+    (u): u is JsonValue => u !== undefined,
     (u, c) => {
       const errors: t.ValidationError[] = [];
       walk(u, c, errors);
       return errors.length > 0 ? t.failures(errors) : t.success(u as JsonValue);
-    }, t.identity);
+    },
+    t.identity,
+  );
 };
 
 /** Signals without repeats; the error names the repeated item. */
 const uniqueSignals = (item: t.Type<{ signal: SignalName }, { signal: SignalName }, unknown>) =>
-  new t.Type<{ signal: SignalName }[], { signal: SignalName }[], unknown>('Array<ConfigSignal>',
+  new t.Type<{ signal: SignalName }[], { signal: SignalName }[], unknown>(
+    'Array<ConfigSignal>',
     (u): u is { signal: SignalName }[] => Array.isArray(u),
     (u, c) => {
       const result = arrayOf(item, 1).validate(u, c);
@@ -100,7 +115,9 @@ const uniqueSignals = (item: t.Type<{ signal: SignalName }, { signal: SignalName
         seen.add(s.signal);
       });
       return errors.length > 0 ? t.failures(errors) : result;
-    }, t.identity);
+    },
+    t.identity,
+  );
 
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '');
 
@@ -118,15 +135,24 @@ const triggerFieldCodecs = (policy: TriggerPolicy) => {
   const ContentTypeItem = checked(
     closed('ContentType', { app_label: ContentTypePart, model_name: ContentTypePart }, {}),
     'ContentType',
-    (ct) => (policy.allowedContentTypes === undefined
-      || policy.allowedContentTypes.has(contentTypeKey(ct.app_label, ct.model_name))
-      ? undefined : `${ct.app_label}.${ct.model_name} is not in allowed_content_types`),
+    (ct) =>
+      policy.allowedContentTypes === undefined || policy.allowedContentTypes.has(contentTypeKey(ct.app_label, ct.model_name))
+        ? undefined
+        : `${ct.app_label}.${ct.model_name} is not in allowed_content_types`,
   );
-  const required = { config_signals: uniqueSignals(ConfigSignal), content_types: arrayOf(ContentTypeItem, 1),
-    active: described(t.boolean, 'must be true or false') };
+  const required = {
+    config_signals: uniqueSignals(ConfigSignal),
+    content_types: arrayOf(ContentTypeItem, 1),
+    active: described(t.boolean, 'must be true or false'),
+  };
   const { webhook, broker } = DESTINATIONS;
-  const optional = { webhooks: arrayOf(webhook.codec(policy), 0, webhook.maxPerTrigger), msg_broker_queues: arrayOf(broker.codec(policy), 0, broker.maxPerTrigger),
-    payload: templatedJson(policy.allowedDynamicPaths), ordering: OrderingIn, id: TriggerId };
+  const optional = {
+    webhooks: arrayOf(webhook.codec(policy), 0, webhook.maxPerTrigger),
+    msg_broker_queues: arrayOf(broker.codec(policy), 0, broker.maxPerTrigger),
+    payload: templatedJson(policy.allowedDynamicPaths),
+    ordering: OrderingIn,
+    id: TriggerId,
+  };
   return { required, optional };
 };
 
@@ -138,26 +164,36 @@ const IGNORED = READ_ONLY_FIELDS.filter((f) => f !== 'id');
  */
 export const buildTriggerPatchCodec = (policy: TriggerPolicy) => {
   const { required, optional } = triggerFieldCodecs(policy);
-  return closed('TriggerPatch', {}, { ...required, ...optional },
-    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'ordering', 'id'] });
+  return closed(
+    'TriggerPatch',
+    {},
+    { ...required, ...optional },
+    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'ordering', 'id'] },
+  );
 };
 
 /** The codec of a trigger request body, checking everything the config constrains. */
 export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   const { required, optional } = triggerFieldCodecs(policy);
   const Body = closed('Trigger', required, optional, { ignored: IGNORED, nullable: ['payload'] });
-  return new t.Type<TriggerInput, TriggerInput, unknown>('TriggerInput', (_u): _u is TriggerInput => true,
+  return new t.Type<TriggerInput, TriggerInput, unknown>(
+    'TriggerInput',
+    (_u): _u is TriggerInput => true,
     (u, c) => {
       const result = Body.validate(u, c);
       if (result._tag === 'Left') return result;
       const { id, webhooks, msg_broker_queues, payload, ordering, ...rest } = result.right;
       const definition: TriggerDefinition = {
-        ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
+        ...rest,
+        webhooks: webhooks ?? [],
+        msg_broker_queues: msg_broker_queues ?? [],
         ...(payload === undefined ? {} : { payload }),
         ...keptOrdering(ordering),
       };
       const oversize = sizeProblem(definition);
       if (oversize) return t.failure(oversize.value, t.appendContext(c, oversize.field, t.unknown, oversize.value), oversize.message);
       return t.success(id === undefined ? { definition } : { id, definition });
-    }, t.identity);
+    },
+    t.identity,
+  );
 };

@@ -27,7 +27,9 @@ export const decide = (command: TriggerCommand, state: TriggerState): E.Either<D
   switch (command.type) {
     case 'CreateTrigger':
       return state.status === 'absent'
-        ? E.right([{ type: 'TriggerCreated', data: { schema_version: SCHEMA_VERSION, trigger_id: id, definition: command.data.definition } }])
+        ? E.right([
+            { type: 'TriggerCreated', data: { schema_version: SCHEMA_VERSION, trigger_id: id, definition: command.data.definition } },
+          ])
         : E.left({ _tag: 'AlreadyExists', id });
     case 'ReplaceTrigger':
       return state.status === 'live'
@@ -39,9 +41,11 @@ export const decide = (command: TriggerCommand, state: TriggerState): E.Either<D
         : E.left({ _tag: 'NotFound', ids: [id] });
     case 'DeactivateTrigger':
       if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
-      return E.right(state.definition.active
-        ? [{ type: 'TriggerDeactivated', data: { schema_version: SCHEMA_VERSION, trigger_id: id, reason: command.data.reason } }]
-        : []);
+      return E.right(
+        state.definition.active
+          ? [{ type: 'TriggerDeactivated', data: { schema_version: SCHEMA_VERSION, trigger_id: id, reason: command.data.reason } }]
+          : [],
+      );
     default: {
       const _never: never = command;
       return E.left({ _tag: 'NotFound', ids: [] });

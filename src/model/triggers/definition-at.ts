@@ -26,8 +26,9 @@ export const createDefinitionAt = (store: EventStore, capacity = CACHED_DEFINITI
       cache.set(key, hit);
       return hit;
     }
-    const loading = loadTrigger(store, streamOf(triggerId), version)
-      .then(({ state }) => (state.status === 'live' ? state.definition : undefined));
+    const loading = loadTrigger(store, streamOf(triggerId), version).then(({ state }) =>
+      state.status === 'live' ? state.definition : undefined,
+    );
     cache.set(key, loading);
     loading.catch(() => cache.delete(key)); // a failed read is not remembered
     if (cache.size > capacity) cache.delete(cache.keys().next().value!);

@@ -30,7 +30,15 @@ export interface CommandOptions {
   readonly newStream?: true;
 }
 
-const NEW_STREAM = { state: initialState, version: 0, revision: 'no_stream' as const, createdAt: undefined, updatedAt: undefined, base: undefined, folded: [] };
+const NEW_STREAM = {
+  state: initialState,
+  version: 0,
+  revision: 'no_stream' as const,
+  createdAt: undefined,
+  updatedAt: undefined,
+  base: undefined,
+  folded: [],
+};
 
 /** A write without If-Match that loses a race re-reads and decides again, up to this many times. */
 const MAX_ATTEMPTS = 10;
@@ -44,13 +52,14 @@ export const loadTrigger = async (store: EventStore, streamId: string, upToVersi
   const base = await snapshotUpTo(store, streamId, upToVersion);
   const from = base?.version ?? 0;
   const count = Number.isFinite(upToVersion) ? Math.max(0, upToVersion - from) : undefined;
-  const stored = count === 0 ? [] : await store.read(streamId, { fromRevision: BigInt(from), ...(count === undefined ? {} : { maxCount: count }) });
+  const stored =
+    count === 0 ? [] : await store.read(streamId, { fromRevision: BigInt(from), ...(count === undefined ? {} : { maxCount: count }) });
   const folded: Folded[] = stored.map((e) => ({ event: readStoredEvent(e), occurredAt: occurredAt(e.metadata) }));
   const state = folded.reduce((s: TriggerState, f) => evolve(s, f.event), base?.state ?? initialState);
   const createdAt: string | undefined = base?.createdAt ?? folded[0]?.occurredAt;
   const updatedAt: string | undefined = folded.at(-1)?.occurredAt ?? base?.updatedAt;
   const version = from + stored.length;
-  return { state, version, revision: version === 0 ? 'no_stream' as const : BigInt(version - 1), createdAt, updatedAt, base, folded };
+  return { state, version, revision: version === 0 ? ('no_stream' as const) : BigInt(version - 1), createdAt, updatedAt, base, folded };
 };
 
 /**
@@ -67,8 +76,12 @@ export const handleCommand = async (
   const outcome = await runCommand(store, streamId, {
     load: (attempt) => (options.newStream && attempt === 1 ? Promise.resolve(NEW_STREAM) : loadTrigger(store, streamId)),
     decide: (loaded) => {
-      if (expected !== undefined && expected !== loaded.version) return E.left({ _tag: 'VersionMismatch', expected, actual: loaded.version });
-      return E.map((events: TriggerEvent[]) => ({ events: events.map((e) => ({ type: e.type, data: e.data, metadata: { ...options.metadata } })), result: events }))(decide(loaded.state));
+      if (expected !== undefined && expected !== loaded.version)
+        return E.left({ _tag: 'VersionMismatch', expected, actual: loaded.version });
+      return E.map((events: TriggerEvent[]) => ({
+        events: events.map((e) => ({ type: e.type, data: e.data, metadata: { ...options.metadata } })),
+        result: events,
+      }))(decide(loaded.state));
     },
     // With If-Match, a lost race is the client's to resolve; without, decide again on the new state.
     retry: async (attempt) => {
@@ -76,14 +89,25 @@ export const handleCommand = async (
       await racePause(attempt);
       return true;
     },
-    lost: (): DomainError => (expected !== undefined ? { _tag: 'VersionMismatch', expected, actual: -1 } : { _tag: 'ConcurrentUpdate', id: streamId }),
+    lost: (): DomainError =>
+      expected !== undefined ? { _tag: 'VersionMismatch', expected, actual: -1 } : { _tag: 'ConcurrentUpdate', id: streamId },
   });
   if (E.isLeft(outcome)) return outcome;
-  const { result: events, loaded: { state, version, createdAt, updatedAt, base, folded }, appended } = outcome.right;
+  const {
+    result: events,
+    loaded: { state, version, createdAt, updatedAt, base, folded },
+    appended,
+  } = outcome.right;
   const now = options.metadata.occurred_at;
   if (!appended) return E.right({ state, version, position: undefined, events, createdAt: createdAt ?? now, updatedAt: updatedAt ?? now });
   const written = events.map((event) => ({ event, occurredAt: now }));
   await writeSnapshots(store, streamId, base, [...folded, ...written], createdAt ?? now);
-  return E.right({ state: events.reduce(evolve, state), version: Number(appended.nextRevision) + 1, position: appended.position, events,
-    createdAt: createdAt ?? now, updatedAt: now });
+  return E.right({
+    state: events.reduce(evolve, state),
+    version: Number(appended.nextRevision) + 1,
+    position: appended.position,
+    events,
+    createdAt: createdAt ?? now,
+    updatedAt: now,
+  });
 };

@@ -27,7 +27,10 @@ export interface Snapshot {
 }
 
 /** An event read or written after a snapshot, with when it happened. */
-export interface Folded { readonly event: TriggerEvent; readonly occurredAt: string }
+export interface Folded {
+  readonly event: TriggerEvent;
+  readonly occurredAt: string;
+}
 
 /** The events that fold to `state` from nothing: a snapshot keeps its state as them, so it is read back (and upcast) as stored events are. */
 const eventsOf = (state: TriggerState, triggerId: string): TriggerEvent[] => {
@@ -36,7 +39,9 @@ const eventsOf = (state: TriggerState, triggerId: string): TriggerEvent[] => {
   if (state.status === 'absent') return [];
   return [
     { type: 'TriggerCreated', data: { ...envelope, definition: state.definition } },
-    ...(state.deactivatedReason === undefined ? [] : [{ type: 'TriggerDeactivated' as const, data: { ...envelope, reason: state.deactivatedReason } }]),
+    ...(state.deactivatedReason === undefined
+      ? []
+      : [{ type: 'TriggerDeactivated' as const, data: { ...envelope, reason: state.deactivatedReason } }]),
   ];
 };
 
@@ -49,11 +54,19 @@ const snapshotEvent = (s: Snapshot, triggerId: string): NewEvent => ({
 /** A stored snapshot, or undefined when it is not one this build can use (then the events are read instead). */
 const readSnapshot = (e: StoredEvent): Snapshot | undefined => {
   const d = e.data;
-  if (e.type !== SNAPSHOT || d.format !== FORMAT || d.version !== SNAPSHOT_EVERY * (Number(e.revision) + 1)
-    || typeof d.created_at !== 'string' || typeof d.updated_at !== 'string' || !Array.isArray(d.events)) return undefined;
+  if (
+    e.type !== SNAPSHOT ||
+    d.format !== FORMAT ||
+    d.version !== SNAPSHOT_EVERY * (Number(e.revision) + 1) ||
+    typeof d.created_at !== 'string' ||
+    typeof d.updated_at !== 'string' ||
+    !Array.isArray(d.events)
+  )
+    return undefined;
   try {
     const events = (d.events as Array<{ type?: unknown; data?: unknown }>).map((raw) =>
-      readStoredEvent({ type: String(raw?.type), data: raw?.data, streamId: e.streamId, revision: e.revision }));
+      readStoredEvent({ type: String(raw?.type), data: raw?.data, streamId: e.streamId, revision: e.revision }),
+    );
     return { version: d.version, state: events.reduce(evolve, initialState), createdAt: d.created_at, updatedAt: d.updated_at };
   } catch {
     return undefined;
@@ -77,7 +90,11 @@ export const snapshotUpTo = async (store: EventStore, triggerStream: string, upT
  * dropped.
  */
 export const writeSnapshots = async (
-  store: EventStore, triggerStream: string, base: Snapshot | undefined, after: readonly Folded[], createdAt: string,
+  store: EventStore,
+  triggerStream: string,
+  base: Snapshot | undefined,
+  after: readonly Folded[],
+  createdAt: string,
 ): Promise<void> => {
   const triggerId = triggerStream.slice(TRIGGER_STREAM_PREFIX.length);
   let state = base?.state ?? initialState;

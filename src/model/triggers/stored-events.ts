@@ -29,19 +29,24 @@ export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
 };
 
 const oneOf = <A extends string>(name: string, values: readonly A[], normalise = (s: string) => s) =>
-  new t.Type<A, A, unknown>(name, (u): u is A => values.includes(u as A), (u, c) => {
-    const v = typeof u === 'string' ? normalise(u) : undefined;
-    return values.includes(v as A) ? t.success(v as A) : t.failure(u, c, `must be one of ${values.join(', ')}`);
-  }, t.identity);
+  new t.Type<A, A, unknown>(
+    name,
+    (u): u is A => values.includes(u as A),
+    (u, c) => {
+      const v = typeof u === 'string' ? normalise(u) : undefined;
+      return values.includes(v as A) ? t.success(v as A) : t.failure(u, c, `must be one of ${values.join(', ')}`);
+    },
+    t.identity,
+  );
 
 const StringMap = t.record(t.string, t.string);
 const optional = <P extends t.Props>(props: P) => t.exact(t.partial(props));
-const shape = <R extends t.Props, O extends t.Props>(required: R, opt: O) =>
-  t.intersection([t.exact(t.type(required)), optional(opt)]);
+const shape = <R extends t.Props, O extends t.Props>(required: R, opt: O) => t.intersection([t.exact(t.type(required)), optional(opt)]);
 
 const StoredWebhook = shape(
   { url: t.string, http_method: oneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
-  { headers: StringMap, timeout_secs: t.number });
+  { headers: StringMap, timeout_secs: t.number },
+);
 const StoredQueue = shape({ name: t.string }, { conn_details: StringMap, parameters: StringMap, timeout_secs: t.number });
 const StoredDefinition = shape(
   {
@@ -49,14 +54,17 @@ const StoredDefinition = shape(
     content_types: t.array(t.exact(t.type({ app_label: t.string, model_name: t.string }))),
     active: t.boolean,
   },
-  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown, ordering: t.string });
+  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown, ordering: t.string },
+);
 
 const Envelope = t.type({ schema_version: t.number, trigger_id: t.string });
 
 const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition => {
   const { webhooks, msg_broker_queues, payload, ordering, ...rest } = d;
   return {
-    ...rest, webhooks: webhooks ?? [], msg_broker_queues: msg_broker_queues ?? [],
+    ...rest,
+    webhooks: webhooks ?? [],
+    msg_broker_queues: msg_broker_queues ?? [],
     ...(payload === undefined || payload === null ? {} : { payload: payload as JsonValue }),
     ...keptOrdering(ordering),
   };
@@ -68,8 +76,14 @@ const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, u: unknown, fail: (reaso
 };
 
 /** Brings data written at an older `schema_version` up to `current`. */
-const upcast = (type: string, data: Record<string, unknown>, from: number, current: number,
-  upcasters: Readonly<Record<number, Upcaster>>, fail: (reason: string) => never) => {
+const upcast = (
+  type: string,
+  data: Record<string, unknown>,
+  from: number,
+  current: number,
+  upcasters: Readonly<Record<number, Upcaster>>,
+  fail: (reason: string) => never,
+) => {
   let out = data;
   for (let v = from; v < current; v++) {
     const step = upcasters[v];
@@ -84,7 +98,9 @@ const upcast = (type: string, data: Record<string, unknown>, from: number, curre
  * is of an unknown type, of a bad shape, or written by a newer build.
  */
 export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcasters = UPCASTERS): TriggerEvent => {
-  const fail = (reason: string): never => { throw new UnreadableEvent(raw.streamId, raw.revision, reason); };
+  const fail = (reason: string): never => {
+    throw new UnreadableEvent(raw.streamId, raw.revision, reason);
+  };
   if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) fail('data is not an object');
   const data = raw.data as Record<string, unknown>;
   // An adapter's placeholder for an event it could not decode (kurrentdb.ts toStored).
@@ -98,7 +114,10 @@ export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcaste
   switch (raw.type) {
     case 'TriggerCreated':
     case 'TriggerUpdated':
-      return { type: raw.type, data: { schema_version, trigger_id, definition: toDefinition(decodeOrThrow(StoredDefinition, up.definition, fail)) } };
+      return {
+        type: raw.type,
+        data: { schema_version, trigger_id, definition: toDefinition(decodeOrThrow(StoredDefinition, up.definition, fail)) },
+      };
     case 'TriggerDeactivated': {
       // `reason` is optional and additive: no schema_version step (older builds drop it).
       const { reason } = decodeOrThrow(optional({ reason: t.string }), up, fail);

@@ -10,7 +10,7 @@ export type TriggerState =
 export const initialState: TriggerState = { status: 'absent' };
 
 const reasonOf = (state: TriggerState) =>
-  (state.status === 'live' && state.deactivatedReason !== undefined ? { deactivatedReason: state.deactivatedReason } : {});
+  state.status === 'live' && state.deactivatedReason !== undefined ? { deactivatedReason: state.deactivatedReason } : {};
 
 export const evolve = (state: TriggerState, event: TriggerEvent): TriggerState => {
   switch (event.type) {
@@ -23,8 +23,11 @@ export const evolve = (state: TriggerState, event: TriggerEvent): TriggerState =
       return state.status === 'live' ? { status: 'live', definition: { ...state.definition, active: true } } : state;
     case 'TriggerDeactivated':
       return state.status === 'live'
-        ? { status: 'live', definition: { ...state.definition, active: false },
-          ...(event.data.reason === undefined ? {} : { deactivatedReason: event.data.reason }) }
+        ? {
+            status: 'live',
+            definition: { ...state.definition, active: false },
+            ...(event.data.reason === undefined ? {} : { deactivatedReason: event.data.reason }),
+          }
         : state;
     case 'TriggerDeleted':
       return { status: 'deleted' };

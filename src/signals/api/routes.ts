@@ -37,14 +37,18 @@ export interface SignalDeps {
   readonly keepUnmatchedInstances?: boolean;
 }
 
-const outcomeOf = (a: Accepted) => (a.duplicate ? 'duplicate' as const : a.state === 'unmatched' ? 'unmatched' as const : 'accepted' as const);
+const outcomeOf = (a: Accepted) =>
+  a.duplicate ? ('duplicate' as const) : a.state === 'unmatched' ? ('unmatched' as const) : ('accepted' as const);
 
 /** Per signal stored (accepted, duplicate, unmatched); per request answered 4xx (rejected: its signals may not even parse). */
 const countSignals = (metrics: Metrics | undefined, accepted: readonly Accepted[]) => {
   for (const a of accepted) metrics?.signals(outcomeOf(a));
 };
 const countRejected = (metrics: Metrics | undefined) => (_req: Request, res: Response, next: NextFunction) => {
-  if (metrics?.enabled) res.once('finish', () => { if (res.statusCode >= 400 && res.statusCode < 500) metrics.signals('rejected'); });
+  if (metrics?.enabled)
+    res.once('finish', () => {
+      if (res.statusCode >= 400 && res.statusCode < 500) metrics.signals('rejected');
+    });
   next();
 };
 
@@ -62,8 +66,12 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   // No dispatch client needed: intake only appends; the relay (in whichever process holds its lease) starts dispatches.
   const isBatch = Array.isArray(req.body);
   const envelopes: SignalEnvelope[] = decoded.right.map((s) => ({
-    id: s.id ?? uuidv7(), signal: s.signal, app_label: s.app_label, model_name: s.model_name,
-    instance: s.instance, occurred_at: s.occurred_at ?? deps.now().toISOString(),
+    id: s.id ?? uuidv7(),
+    signal: s.signal,
+    app_label: s.app_label,
+    model_name: s.model_name,
+    instance: s.instance,
+    occurred_at: s.occurred_at ?? deps.now().toISOString(),
     ...(s.instance_key === undefined ? {} : { instance_key: s.instance_key }),
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
@@ -72,12 +80,28 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   const overfull = overfullPlans(plans, isBatch);
   if (overfull.length > 0) return sendError(res, { _tag: 'NothingAccepted', errors: overfull });
   // The request's id and trace go with each signal: the relay starts its dispatch in them.
-  const outcomes = await recordSignals(deps.store, deps.readModel, envelopes, plans, deps.now(), requestOrigin(), deps.keepUnmatchedInstances);
-  countSignals(deps.metrics, outcomes.flatMap((o) => (o.ok ? [o.value] : [])));
+  const outcomes = await recordSignals(
+    deps.store,
+    deps.readModel,
+    envelopes,
+    plans,
+    deps.now(),
+    requestOrigin(),
+    deps.keepUnmatchedInstances,
+  );
+  countSignals(
+    deps.metrics,
+    outcomes.flatMap((o) => (o.ok ? [o.value] : [])),
+  );
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [o.reason]));
   const signalIds = envelopes.map((e) => e.id);
   if (failed.length > 0) {
-    deps.log.error('could not store signals', { signal_id: signalIds, failed: failed.length, of: envelopes.length, error: String(failed[0]) });
+    deps.log.error('could not store signals', {
+      signal_id: signalIds,
+      failed: failed.length,
+      of: envelopes.length,
+      error: String(failed[0]),
+    });
     return sendError(res, {
       _tag: 'Unavailable',
       reason: `the signal store is unavailable: ${failed.length} of ${envelopes.length} signals were not accepted; retry with the same signal ids`,
@@ -133,9 +157,14 @@ const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => 
 export const mountSignalRoutes = (app: Express, deps: SignalDeps, guards: RouteGuards) => {
   // Before the route's guards: a refused key or body is a rejected request too.
   app.post('/api/signals', countRejected(deps.metrics));
-  mount(app, '/api/signals', {
-    GET: { scope: 'triggers:read', handle: signalList(deps) },
-    POST: { scope: 'signals:write', handle: acceptSignals(deps) },
-  }, guards);
+  mount(
+    app,
+    '/api/signals',
+    {
+      GET: { scope: 'triggers:read', handle: signalList(deps) },
+      POST: { scope: 'signals:write', handle: acceptSignals(deps) },
+    },
+    guards,
+  );
   mount(app, '/api/signals/:id', { GET: { scope: 'triggers:read', handle: signalStatus(deps) } }, guards);
 };

@@ -25,7 +25,8 @@ const queryOf = (req: Request): { limit: number; cursor?: Uint8Array } | FieldEr
   if (limitText !== undefined && !(typeof limitText === 'string' && /^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_DISPATCH_PAGE)) {
     errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_DISPATCH_PAGE}` });
   }
-  if (cursor !== undefined && !(typeof cursor === 'string' && CURSOR_RE.test(cursor))) errors.push({ path: 'query.cursor', message: 'must be a cursor from a previous page' });
+  if (cursor !== undefined && !(typeof cursor === 'string' && CURSOR_RE.test(cursor)))
+    errors.push({ path: 'query.cursor', message: 'must be a cursor from a previous page' });
   if (errors.length > 0) return errors;
   return { limit, ...(typeof cursor === 'string' ? { cursor: Buffer.from(cursor, 'base64url') } : {}) };
 };
@@ -42,10 +43,18 @@ const listDispatches = (deps: Deps) => async (req: Request, res: Response) => {
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
     const page = await deps.dispatch.listForTrigger(id.toLowerCase(), query.limit, query.cursor);
-    res.status(200).json({ items: page.items, next_cursor: page.nextPageToken ? Buffer.from(page.nextPageToken).toString('base64url') : null });
+    res
+      .status(200)
+      .json({ items: page.items, next_cursor: page.nextPageToken ? Buffer.from(page.nextPageToken).toString('base64url') : null });
   } catch (e) {
     // With a cursor: if the same list without it works, the cursor was not one of Temporal's page tokens.
-    if (query.cursor && await deps.dispatch.listForTrigger(id.toLowerCase(), 1, undefined).then(() => true, () => false)) {
+    if (
+      query.cursor &&
+      (await deps.dispatch.listForTrigger(id.toLowerCase(), 1, undefined).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       // Well-formed but not Temporal's: no such page (a 400 is for a malformed query).
       return sendError(res, { _tag: 'UnknownCursor' });
     }

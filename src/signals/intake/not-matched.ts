@@ -11,7 +11,8 @@ export const MAX_NOT_MATCHED = 20;
  */
 export const notMatchedOf = (readModel: ReadModel, signal: SignalEnvelope, matched: readonly MatchedTrigger[]) => {
   const matchedIds = new Set(matched.map((m) => m.triggerId));
-  const watching = readModel.watching(signal.app_label, signal.model_name, matched.length + MAX_NOT_MATCHED + 1)
+  const watching = readModel
+    .watching(signal.app_label, signal.model_name, matched.length + MAX_NOT_MATCHED + 1)
     .filter((t) => !matchedIds.has(t.id));
   const listed: NotMatched[] = watching.slice(0, MAX_NOT_MATCHED).flatMap((t): NotMatched[] => {
     if (!t.active) return [{ trigger_id: t.id, version: t.version, reason: 'inactive' }];

@@ -16,7 +16,7 @@ export interface Accepted {
 
 type Outcome = { ok: true; value: Accepted } | { ok: false; reason: unknown };
 
-const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? 'queued' as const : 'unmatched' as const);
+const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? ('queued' as const) : ('unmatched' as const));
 
 /**
  * What is kept of a signal: the whole of it, or, when it matched no trigger (and the config does
@@ -34,18 +34,27 @@ const recordOf = (readModel: ReadModel, signal: SignalEnvelope, plan: DispatchPl
  * means the id was accepted before). The store commits appends of the same moment together,
  * so a batch costs one durable write.
  */
-export const recordSignals = (store: EventStore, readModel: ReadModel, signals: readonly SignalEnvelope[], plans: readonly DispatchPlan[], now: Date,
-  origin: SignalOrigin = {}, keepUnmatchedInstances = false) =>
-  Promise.all(signals.map(async (signal, i): Promise<Outcome> => {
-    const plan = plans[i]!;
-    const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
-    try {
-      const record = recordOf(readModel, signal, plan, keepUnmatchedInstances);
-      await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
-      return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
-    } catch (e) {
-      if (!(e instanceof WrongExpectedRevision)) return { ok: false, reason: e };
-      const before = storedSignalOf(await store.read(signalStreamOf(signal.id)).catch(() => []));
-      return { ok: true, value: { ...accepted, duplicate: true, state: before ? stateOf(before.record.plan) : 'queued' } };
-    }
-  }));
+export const recordSignals = (
+  store: EventStore,
+  readModel: ReadModel,
+  signals: readonly SignalEnvelope[],
+  plans: readonly DispatchPlan[],
+  now: Date,
+  origin: SignalOrigin = {},
+  keepUnmatchedInstances = false,
+) =>
+  Promise.all(
+    signals.map(async (signal, i): Promise<Outcome> => {
+      const plan = plans[i]!;
+      const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
+      try {
+        const record = recordOf(readModel, signal, plan, keepUnmatchedInstances);
+        await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
+        return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
+      } catch (e) {
+        if (!(e instanceof WrongExpectedRevision)) return { ok: false, reason: e };
+        const before = storedSignalOf(await store.read(signalStreamOf(signal.id)).catch(() => []));
+        return { ok: true, value: { ...accepted, duplicate: true, state: before ? stateOf(before.record.plan) : 'queued' } };
+      }
+    }),
+  );

@@ -20,7 +20,13 @@ export interface RelayOptions {
    * Starts one signal's dispatch (or a redelivery); the same again must start nothing new (workflow id).
    * Called in the trace of the request that stored it; `requestId` is that request's.
    */
-  readonly start: (signal: SignalEnvelope, plan: DispatchPlan, redelivery?: RedeliveryStart, requestId?: string, turns?: DispatchTurns) => Promise<unknown>;
+  readonly start: (
+    signal: SignalEnvelope,
+    plan: DispatchPlan,
+    redelivery?: RedeliveryStart,
+    requestId?: string,
+    turns?: DispatchTurns,
+  ) => Promise<unknown>;
   /** Gives the next dispatch of an instance order its turn when one queued there can never start (DispatchClient.giveTurn). */
   readonly giveTurn: GiveTurn;
   readonly log: Logger;
@@ -64,12 +70,19 @@ export const startRelay = (o: RelayOptions): Relay => {
   let checkpoint: Checkpoint = 'start';
   let waiting: string | undefined;
   const sleepers = new Set<() => void>();
-  const wake = () => { for (const w of sleepers) w(); };
-  const pause = (ms: number) => new Promise<void>((resolve) => {
-    const done = () => { clearTimeout(timer); sleepers.delete(done); resolve(); };
-    const timer = setTimeout(done, ms);
-    sleepers.add(done);
-  });
+  const wake = () => {
+    for (const w of sleepers) w();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      sleepers.add(done);
+    });
 
   /**
    * One dispatch, in the scope of the request that stored it: its trace is the workflow's parent,
@@ -80,22 +93,26 @@ export const startRelay = (o: RelayOptions): Relay => {
     if (!request) return void o.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
     const origin = originOf(event);
     const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
-    return withLogFields(ids, () => context.with(contextOf(origin.traceparent), async () => (
-      await startIn(event, request, origin.request_id, queued) ? workflowIdOf(request.record.signal.id) : undefined)));
+    return withLogFields(ids, () =>
+      context.with(contextOf(origin.traceparent), async () =>
+        (await startIn(event, request, origin.request_id, queued)) ? workflowIdOf(request.record.signal.id) : undefined,
+      ),
+    );
   };
 
   const turns = createTurnStore(o.store);
   /** Dispatches are queued in their instance orders in store order, retried until the store takes them (they start after). */
-  const newQueues = () => new InstanceQueues({
-    turns,
-    holding: () => !stopped && lease !== undefined,
-    gone: () => new LeaseLost(),
-    retryPause: async (attempt, e) => {
-      waiting = e instanceof Error ? e.message : String(e);
-      o.log.warn('could not queue dispatches in their instance order; retrying', { error: waiting });
-      await pause(Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1)));
-    },
-  });
+  const newQueues = () =>
+    new InstanceQueues({
+      turns,
+      holding: () => !stopped && lease !== undefined,
+      gone: () => new LeaseLost(),
+      retryPause: async (attempt, e) => {
+        waiting = e instanceof Error ? e.message : String(e);
+        o.log.warn('could not queue dispatches in their instance order; retrying', { error: waiting });
+        await pause(Math.min(MAX_BACKOFF_MS, 100 * 2 ** (attempt - 1)));
+      },
+    });
 
   /** A dispatch Temporal refused for good never takes its turns: each order passes it over. */
   const skipInOrders = async (queued: Queued) => {
@@ -114,7 +131,12 @@ export const startRelay = (o: RelayOptions): Relay => {
   };
 
   /** True once started (or started before); false when Temporal refused it for good (recorded on the signal). */
-  const startIn = async (event: StoredEvent, request: { record: SignalRecord; redelivery?: Redelivery }, requestId: string | undefined, queued?: Queued): Promise<boolean> => {
+  const startIn = async (
+    event: StoredEvent,
+    request: { record: SignalRecord; redelivery?: Redelivery },
+    requestId: string | undefined,
+    queued?: Queued,
+  ): Promise<boolean> => {
     const { record, redelivery } = request;
     const turnsOf: DispatchTurns | undefined = queued && { position: queued.dispatch.position, given: await queued.given };
     for (let tries = 1, delay = 100; ; tries++, delay = Math.min(MAX_BACKOFF_MS, delay * 2)) {
@@ -122,9 +144,16 @@ export const startRelay = (o: RelayOptions): Relay => {
       try {
         // Stopping waits for a start in flight; the dispatch client bounds each one (5 s).
         const workflowId = redelivery?.workflow_id ?? workflowIdOf(record.signal.id);
-        await o.start(record.signal, redelivery?.plan ?? record.plan, redelivery && {
-          workflowId, of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
-        }, requestId, turnsOf);
+        await o.start(
+          record.signal,
+          redelivery?.plan ?? record.plan,
+          redelivery && {
+            workflowId,
+            of: { workflowId: workflowIdOf(record.signal.id), mode: redelivery.mode },
+          },
+          requestId,
+          turnsOf,
+        );
         waiting = undefined;
         o.log.info('dispatch started', { workflow_id: workflowId });
         return true;
@@ -145,23 +174,30 @@ export const startRelay = (o: RelayOptions): Relay => {
   // Renewals run one after another; each also saves the checkpoint.
   let renewing = Promise.resolve();
   let renewedAt = 0;
-  const renew = () => (renewing = renewing.then(async () => {
-    if (!lease) return;
-    renewedAt = Date.now();
-    try {
-      lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
-    } catch (e) {
-      o.log.warn('could not renew the relay lease', { error: String(e) });
-    }
-    if (!lease) wake();
-  }));
+  const renew = () =>
+    (renewing = renewing.then(async () => {
+      if (!lease) return;
+      renewedAt = Date.now();
+      try {
+        lease = await renewLease(o.store, lease, checkpoint, stopped ? 0 : leaseMs);
+      } catch (e) {
+        o.log.warn('could not renew the relay lease', { error: String(e) });
+      }
+      if (!lease) wake();
+    }));
 
   // Starts share `concurrency` slots across batches, so one slow start never holds back the signals
   // stored after it; the checkpoint moves only past batches whose starts have all ended.
   let free = concurrency;
   const slotWaiters: Array<() => void> = [];
-  const takeSlot = async () => { while (free === 0) await new Promise<void>((r) => slotWaiters.push(r)); free--; };
-  const freeSlot = () => { free++; slotWaiters.shift()?.(); };
+  const takeSlot = async () => {
+    while (free === 0) await new Promise<void>((r) => slotWaiters.push(r));
+    free--;
+  };
+  const freeSlot = () => {
+    free++;
+    slotWaiters.shift()?.();
+  };
   let open: Array<{ position: Checkpoint; left: number }> = [];
   const inFlight = new Set<Promise<void>>();
   // Saved at most CHECKPOINT_SAVE_MS after it moves (a save just made is followed by one more), so
@@ -169,7 +205,13 @@ export const startRelay = (o: RelayOptions): Relay => {
   let saveTimer: NodeJS.Timeout | undefined;
   const saveSoon = () => {
     if (saveTimer) return;
-    saveTimer = setTimeout(() => { saveTimer = undefined; void renew(); }, Math.max(0, CHECKPOINT_SAVE_MS - (Date.now() - renewedAt)));
+    saveTimer = setTimeout(
+      () => {
+        saveTimer = undefined;
+        void renew();
+      },
+      Math.max(0, CHECKPOINT_SAVE_MS - (Date.now() - renewedAt)),
+    );
   };
   const settle = () => {
     const before = checkpoint;
@@ -197,7 +239,10 @@ export const startRelay = (o: RelayOptions): Relay => {
     open.push(batch);
     for (const event of events.filter(startsDispatch)) {
       await takeSlot();
-      if (stopped || !lease) { freeSlot(); throw new LeaseLost(); }
+      if (stopped || !lease) {
+        freeSlot();
+        throw new LeaseLost();
+      }
       batch.left++;
       // Queued now, in store order; it starts once it is known whether its turn is already its own.
       const inOrders = ordersOf(event);
@@ -208,9 +253,16 @@ export const startRelay = (o: RelayOptions): Relay => {
       // A start (or a write in its orders) that ends without the lease leaves its batch open: the next holder starts it again.
       const run = startUntilDone(event, queued);
       void run.then(freeSlot, freeSlot);
-      const done: Promise<void> = run.then(() => queued?.written).then(() => { batch.left--; })
+      const done: Promise<void> = run
+        .then(() => queued?.written)
+        .then(() => {
+          batch.left--;
+        })
         .catch(() => undefined)
-        .finally(() => { inFlight.delete(done); settle(); });
+        .finally(() => {
+          inFlight.delete(done);
+          settle();
+        });
       inFlight.add(done);
     }
     settle();
@@ -222,9 +274,14 @@ export const startRelay = (o: RelayOptions): Relay => {
     open = [];
     queues = newQueues();
     const timer = setInterval(() => void renew(), leaseMs / 3);
-    const subscription = o.store.subscribe(checkpoint, relayBatch, (e) => {
-      if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
-    }, { category: 'signal', pollMs });
+    const subscription = o.store.subscribe(
+      checkpoint,
+      relayBatch,
+      (e) => {
+        if (!(e instanceof LeaseLost)) o.log.error('relay failed; retrying', { error: String(e) });
+      },
+      { category: 'signal', pollMs },
+    );
     while (lease && !stopped) await pause(leaseMs);
     clearInterval(timer);
     await subscription.close();

@@ -23,7 +23,13 @@ const removeBefore = async (store: EventStore, category: Retained, before: Date,
  * once at start; never one the relay has not passed (a backlog is kept however old). Trigger
  * streams are never removed. Several processes may run it at once: removal is idempotent.
  */
-export const startRetention = (store: EventStore, retentionMs: number, log: Logger, index?: Pick<SignalIndex, 'removeSignalsBefore'>, intervalMs = INTERVAL_MS) => {
+export const startRetention = (
+  store: EventStore,
+  retentionMs: number,
+  log: Logger,
+  index?: Pick<SignalIndex, 'removeSignalsBefore'>,
+  intervalMs = INTERVAL_MS,
+) => {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const sweep = async () => {
@@ -36,14 +42,24 @@ export const startRetention = (store: EventStore, retentionMs: number, log: Logg
     const deliveries = await removeBefore(store, 'delivered', before, await store.headPosition('delivered'), () => stopped);
     // An order's records older than the window are of turns long ended (a turn waits at most as long as its retries).
     const turns = await removeBefore(store, 'ordered', before, await store.headPosition('ordered'), () => stopped);
-    if (signals + deliveries + turns > 0) log.info('removed signals past their retention', { signals, deliveries, turns, before: before.toISOString() });
+    if (signals + deliveries + turns > 0)
+      log.info('removed signals past their retention', { signals, deliveries, turns, before: before.toISOString() });
   };
-  const run = () => { running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) })); };
+  const run = () => {
+    running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) }));
+  };
   const timer = setInterval(run, intervalMs);
   timer.unref();
   run();
   return {
-    sweep: () => { run(); return running; },
-    stop: async () => { stopped = true; clearInterval(timer); await running; },
+    sweep: () => {
+      run();
+      return running;
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
   };
 };

@@ -5,7 +5,18 @@ import type { FieldError } from '../../kernel/field-errors';
 export const DEFAULT_SIGNAL_PAGE = 20;
 export const MAX_SIGNAL_PAGE = 100;
 /** The states `GET /api/signals/<id>` answers with; `state=` picks one. */
-export const SIGNAL_STATES = ['queued', 'unmatched', 'refused', 'running', 'completed', 'failed', 'terminated', 'timed_out', 'canceled', 'expired'] as const;
+export const SIGNAL_STATES = [
+  'queued',
+  'unmatched',
+  'refused',
+  'running',
+  'completed',
+  'failed',
+  'terminated',
+  'timed_out',
+  'canceled',
+  'expired',
+] as const;
 export type SignalState = (typeof SIGNAL_STATES)[number];
 /** base64url of a store position (decimal). */
 export const SIGNAL_CURSOR = '^[A-Za-z0-9_-]{1,28}$';
@@ -13,7 +24,10 @@ const CURSOR_RE = new RegExp(SIGNAL_CURSOR);
 const KNOWN = new Set(['trigger_id', 'state', 'limit', 'cursor']);
 
 export interface SignalListQuery {
-  triggerId?: string; state?: SignalState; limit: number; before?: bigint;
+  triggerId?: string;
+  state?: SignalState;
+  limit: number;
+  before?: bigint;
   /** A well-formed cursor that is no position: no such page (404, as for dispatches). */
   unknownCursor?: true;
 }
@@ -30,25 +44,35 @@ export const parseSignalListQuery = (query: Request['query']): SignalListQuery |
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {
     const v = query[name];
-    if (v !== undefined && typeof v !== 'string') { errors.push({ path: `query.${name}`, message: 'must be given once' }); return undefined; }
+    if (v !== undefined && typeof v !== 'string') {
+      errors.push({ path: `query.${name}`, message: 'must be given once' });
+      return undefined;
+    }
     return v;
   };
-  for (const name of Object.keys(query)) if (!KNOWN.has(name)) errors.push({ path: `query.${name}`, message: `is not a known parameter (${[...KNOWN].join(', ')})` });
+  for (const name of Object.keys(query))
+    if (!KNOWN.has(name)) errors.push({ path: `query.${name}`, message: `is not a known parameter (${[...KNOWN].join(', ')})` });
   const triggerId = one('trigger_id');
-  if (triggerId !== undefined && !isTriggerId(triggerId)) errors.push({ path: 'query.trigger_id', message: 'must be a trigger id (a UUID)' });
+  if (triggerId !== undefined && !isTriggerId(triggerId))
+    errors.push({ path: 'query.trigger_id', message: 'must be a trigger id (a UUID)' });
   const state = one('state');
-  if (state !== undefined && !(SIGNAL_STATES as readonly string[]).includes(state)) errors.push({ path: 'query.state', message: `must be one of ${SIGNAL_STATES.join(', ')}` });
+  if (state !== undefined && !(SIGNAL_STATES as readonly string[]).includes(state))
+    errors.push({ path: 'query.state', message: `must be one of ${SIGNAL_STATES.join(', ')}` });
   const limitText = one('limit');
   const limit = limitText === undefined ? DEFAULT_SIGNAL_PAGE : Number(limitText);
   if (limitText !== undefined && !(/^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_SIGNAL_PAGE)) {
     errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_SIGNAL_PAGE}` });
   }
   const cursor = one('cursor');
-  if (cursor !== undefined && !CURSOR_RE.test(cursor)) errors.push({ path: 'query.cursor', message: 'must be a cursor from a previous page' });
+  if (cursor !== undefined && !CURSOR_RE.test(cursor))
+    errors.push({ path: 'query.cursor', message: 'must be a cursor from a previous page' });
   const before = cursor === undefined ? undefined : positionOf(cursor);
   if (errors.length > 0) return errors;
   return {
-    limit, ...(triggerId === undefined ? {} : { triggerId: triggerId.toLowerCase() }), ...(state === undefined ? {} : { state: state as SignalState }),
-    ...(before === undefined ? {} : { before }), ...(cursor !== undefined && before === undefined ? { unknownCursor: true as const } : {}),
+    limit,
+    ...(triggerId === undefined ? {} : { triggerId: triggerId.toLowerCase() }),
+    ...(state === undefined ? {} : { state: state as SignalState }),
+    ...(before === undefined ? {} : { before }),
+    ...(cursor !== undefined && before === undefined ? { unknownCursor: true as const } : {}),
   };
 };

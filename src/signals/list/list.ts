@@ -20,7 +20,10 @@ export interface SignalSummary {
   closed_at?: string;
 }
 
-export interface SignalListPage { items: SignalSummary[]; next?: bigint }
+export interface SignalListPage {
+  items: SignalSummary[];
+  next?: bigint;
+}
 
 /** Signals read from the index per step while a state filter skips some. */
 const SCAN_BATCH = 100;
@@ -45,7 +48,10 @@ const ASK_DIRECTLY_WITHIN_MS = 3_600_000;
  * started, or past Temporal's retention) is asked for directly.
  */
 export const listSignals = async (
-  index: Pick<SignalIndex, 'signalPage'>, dispatch: Pick<DispatchClient, 'statesOf' | 'status'>, relay: Checkpoint, query: SignalListQuery,
+  index: Pick<SignalIndex, 'signalPage'>,
+  dispatch: Pick<DispatchClient, 'statesOf' | 'status'>,
+  relay: Checkpoint,
+  query: SignalListQuery,
   now = Date.now(),
 ): Promise<SignalListPage> => {
   // `queued` is known from the store alone: the others are skipped without asking Temporal.
@@ -56,7 +62,14 @@ export const listSignals = async (
   let before = query.before;
   let scanned = 0;
   for (;;) {
-    const rows = index.signalPage({ ...(query.triggerId ? { triggerId: query.triggerId } : {}), ...(kind ? { kind } : {}), ...(before === undefined ? {} : { before }) }, batch);
+    const rows = index.signalPage(
+      {
+        ...(query.triggerId ? { triggerId: query.triggerId } : {}),
+        ...(kind ? { kind } : {}),
+        ...(before === undefined ? {} : { before }),
+      },
+      batch,
+    );
     const asked = rows.filter((r) => wanted(r) && r.matched && !r.refused && !isQueued(r, relay));
     const states = await dispatch.statesOf(asked.map((r) => workflowIdOf(r.id)));
     for (const r of rows) {
@@ -72,19 +85,36 @@ export const listSignals = async (
 };
 
 const summaryOf = async (
-  r: IndexedSignal, relay: Checkpoint, states: Map<string, DispatchState>, dispatch: Pick<DispatchClient, 'status'>, now: number,
+  r: IndexedSignal,
+  relay: Checkpoint,
+  states: Map<string, DispatchState>,
+  dispatch: Pick<DispatchClient, 'status'>,
+  now: number,
 ): Promise<SignalSummary> => {
-  const base = { id: r.id, signal: r.signal, app_label: r.app_label, model_name: r.model_name, accepted_at: r.accepted_at, trigger_ids: r.trigger_ids };
+  const base = {
+    id: r.id,
+    signal: r.signal,
+    app_label: r.app_label,
+    model_name: r.model_name,
+    accepted_at: r.accepted_at,
+    trigger_ids: r.trigger_ids,
+  };
   if (!r.matched) return { ...base, state: 'unmatched' };
   if (r.refused) return { ...base, state: 'refused' };
   if (isQueued(r, relay)) return { ...base, state: 'queued' };
   const workflowId = workflowIdOf(r.id);
   const recent = now - Date.parse(r.accepted_at) < ASK_DIRECTLY_WITHIN_MS;
-  const known: DispatchState | undefined = states.get(workflowId) ?? (recent ? await dispatch.status(r.id)
-    .then((v) => v && { state: v.state, failed: v.actions.some((a) => a.state === 'failed') }) : undefined);
+  const known: DispatchState | undefined =
+    states.get(workflowId) ??
+    (recent
+      ? await dispatch.status(r.id).then((v) => v && { state: v.state, failed: v.actions.some((a) => a.state === 'failed') })
+      : undefined);
   if (!known) return { ...base, state: 'expired', workflow_id: workflowId };
   return {
-    ...base, state: known.state, workflow_id: workflowId,
-    ...(known.state === 'completed' ? { failed_actions: known.failed } : {}), ...(known.closed_at ? { closed_at: known.closed_at } : {}),
+    ...base,
+    state: known.state,
+    workflow_id: workflowId,
+    ...(known.state === 'completed' ? { failed_actions: known.failed } : {}),
+    ...(known.closed_at ? { closed_at: known.closed_at } : {}),
   };
 };

@@ -19,7 +19,11 @@ export interface BulkRedelivered {
 export const redeliverFailed = async (deps: RedeliveryDeps, triggerId: string, since: Date): Promise<BulkRedelivered> => {
   const workflowIds = await deps.dispatch.failedSince(triggerId, since, MAX_BULK_REDELIVERIES + 1);
   const signalIds = [...new Set(workflowIds.map(signalIdOfWorkflow))];
-  const counts: BulkRedelivered = { redelivered: 0, skipped: { busy: 0, nothing_left: 0, not_stored: 0 }, truncated: signalIds.length > MAX_BULK_REDELIVERIES };
+  const counts: BulkRedelivered = {
+    redelivered: 0,
+    skipped: { busy: 0, nothing_left: 0, not_stored: 0 },
+    truncated: signalIds.length > MAX_BULK_REDELIVERIES,
+  };
   const todo = signalIds.slice(0, MAX_BULK_REDELIVERIES);
   let next = 0;
   let failed = false;
@@ -27,7 +31,10 @@ export const redeliverFailed = async (deps: RedeliveryDeps, triggerId: string, s
   // 500 took seconds). The first error stops the others from taking more (the caller answers 503).
   const work = async () => {
     while (!failed && next < todo.length) {
-      const r = await requestRedelivery(deps, todo[next++]!, { mode: 'as_dispatched', triggerId }).catch((e: unknown) => { failed = true; throw e; });
+      const r = await requestRedelivery(deps, todo[next++]!, { mode: 'as_dispatched', triggerId }).catch((e: unknown) => {
+        failed = true;
+        throw e;
+      });
       if (r.outcome === 'queued') counts.redelivered++;
       else if (r.outcome === 'busy') counts.skipped.busy++;
       else if (r.outcome === 'unknown') counts.skipped.not_stored++;

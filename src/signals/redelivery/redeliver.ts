@@ -20,7 +20,18 @@ export interface RedeliveryDeps {
 
 /** What asking for a redelivery came to; the routes turn each into an answer. */
 export type Redelivered =
-  | { outcome: 'queued'; body: { id: string; workflow_id: string; redelivery_of: string; number: number; mode: string; delivery_ids: string[]; state: 'queued' } }
+  | {
+      outcome: 'queued';
+      body: {
+        id: string;
+        workflow_id: string;
+        redelivery_of: string;
+        number: number;
+        mode: string;
+        delivery_ids: string[];
+        state: 'queued';
+      };
+    }
   | { outcome: 'unknown' }
   | { outcome: 'invalid'; errors: FieldError[] }
   | { outcome: 'busy'; detail: string }
@@ -54,17 +65,24 @@ export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, 
     decide: async ({ state: stored }): Promise<E.Either<Refused, Decision<Redelivery>>> => {
       if (!stored) return E.left({ outcome: 'unknown' });
       if (stored.redeliveries.length >= MAX_REDELIVERIES_PER_SIGNAL) {
-        return E.left({ outcome: 'nothing', detail: `a signal is redelivered at most ${MAX_REDELIVERIES_PER_SIGNAL} times; send it as a new signal` });
+        return E.left({
+          outcome: 'nothing',
+          detail: `a signal is redelivered at most ${MAX_REDELIVERIES_PER_SIGNAL} times; send it as a new signal`,
+        });
       }
       const delivered = await deliveredSoFar(deps, stored);
       if ('busy' in delivered) return E.left({ outcome: 'busy', detail: delivered.busy });
       const current = ask.mode === 'current' ? deps.plan(stored.record.signal) : stored.record.plan;
       const choice = chooseActions(ask, stored.record.plan, current, delivered);
-      if (!choice.ok) return E.left('errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing });
+      if (!choice.ok)
+        return E.left('errors' in choice ? { outcome: 'invalid', errors: choice.errors } : { outcome: 'nothing', detail: choice.nothing });
       const number = stored.redeliveries.length + 1;
       const redelivery: Redelivery = {
-        number, workflow_id: redeliveryWorkflowIdOf(signalId, number), mode: ask.mode,
-        delivery_ids: choice.plan.actions.map((a) => a.deliveryId), plan: choice.plan,
+        number,
+        workflow_id: redeliveryWorkflowIdOf(signalId, number),
+        mode: ask.mode,
+        delivery_ids: choice.plan.actions.map((a) => a.deliveryId),
+        plan: choice.plan,
       };
       return E.right({ events: [redeliveryEvent(redelivery, deps.now(), requestOrigin())], result: redelivery });
     },
@@ -74,5 +92,8 @@ export const requestRedelivery = async (deps: RedeliveryDeps, signalId: string, 
   });
   if (E.isLeft(asked)) return asked.left;
   const { number, workflow_id, mode, delivery_ids } = asked.right.result;
-  return { outcome: 'queued', body: { id: signalId, workflow_id, redelivery_of: workflowIdOf(signalId), number, mode, delivery_ids, state: 'queued' } };
+  return {
+    outcome: 'queued',
+    body: { id: signalId, workflow_id, redelivery_of: workflowIdOf(signalId), number, mode, delivery_ids, state: 'queued' },
+  };
 };

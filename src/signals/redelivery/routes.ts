@@ -25,12 +25,17 @@ export interface RedeliveryRouteDeps {
 
 const answer = (res: Response, r: Redelivered, signalId: string) => {
   switch (r.outcome) {
-    case 'queued': return void res.status(202).json(r.body);
-    case 'unknown': return sendError(res, { _tag: 'SignalNotFound', id: signalId, stored: true });
+    case 'queued':
+      return void res.status(202).json(r.body);
+    case 'unknown':
+      return sendError(res, { _tag: 'SignalNotFound', id: signalId, stored: true });
     // The body is well-formed but the signal's state refuses it: 409, naming the field when one is the cause.
-    case 'invalid': return sendError(res, { _tag: 'RedeliveryRefused', detail: 'no such action in this signal\'s dispatch', errors: r.errors });
-    case 'busy': return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
-    case 'nothing': return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
+    case 'invalid':
+      return sendError(res, { _tag: 'RedeliveryRefused', detail: "no such action in this signal's dispatch", errors: r.errors });
+    case 'busy':
+      return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
+    case 'nothing':
+      return sendError(res, { _tag: 'RedeliveryRefused', detail: r.detail });
   }
 };
 
@@ -47,8 +52,14 @@ const redeliver = (deps: RedeliveryRouteDeps) => async (req: Request, res: Respo
   if (body._tag === 'Left') return sendError(res, { _tag: 'Validation', errors: toFieldErrors(body.left) });
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
-    answer(res, await requestRedelivery({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, id, body.right), id);
-  } catch (e) { unavailable(deps, res, e); }
+    answer(
+      res,
+      await requestRedelivery({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, id, body.right),
+      id,
+    );
+  } catch (e) {
+    unavailable(deps, res, e);
+  }
 };
 
 const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res: Response) => {
@@ -62,7 +73,9 @@ const redeliveryStatus = (deps: RedeliveryRouteDeps) => async (req: Request, res
   try {
     const view = await redeliveryView(stored, r, await relayCheckpoint(deps.store), () => dispatch.status(id, r.workflow_id));
     res.status(200).json(await withDeliveredSoFar(view, deps.store));
-  } catch (e) { unavailable(deps, res, e); }
+  } catch (e) {
+    unavailable(deps, res, e);
+  }
 };
 
 const redeliverFailedOfTrigger = (deps: RedeliveryRouteDeps) => async (req: Request, res: Response) => {
@@ -73,13 +86,24 @@ const redeliverFailedOfTrigger = (deps: RedeliveryRouteDeps) => async (req: Requ
   if (!deps.readModel.get(triggerId)) return sendError(res, { _tag: 'NotFound', ids: [triggerId] });
   if (!deps.dispatch) return sendError(res, { _tag: 'NoDispatch' });
   try {
-    const counts = await redeliverFailed({ store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now }, triggerId, new Date(body.right.since));
+    const counts = await redeliverFailed(
+      { store: deps.store, dispatch: deps.dispatch, plan: deps.plan, now: deps.now },
+      triggerId,
+      new Date(body.right.since),
+    );
     res.status(202).json(counts);
-  } catch (e) { unavailable(deps, res, e); }
+  } catch (e) {
+    unavailable(deps, res, e);
+  }
 };
 
 export const mountRedeliveryRoutes = (app: Express, deps: RedeliveryRouteDeps, guards: RouteGuards) => {
   mount(app, '/api/signals/:id/redeliver', { POST: { scope: 'signals:write', handle: redeliver(deps) } }, guards);
   mount(app, '/api/signals/:id/redeliveries/:n', { GET: { scope: 'triggers:read', handle: redeliveryStatus(deps) } }, guards);
-  mount(app, '/api/action-triggers/:id/redeliver-failed', { POST: { scope: 'signals:write', handle: redeliverFailedOfTrigger(deps) } }, guards);
+  mount(
+    app,
+    '/api/action-triggers/:id/redeliver-failed',
+    { POST: { scope: 'signals:write', handle: redeliverFailedOfTrigger(deps) } },
+    guards,
+  );
 };

@@ -21,7 +21,10 @@ export const withDeliveredSoFar = async (view: DispatchView, store: Pick<EventSt
       const receipt = a.state === 'pending' ? delivered.get(a.delivery_id) : undefined;
       if (!receipt) return a;
       return {
-        ...a, state: 'delivered', attempts: receipt.attempt, warnings: receipt.warnings,
+        ...a,
+        state: 'delivered',
+        attempts: receipt.attempt,
+        warnings: receipt.warnings,
         ...(receipt.statusCode === undefined ? {} : { status_code: receipt.statusCode }),
       };
     }),

@@ -40,11 +40,17 @@ export const startAdminSession = async (options: SessionOptions = {}): Promise<A
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify({ allow_private_targets: true, ...options.config }));
   const servers = testServers();
-  const server = await startServerProcess({
-    DATA_DIR: join(dir, 'data'), ACTION_TRIGGERS_CONFIG: configPath, TEMPORAL_ADDRESS: servers.temporalAddress,
-    TEMPORAL_TASK_QUEUE: `admin-${process.pid}-${Date.now()}`, WORKFLOW_BUNDLE_PATH: servers.workflowBundlePath,
-    ...options.env,
-  }, 60_000);
+  const server = await startServerProcess(
+    {
+      DATA_DIR: join(dir, 'data'),
+      ACTION_TRIGGERS_CONFIG: configPath,
+      TEMPORAL_ADDRESS: servers.temporalAddress,
+      TEMPORAL_TASK_QUEUE: `admin-${process.pid}-${Date.now()}`,
+      WORKFLOW_BUNDLE_PATH: servers.workflowBundlePath,
+      ...options.env,
+    },
+    60_000,
+  );
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
@@ -56,12 +62,18 @@ export const startAdminSession = async (options: SessionOptions = {}): Promise<A
       if (m.type() === 'error' && !CLIENT_ERROR_LOG.test(m.text())) problems.push(`console error on ${page.url()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
-    page.on('response', (r) => { if (r.status() >= 500) problems.push(`${r.status()} for ${r.request().method()} ${r.url()}`); });
+    page.on('response', (r) => {
+      if (r.status() >= 500) problems.push(`${r.status()} for ${r.request().method()} ${r.url()}`);
+    });
     await page.goto(`${server.url}/admin/#${hash}`);
     return page;
   };
   return {
-    url: server.url, server, browser, context, open,
+    url: server.url,
+    server,
+    browser,
+    context,
+    open,
     expectClean: () => expect(problems).toEqual([]),
     stop: async () => {
       await browser.close().catch(() => undefined);
@@ -77,7 +89,9 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export const seriousViolations = async (page: Page) => {
   // Evaluated through the DevTools protocol: the page's CSP (no inline script) stays as served.
   await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate('axe.run()') as { violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> };
+  const result = (await page.evaluate('axe.run()')) as {
+    violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }>;
+  };
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);

@@ -36,5 +36,7 @@ export const triggerLink = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'This trigger' }).getByRole('link', { name, exact: true });
 
 /** The history timeline's rows, their first `columns` cells (version, event, actor, request id). */
-export const timelineRows = (page: Page, columns: number) => page.locator('table.history > tbody > tr:not(.change)')
-  .evaluateAll((rows, n) => rows.map((r) => [...r.children].slice(0, n).map((c) => c.textContent?.trim())), columns);
+export const timelineRows = (page: Page, columns: number) =>
+  page
+    .locator('table.history > tbody > tr:not(.change)')
+    .evaluateAll((rows, n) => rows.map((r) => [...r.children].slice(0, n).map((c) => c.textContent?.trim())), columns);

@@ -27,13 +27,28 @@ const counting = (store: EventStore): EventStore => ({
 });
 
 let t: App;
-beforeAll(async () => { t = await startTestApp({}, undefined, undefined, {}, undefined, (store) => ({ store: counting(store) })); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp({}, undefined, undefined, {}, undefined, (store) => ({ store: counting(store) }));
+});
+afterAll(async () => {
+  await t.close();
+});
 
 /** A trigger with `versions` versions: created, then PATCHed with a new payload each time. */
 const triggerWith = async (versions: number, payload: (i: number) => unknown) => {
-  const id = ((await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [], payload: payload(1) })).expect(201)).body as { id: string }).id;
-  for (let i = 2; i <= versions; i++) await request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: payload(i) }).expect(200);
+  const id = (
+    (
+      await request(t.app)
+        .post('/api/action-triggers')
+        .send(aTrigger({ msg_broker_queues: [], payload: payload(1) }))
+        .expect(201)
+    ).body as { id: string }
+  ).id;
+  for (let i = 2; i <= versions; i++)
+    await request(t.app)
+      .patch(`/api/action-triggers/${id}`)
+      .send({ payload: payload(i) })
+      .expect(200);
   return id;
 };
 
@@ -51,7 +66,8 @@ const allPages = async (first: string) => {
 };
 
 /** Every feed event after `after`, as JSON, read from the store at once (the reference). */
-const storedAfter = async (after: Checkpoint) => (await t.store.readCategory('action_trigger', after, 100_000)).map((e) => JSON.stringify(feedEvent(e)));
+const storedAfter = async (after: Checkpoint) =>
+  (await t.store.readCategory('action_trigger', after, 100_000)).map((e) => JSON.stringify(feedEvent(e)));
 
 test('large definitions: each page reads at most one chunk more than it sends, stops at 4 MiB, and every event comes once', async () => {
   const start = await t.store.headPosition();
@@ -91,7 +107,9 @@ test('a limit larger than a chunk: the page spans chunks, Link when full, none w
   expect(pages[1]!.link).toBeUndefined();
   // Small events: nothing is read that the page does not send.
   expect(pages.map((p) => p.read)).toEqual([70, 10]);
-  expect(new Set(pages.flatMap((p) => p.body.events).map((e) => (e as unknown as { trigger_id: string }).trigger_id))).toEqual(new Set([a, b]));
+  expect(new Set(pages.flatMap((p) => p.body.events).map((e) => (e as unknown as { trigger_id: string }).trigger_id))).toEqual(
+    new Set([a, b]),
+  );
 
   // Exactly full at the store's end (80 = 64 + 16): a Link, and the page it names is empty with the same next.
   read = 0;

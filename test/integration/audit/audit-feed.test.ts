@@ -28,7 +28,10 @@ const scriptedRun = async (t: App, n: number) => {
     await otherEvents(t, i);
   }
   for (const id of ids) {
-    await request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: { changed: true } }).expect(200);
+    await request(t.app)
+      .patch(`/api/action-triggers/${id}`)
+      .send({ payload: { changed: true } })
+      .expect(200);
     await otherEvents(t, 100);
     await request(t.app).patch(`/api/action-triggers/${id}`).send({ active: false }).expect(200);
   }
@@ -41,15 +44,24 @@ const readFeed = async (t: App, after: string | null, limit: number) => {
   const events: Page['events'] = [];
   let next = after;
   for (;;) {
-    const page = (await request(t.app).get('/api/events').query({ limit, ...(next === null ? {} : { after: next }) }).expect(200)).body as Page;
+    const page = (
+      await request(t.app)
+        .get('/api/events')
+        .query({ limit, ...(next === null ? {} : { after: next }) })
+        .expect(200)
+    ).body as Page;
     events.push(...page.events);
-    if (page.events.length === 0) { expect(page.next).toBe(next); return { events, next }; }
+    if (page.events.length === 0) {
+      expect(page.next).toBe(next);
+      return { events, next };
+    }
     expect(page.next).toBe(page.events[page.events.length - 1]!.position);
     next = page.next;
   }
 };
 
-const fromStore = async (t: App) => (await t.store.readCategory('action_trigger', 'start', 100_000)).map((e) => JSON.parse(JSON.stringify(feedEvent(e))) as unknown);
+const fromStore = async (t: App) =>
+  (await t.store.readCategory('action_trigger', 'start', 100_000)).map((e) => JSON.parse(JSON.stringify(feedEvent(e))) as unknown);
 
 test('the feed in small pages is exactly the stored trigger events in order, across a restart on the same data dir', async () => {
   const dir = tempDir();
@@ -58,7 +70,9 @@ test('the feed in small pages is exactly the stored trigger events in order, acr
     await scriptedRun(t, 3);
     const first = await readFeed(t, null, 2);
     expect(first.events).toEqual(await fromStore(t));
-    expect(first.events.map((e) => e.type)).toEqual(expect.arrayContaining(['TriggerCreated', 'TriggerUpdated', 'TriggerDeactivated', 'TriggerDeleted']));
+    expect(first.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['TriggerCreated', 'TriggerUpdated', 'TriggerDeactivated', 'TriggerDeleted']),
+    );
     expect(first.events).toHaveLength(3 * 3 + 1);
     // Signals took positions between them: the feed's positions are increasing, not consecutive.
     const positions = first.events.map((e) => BigInt(e.position));
@@ -81,12 +95,20 @@ test('the feed in small pages is exactly the stored trigger events in order, acr
 test('a feed event shows what history shows, plus trigger_id and position; no other category appears', async () => {
   const t = await startTestApp();
   try {
-    const id = ((await request(t.app).post('/api/action-triggers').set('X-Request-Id', 'req-audit-1').send(trigger).expect(201)).body as { id: string }).id;
+    const id = (
+      (await request(t.app).post('/api/action-triggers').set('X-Request-Id', 'req-audit-1').send(trigger).expect(201)).body as {
+        id: string;
+      }
+    ).id;
     await otherEvents(t, 1);
     const history = (await request(t.app).get(`/api/action-triggers/${id}/history`).expect(200)).body as object[];
     const page = (await request(t.app).get('/api/events').expect(200)).body as Page;
     expect(page.events).toEqual([{ ...history[0], trigger_id: id, position: page.events[0]!.position }]);
-    expect(page.events[0]).toMatchObject({ type: 'TriggerCreated', version: 1, metadata: { actor: 'anonymous', request_id: 'req-audit-1' } });
+    expect(page.events[0]).toMatchObject({
+      type: 'TriggerCreated',
+      version: 1,
+      metadata: { actor: 'anonymous', request_id: 'req-audit-1' },
+    });
     expect(typeof page.events[0]!.position).toBe('string');
   } finally {
     await t.close();
@@ -99,7 +121,10 @@ test('an empty store gives no events and next null; a full page links to the nex
     expect((await request(t.app).get('/api/events').expect(200)).body).toEqual({ events: [], next: null });
     expect((await request(t.app).get('/api/events?after=42').expect(200)).body).toEqual({ events: [], next: '42' });
     // Past any position a store reaches: the same as the largest one.
-    expect((await request(t.app).get('/api/events?after=99999999999999999999').expect(200)).body).toEqual({ events: [], next: '9223372036854775807' });
+    expect((await request(t.app).get('/api/events?after=99999999999999999999').expect(200)).body).toEqual({
+      events: [],
+      next: '9223372036854775807',
+    });
     await request(t.app).post('/api/action-triggers').send(trigger).expect(201);
     await request(t.app).post('/api/action-triggers').send(trigger).expect(201);
     const full = await request(t.app).get('/api/events?limit=1').expect(200);
@@ -111,8 +136,14 @@ test('an empty store gives no events and next null; a full page links to the nex
 });
 
 test.each([
-  ['limit=0', 'query.limit'], ['limit=1001', 'query.limit'], ['limit=abc', 'query.limit'], ['limit=1&limit=2', 'query.limit'],
-  ['after=-1', 'query.after'], ['after=x', 'query.after'], ['after=01', 'query.after'], ['after=999999999999999999999', 'query.after'],
+  ['limit=0', 'query.limit'],
+  ['limit=1001', 'query.limit'],
+  ['limit=abc', 'query.limit'],
+  ['limit=1&limit=2', 'query.limit'],
+  ['after=-1', 'query.after'],
+  ['after=x', 'query.after'],
+  ['after=01', 'query.after'],
+  ['after=999999999999999999999', 'query.after'],
   ['from=3', 'query.from'],
 ])('GET /api/events?%s is 400 naming %s', async (query, path) => {
   const t = await startTestApp();
@@ -125,7 +156,12 @@ test.each([
 });
 
 test('the feed needs the triggers:read scope', async () => {
-  const t = await startTestApp({ api_keys: [{ id: 'writer', key: 'w-key', scopes: ['signals:write'] }, { id: 'reader', key: 'r-key', scopes: ['triggers:read'] }] });
+  const t = await startTestApp({
+    api_keys: [
+      { id: 'writer', key: 'w-key', scopes: ['signals:write'] },
+      { id: 'reader', key: 'r-key', scopes: ['triggers:read'] },
+    ],
+  });
   try {
     await request(t.app).get('/api/events').expect(401);
     await request(t.app).get('/api/events').set('Authorization', 'Bearer w-key').expect(403);

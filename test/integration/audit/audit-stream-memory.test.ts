@@ -47,9 +47,15 @@ const storeBacklog = async (dataDir: string) => {
   let last = 0n;
   for (let i = 0; i < EVENTS; i++) {
     const id = randomUUID();
-    const event = { type: 'TriggerCreated', data: { schema_version: SCHEMA_VERSION, trigger_id: id,
-      definition: aTrigger({ msg_broker_queues: [], webhooks: [], payload: { note: `${i} ${text}` } }) },
-    metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() } };
+    const event = {
+      type: 'TriggerCreated',
+      data: {
+        schema_version: SCHEMA_VERSION,
+        trigger_id: id,
+        definition: aTrigger({ msg_broker_queues: [], webhooks: [], payload: { note: `${i} ${text}` } }),
+      },
+      metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() },
+    };
     const { position } = await t.store.append(streamOf(id), [event], 'no_stream');
     const feed = feedEvent({ ...event, streamId: streamOf(id), revision: 0n, position });
     expected.push({ id: position.toString(), bytes: Buffer.byteLength(JSON.stringify(feed)) });
@@ -64,8 +70,15 @@ beforeAll(async () => {
   await storeBacklog(join(dir, 'data'));
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ api_keys: [{ id: 'siem', key: KEY, scopes: ['triggers:read'] }] }));
-  server = await startServerProcess({ ACTION_TRIGGERS_CONFIG: config, DATA_DIR: join(dir, 'data'),
-    WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath, NODE_OPTIONS: `--max-old-space-size=${HEAP_LIMIT_MB}` }, 60_000);
+  server = await startServerProcess(
+    {
+      ACTION_TRIGGERS_CONFIG: config,
+      DATA_DIR: join(dir, 'data'),
+      WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+      NODE_OPTIONS: `--max-old-space-size=${HEAP_LIMIT_MB}`,
+    },
+    60_000,
+  );
 });
 afterAll(async () => {
   if (server) await stopServerProcess(server);
@@ -81,43 +94,52 @@ const rssMb = (pid: number) => {
   }
 };
 
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p,
-  new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms).unref())]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms).unref())]);
 
 /** A client that reads the whole stream, keeping only each message's id and data length (not the 62 MB). */
-const readStream = (url: string, count: number) => new Promise<Array<{ id: string; bytes: number }>>((resolve, reject) => {
-  const seen: Array<{ id: string; bytes: number }> = [];
-  const req = request(url, { headers: { Accept: 'text/event-stream', Authorization: `Bearer ${KEY}` } }, (res) => {
-    if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-    res.setEncoding('utf8');
-    let buffer = '';
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const lines = buffer.slice(0, end).split('\n');
-        buffer = buffer.slice(end + 2);
-        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
-        const data = lines.find((l) => l.startsWith('data: '));
-        if (id !== undefined && data !== undefined) seen.push({ id, bytes: Buffer.byteLength(data) - 6 });
-      }
-      if (seen.length >= count) { req.destroy(); resolve(seen); }
+const readStream = (url: string, count: number) =>
+  new Promise<Array<{ id: string; bytes: number }>>((resolve, reject) => {
+    const seen: Array<{ id: string; bytes: number }> = [];
+    const req = request(url, { headers: { Accept: 'text/event-stream', Authorization: `Bearer ${KEY}` } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const lines = buffer.slice(0, end).split('\n');
+          buffer = buffer.slice(end + 2);
+          const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+          const data = lines.find((l) => l.startsWith('data: '));
+          if (id !== undefined && data !== undefined) seen.push({ id, bytes: Buffer.byteLength(data) - 6 });
+        }
+        if (seen.length >= count) {
+          req.destroy();
+          resolve(seen);
+        }
+      });
     });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
 /** A client that sends the request and never reads a byte of the answer. */
-const neverRead = (port: number) => new Promise<Socket>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.pause();
-  socket.on('error', () => undefined);
-  socket.on('connect', () => {
-    socket.write(['GET /api/events/stream HTTP/1.1', 'Host: 127.0.0.1', 'Accept: text/event-stream', `Authorization: Bearer ${KEY}`, '', ''].join('\r\n'));
-    resolve(socket);
+const neverRead = (port: number) =>
+  new Promise<Socket>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.pause();
+    socket.on('error', () => undefined);
+    socket.on('connect', () => {
+      socket.write(
+        ['GET /api/events/stream HTTP/1.1', 'Host: 127.0.0.1', 'Accept: text/event-stream', `Authorization: Bearer ${KEY}`, '', ''].join(
+          '\r\n',
+        ),
+      );
+      resolve(socket);
+    });
   });
-});
 
 /**
  * How long /healthz may take here. Alone it answers in milliseconds; the 4 readers make ~1 MB of

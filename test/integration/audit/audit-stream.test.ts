@@ -30,11 +30,21 @@ const counting = (store: EventStore) => {
       open++;
       const mine: number[] = [];
       batches.push(mine);
-      const sub = store.subscribe(from, async (batch) => {
-        mine.push(Buffer.byteLength(JSON.stringify(batch.map((e) => e.data))));
-        await handler(batch);
-      }, onError, options);
-      return { close: async () => { await sub.close(); open--; } };
+      const sub = store.subscribe(
+        from,
+        async (batch) => {
+          mine.push(Buffer.byteLength(JSON.stringify(batch.map((e) => e.data))));
+          await handler(batch);
+        },
+        onError,
+        options,
+      );
+      return {
+        close: async () => {
+          await sub.close();
+          open--;
+        },
+      };
     },
   };
   return { wrapped, open: () => open, batches };
@@ -49,7 +59,11 @@ const startServer = async (eventStreams: Partial<EventStreamOptions>) => {
     return { store: subs.wrapped, eventStreams: streams };
   });
   // Timeouts far shorter than the stream lives: they must not cut it.
-  const server = await listen(createHttpServer(t.app, { headersMs: 300, requestMs: 300, keepAliveMs: 100, checkIntervalMs: 100 }), '127.0.0.1', 0);
+  const server = await listen(
+    createHttpServer(t.app, { headersMs: 300, requestMs: 300, keepAliveMs: 100, checkIntervalMs: 100 }),
+    '127.0.0.1',
+    0,
+  );
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/events/stream`;
   return { t, server, url, subs, streams };
 };
@@ -146,9 +160,21 @@ test('opening and closing 50 streams leaves no subscription open; past the bound
 const appendLarge = async (store: EventStore, n: number) => {
   for (let i = 0; i < n; i++) {
     const id = randomUUID();
-    await store.append(streamOf(id), [{ type: 'TriggerCreated',
-      data: { schema_version: SCHEMA_VERSION, trigger_id: id, definition: { ...trigger, payload: { note: `${i} ${'x'.repeat(250_000)}` } } },
-      metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() } }], 'no_stream');
+    await store.append(
+      streamOf(id),
+      [
+        {
+          type: 'TriggerCreated',
+          data: {
+            schema_version: SCHEMA_VERSION,
+            trigger_id: id,
+            definition: { ...trigger, payload: { note: `${i} ${'x'.repeat(250_000)}` } },
+          },
+          metadata: { actor: 'test', request_id: randomUUID(), occurred_at: new Date().toISOString() },
+        },
+      ],
+      'no_stream',
+    );
   }
 };
 
@@ -215,7 +241,11 @@ test('SIGTERM ends open event streams: the server process stops instead of waiti
   const dir = tempDir();
   try {
     const server = await startServerProcess({ DATA_DIR: dir, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath }, 60_000);
-    const created = await fetch(`${server.url}/api/action-triggers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trigger) });
+    const created = await fetch(`${server.url}/api/action-triggers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(trigger),
+    });
     expect(created.status).toBe(201);
     const stream = await openSse(`${server.url}/api/events/stream`);
     await stream.waitFor((m) => m.length === 1);

@@ -20,8 +20,10 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   rx = await startReceiver();
-  h = await startDispatchHarness({ retry: RETRY, breaker: { consecutive_failures: 3, failing_for_hours: 1000 } },
-    { log: createLogger('info', (line) => logLines.push(line)) });
+  h = await startDispatchHarness(
+    { retry: RETRY, breaker: { consecutive_failures: 3, failing_for_hours: 1000 } },
+    { log: createLogger('info', (line) => logLines.push(line)) },
+  );
 });
 afterAll(async () => {
   await h?.close();
@@ -30,15 +32,26 @@ afterAll(async () => {
 
 /** A trigger of its own content type, with one webhook to `path` on the receiver. */
 const createTrigger = async (app: Harness['app'], model: string, path: string) =>
-  (await request(app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }],
-    webhooks: [{ url: `${rx.url(path)}?token=s3cret`, http_method: 'POST' }], active: true,
-  }).expect(201)).body as { id: string; version: number };
+  (
+    await request(app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: model }],
+        webhooks: [{ url: `${rx.url(path)}?token=s3cret`, http_method: 'POST' }],
+        active: true,
+      })
+      .expect(201)
+  ).body as { id: string; version: number };
 
 /** Emits one signal for `model` and waits until its dispatch is over (every attempt, and the breaker, done). */
 const dispatchOnce = async (app: Harness['app'], model: string) => {
-  const accepted = (await request(app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } })
-    .expect(202)).body as { id: string; state: string };
+  const accepted = (
+    await request(app)
+      .post('/api/signals')
+      .send({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } })
+      .expect(202)
+  ).body as { id: string; state: string };
   return waitForDispatch(app, accepted.id) as Promise<{ state: string; actions: Array<{ state: string }> }>;
 };
 
@@ -65,15 +78,25 @@ test('3 consecutive failed dispatches deactivate the trigger: event with reason 
   const reason = `webhook 0 (${rx.url('/n')}) failed every attempt of 3 consecutive dispatches (last error: HTTP 500)`;
   expect(off.deactivated_reason).toBe(reason);
   expect(off.version).toBe(2);
-  const listed = (await request(h.app).get('/api/action-triggers').query({ model_name: 'breaker-n' }).expect(200)).body as Array<Record<string, unknown>>;
+  const listed = (await request(h.app).get('/api/action-triggers').query({ model_name: 'breaker-n' }).expect(200)).body as Array<
+    Record<string, unknown>
+  >;
   expect(listed.map((t) => t.deactivated_reason)).toEqual([reason]);
-  const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{ type: string; data: { reason?: string }; metadata: { actor: string } }>;
+  const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{
+    type: string;
+    data: { reason?: string };
+    metadata: { actor: string };
+  }>;
   expect(history.map((e) => e.type)).toEqual(['TriggerCreated', 'TriggerDeactivated']);
   expect(history[1]!.data.reason).toBe(reason);
   expect(history[1]!.metadata.actor).toBe('system:circuit-breaker');
   expect(JSON.stringify(history[1])).not.toContain('s3cret');
-  const logged = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'trigger deactivated by circuit breaker');
-  expect(logged).toEqual([expect.objectContaining({ level: 'warn', trigger_id: trigger.id, action: `webhook 0 (${rx.url('/n')})`, reason })]);
+  const logged = logLines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.msg === 'trigger deactivated by circuit breaker');
+  expect(logged).toEqual([
+    expect.objectContaining({ level: 'warn', trigger_id: trigger.id, action: `webhook 0 (${rx.url('/n')})`, reason }),
+  ]);
   expect(logLines.filter((l) => l.includes('circuit breaker')).join('\n')).not.toContain('s3cret');
 
   // The resource sent back as it was read: deactivated_reason is a server field, ignored; nothing changes.
@@ -85,7 +108,10 @@ test('3 consecutive failed dispatches deactivate the trigger: event with reason 
   expect(rx.on('/n?token=s3cret')).toHaveLength(6);
 
   // Reactivated by an ordinary PATCH: reason gone, count started again (2 more failures do not trip it).
-  const on = (await request(h.app).patch(`/api/action-triggers/${trigger.id}`).send({ active: true }).expect(200)).body as Record<string, unknown>;
+  const on = (await request(h.app).patch(`/api/action-triggers/${trigger.id}`).send({ active: true }).expect(200)).body as Record<
+    string,
+    unknown
+  >;
   expect(on.active).toBe(true);
   expect(on).not.toHaveProperty('deactivated_reason');
   rx.script('/n?token=s3cret', Array(4).fill({ status: 500 }));
@@ -102,8 +128,17 @@ test('a delivery between failures resets the count; a healthy trigger leaves no 
   expect(await h.store.read(breakerStreamOf(trigger.id))).toEqual([]);
 
   // fail, fail, deliver, fail, fail: never 3 in a row.
-  rx.script('/reset?token=s3cret', [{ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }, { status: 200 },
-    { status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }]);
+  rx.script('/reset?token=s3cret', [
+    { status: 500 },
+    { status: 500 },
+    { status: 500 },
+    { status: 500 },
+    { status: 200 },
+    { status: 500 },
+    { status: 500 },
+    { status: 500 },
+    { status: 500 },
+  ]);
   const states: string[] = [];
   for (let i = 0; i < 5; i++) states.push(...(await dispatchOnce(h.app, 'breaker-reset')).actions.map((a) => a.state));
   expect(states).toEqual(['failed', 'failed', 'delivered', 'failed', 'failed']);
@@ -125,8 +160,14 @@ test('a 410 Gone is not retried and deactivates the trigger at once', async () =
   expect(rx.on('/gone?token=s3cret')).toHaveLength(1);
   const off = await triggerWhen(h.app, trigger.id, (t) => t.active === false);
   expect(off.deactivated_reason).toBe(`webhook 0 (${rx.url('/gone')}) answered 410 Gone`);
-  const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{ type: string; metadata: { actor: string } }>;
-  expect(history.map((e) => [e.type, e.metadata.actor])).toEqual([['TriggerCreated', expect.any(String)], ['TriggerDeactivated', 'system:circuit-breaker']]);
+  const history = (await request(h.app).get(`/api/action-triggers/${trigger.id}/history`).expect(200)).body as Array<{
+    type: string;
+    metadata: { actor: string };
+  }>;
+  expect(history.map((e) => [e.type, e.metadata.actor])).toEqual([
+    ['TriggerCreated', expect.any(String)],
+    ['TriggerDeactivated', 'system:circuit-breaker'],
+  ]);
 });
 
 test('an action failing for longer than failing_for_hours deactivates the trigger, however few its failures', async () => {
@@ -140,7 +181,11 @@ test('an action failing for longer than failing_for_hours deactivates the trigge
     await new Promise((r) => setTimeout(r, 1200));
     await dispatchOnce(other.app, 'breaker-time');
     const off = await triggerWhen(other.app, trigger.id, (t) => t.active === false);
-    expect(off.deactivated_reason).toMatch(new RegExp(`^webhook 0 \\(${rx.url('/time').replace(/\./g, '\\.')}\\) has failed every dispatch for more than 0\\.0003 h, since \\S+ \\(2 dispatches; last error: HTTP 503\\)$`));
+    expect(off.deactivated_reason).toMatch(
+      new RegExp(
+        `^webhook 0 \\(${rx.url('/time').replace(/\./g, '\\.')}\\) has failed every dispatch for more than 0\\.0003 h, since \\S+ \\(2 dispatches; last error: HTTP 503\\)$`,
+      ),
+    );
   } finally {
     await other.close();
   }
@@ -163,17 +208,34 @@ test('155 final failures of one trigger recorded at once by two writers on one s
   // A second connection to the same SQLite file: another worker process's writer.
   const other = openSqliteStore(join(h.dir, 'events.sqlite'));
   try {
-    const recorders = [h.store, other].map((store) => createBreaker({
-      store, definitionAt: createDefinitionAt(store), settings: { consecutiveFailures: 150, failingForMs: 3_600_000 },
-      log: createLogger('info', (line) => logLines.push(line)),
-    }));
+    const recorders = [h.store, other].map((store) =>
+      createBreaker({
+        store,
+        definitionAt: createDefinitionAt(store),
+        settings: { consecutiveFailures: 150, failingForMs: 3_600_000 },
+        log: createLogger('info', (line) => logLines.push(line)),
+      }),
+    );
     const failed: Attempt = { outcome: 'retry', errorType: 'WebhookStatus', reason: 'HTTP 500', statusCode: 500 };
-    await Promise.all(Array.from({ length: 155 }, (_, i) => recorders[i % 2]!(
-      { deliveryId: `burst-${i}.${trigger.id}.w0`, triggerId: trigger.id, version: trigger.version, kind: 'webhook', index: 0, timeoutSecs: 5 },
-      failed, true)));
+    await Promise.all(
+      Array.from({ length: 155 }, (_, i) =>
+        recorders[i % 2]!(
+          {
+            deliveryId: `burst-${i}.${trigger.id}.w0`,
+            triggerId: trigger.id,
+            version: trigger.version,
+            kind: 'webhook',
+            index: 0,
+            timeoutSecs: 5,
+          },
+          failed,
+          true,
+        ),
+      ),
+    );
     // The hook waits 3 s at most; what it did not wait for goes on in the background, and must land too.
     const deadline = Date.now() + 20_000;
-    while (await failures(h, trigger.id) < 155 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await failures(h, trigger.id)) < 155 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await failures(h, trigger.id)).toBe(155);
     expect(await h.store.read(breakerStreamOf(trigger.id))).toHaveLength(155);
     expect((await triggerWhen(h.app, trigger.id, (t) => t.active === false)).deactivated_reason).toContain('150 consecutive dispatches');

@@ -34,16 +34,21 @@ beforeAll(async () => {
   hostileUrl = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`;
   redis = new Redis(testServers().brokers.redis.url);
   await redis.set(WRONG_TYPE_KEY, 'not a stream');
-  const [rabbit, sqs, sns, pubsub, kafka] = await Promise.all(['rabbitmq', 'aws_sqs', 'aws_sns', 'gcp_pubsub', 'kafka'].map((t) => BROKER_TARGETS[t]!()));
+  const [rabbit, sqs, sns, pubsub, kafka] = await Promise.all(
+    ['rabbitmq', 'aws_sqs', 'aws_sns', 'gcp_pubsub', 'kafka'].map((t) => BROKER_TARGETS[t]!()),
+  );
   targets.push(rabbit!, sqs!, sns!, pubsub!, kafka!);
-  h = await startDispatchHarness({ retry: { ...TEST_RETRY, max_attempts: 2 }, brokers: {
-    rabbitmq: { ...rabbit!.broker, params: { exchange: EXCHANGE, routing_key: 'x' } },
-    redis: { broker_type: 'redis', conn_details: { url: testServers().brokers.redis.url }, params: { stream: WRONG_TYPE_KEY } },
-    aws_sqs: { ...sqs!.broker, conn_details: { ...sqs!.broker.conn_details, endpoint_url: hostileUrl } },
-    aws_sns: { ...sns!.broker, params: { topic_arn: `${sns!.broker.params.topic_arn}-deleted` } },
-    kafka: { ...kafka!.broker, params: { topic: 'no topic may hold spaces' } },
-    gcp_pubsub: { ...pubsub!.broker, conn_details: { ...pubsub!.broker.conn_details, topic: 'no-such-topic' } },
-  } });
+  h = await startDispatchHarness({
+    retry: { ...TEST_RETRY, max_attempts: 2 },
+    brokers: {
+      rabbitmq: { ...rabbit!.broker, params: { exchange: EXCHANGE, routing_key: 'x' } },
+      redis: { broker_type: 'redis', conn_details: { url: testServers().brokers.redis.url }, params: { stream: WRONG_TYPE_KEY } },
+      aws_sqs: { ...sqs!.broker, conn_details: { ...sqs!.broker.conn_details, endpoint_url: hostileUrl } },
+      aws_sns: { ...sns!.broker, params: { topic_arn: `${sns!.broker.params.topic_arn}-deleted` } },
+      kafka: { ...kafka!.broker, params: { topic: 'no topic may hold spaces' } },
+      gcp_pubsub: { ...pubsub!.broker, conn_details: { ...pubsub!.broker.conn_details, topic: 'no-such-topic' } },
+    },
+  });
 }, 120_000);
 afterAll(async () => {
   await h?.close();
@@ -59,13 +64,28 @@ test.each([
   ['aws_sns', 'the broker answered HTTP 404 (NotFoundException)', ['does not exist', '-deleted']],
   ['kafka', 'the broker refused it: INVALID_TOPIC_EXCEPTION', ['no topic may hold spaces']],
   ['gcp_pubsub', 'the broker answered NOT_FOUND', ['no-such-topic', 'Topic not found']],
-])('%s: the broker\'s refusal is described in our words, its text not passed on', async (type, reason, notShown) => {
-  await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: type }], active: true, msg_broker_queues: [{ name: type }],
-  }).expect(201);
-  const id = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: type, instance: { id: 1 } }).expect(202)).body.id as string;
-  const status = await waitForDispatch(h.app, id, undefined, 60_000);
-  expect(status.actions[0]).toMatchObject({ state: 'failed', attempts: 2, last_error: `publish to ${type} failed: ${reason}` });
-  const answer = (await request(h.app).get(`/api/signals/${id}`).expect(200)).text;
-  for (const text of notShown) expect(answer).not.toContain(text);
-}, 90_000);
+])(
+  "%s: the broker's refusal is described in our words, its text not passed on",
+  async (type, reason, notShown) => {
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: type }],
+        active: true,
+        msg_broker_queues: [{ name: type }],
+      })
+      .expect(201);
+    const id = (
+      await request(h.app)
+        .post('/api/signals')
+        .send({ signal: 'post_save', app_label: 'shop', model_name: type, instance: { id: 1 } })
+        .expect(202)
+    ).body.id as string;
+    const status = await waitForDispatch(h.app, id, undefined, 60_000);
+    expect(status.actions[0]).toMatchObject({ state: 'failed', attempts: 2, last_error: `publish to ${type} failed: ${reason}` });
+    const answer = (await request(h.app).get(`/api/signals/${id}`).expect(200)).text;
+    for (const text of notShown) expect(answer).not.toContain(text);
+  },
+  90_000,
+);

@@ -13,7 +13,12 @@ const SIGNALS = 100;
 /** Its own RabbitMQ node, so stopping it disturbs no other test file. */
 test('RabbitMQ killed and restarted in the middle of a run: every message arrives', async () => {
   const dir = tempDir();
-  const node = { dir: join(dir, 'rabbit'), port: await freePort(), distPort: await freePort(), name: `at-restart-${process.pid}@localhost` };
+  const node = {
+    dir: join(dir, 'rabbit'),
+    port: await freePort(),
+    distPort: await freePort(),
+    name: `at-restart-${process.pid}@localhost`,
+  };
   const url = amqpUrlOf(node);
   let pgid = await startRabbit(node);
   const queue = `jobs-${Date.now()}`;
@@ -22,16 +27,33 @@ test('RabbitMQ killed and restarted in the middle of a run: every message arrive
     retry: { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 2, max_attempts: 40 },
   });
   try {
-    await request(h.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'job' }], active: true,
-      msg_broker_queues: [{ name: 'jobs', timeout_secs: 2 }], payload: { job: '{{ instance.n }}' },
-    }).expect(201);
-    const emit = async (from: number, count: number) => (await request(h.app).post('/api/signals').send(
-      Array.from({ length: count }, (_, i) => ({ signal: 'post_save', app_label: 'shop', model_name: 'job', instance: { n: from + i } })),
-    ).expect(202)).body.map((x: { id: string }) => x.id) as string[];
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'job' }],
+        active: true,
+        msg_broker_queues: [{ name: 'jobs', timeout_secs: 2 }],
+        payload: { job: '{{ instance.n }}' },
+      })
+      .expect(201);
+    const emit = async (from: number, count: number) =>
+      (
+        await request(h.app)
+          .post('/api/signals')
+          .send(
+            Array.from({ length: count }, (_, i) => ({
+              signal: 'post_save',
+              app_label: 'shop',
+              model_name: 'job',
+              instance: { n: from + i },
+            })),
+          )
+          .expect(202)
+      ).body.map((x: { id: string }) => x.id) as string[];
     const ids = await emit(0, SIGNALS / 2);
     await stopRabbit(pgid, url);
-    ids.push(...await emit(SIGNALS / 2, SIGNALS / 2));
+    ids.push(...(await emit(SIGNALS / 2, SIGNALS / 2)));
     await new Promise((r) => setTimeout(r, 1000));
     pgid = await startRabbit(node);
     for (const id of ids) {
@@ -41,7 +63,8 @@ test('RabbitMQ killed and restarted in the middle of a run: every message arrive
     const conn = await connect(url);
     const ch = await conn.createChannel();
     const seen = new Set<string>();
-    for (let msg = await ch.get(queue, { noAck: true }); msg; msg = await ch.get(queue, { noAck: true })) seen.add(String(msg.properties.messageId));
+    for (let msg = await ch.get(queue, { noAck: true }); msg; msg = await ch.get(queue, { noAck: true }))
+      seen.add(String(msg.properties.messageId));
     await conn.close();
     expect(seen.size).toBe(SIGNALS);
     expect(ids.every((id) => [...seen].some((m) => m.startsWith(`${id}.`)))).toBe(true);

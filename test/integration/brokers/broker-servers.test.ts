@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import {
-  CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, Message, ReceiveMessageCommand, SendMessageCommand, SQSClient,
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
 } from '@aws-sdk/client-sqs';
 import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
@@ -32,13 +38,23 @@ test('Kafka: an idempotent producer (acks -1) writes a record with headers; a co
     await admin.connect();
     expect(await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true })).toBe(true);
     await producer.connect();
-    const [sent] = await producer.send({ topic, acks: -1, messages: [{ key: 'order-1', value: '{"n":1}', headers: { 'x-action-id': 'a1' } }] });
+    const [sent] = await producer.send({
+      topic,
+      acks: -1,
+      messages: [{ key: 'order-1', value: '{"n":1}', headers: { 'x-action-id': 'a1' } }],
+    });
     expect(sent).toMatchObject({ topicName: topic, errorCode: 0, baseOffset: '0' });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });
-    const received = new Promise<KafkaMessage>((resolve) => { void consumer.run({ eachMessage: async ({ message }) => resolve(message) }); });
+    const received = new Promise<KafkaMessage>((resolve) => {
+      void consumer.run({ eachMessage: async ({ message }) => resolve(message) });
+    });
     const message = await received;
-    expect([message.key?.toString(), message.value?.toString(), message.headers?.['x-action-id']?.toString()]).toEqual(['order-1', '{"n":1}', 'a1']);
+    expect([message.key?.toString(), message.value?.toString(), message.headers?.['x-action-id']?.toString()]).toEqual([
+      'order-1',
+      '{"n":1}',
+      'a1',
+    ]);
   } finally {
     await Promise.all([consumer.disconnect(), producer.disconnect(), admin.disconnect()]);
   }
@@ -66,10 +82,15 @@ const aws = { endpoint: moto.endpoint, region: moto.region, credentials: { acces
 const receiveAll = async (sqs: SQSClient, queueUrl: string, count: number, tries = 10): Promise<Message[]> => {
   const messages: Message[] = [];
   for (let i = 0; i < tries && messages.length < count; i++) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({
-      QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
-      MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
-    }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
+      }),
+    );
     messages.push(...Messages);
   }
   return messages;
@@ -79,13 +100,18 @@ test('SQS: standard and FIFO queues take SendMessage with attributes; FIFO dedup
   const sqs = new SQSClient(aws);
   const standard = (await sqs.send(new CreateQueueCommand({ QueueName: unique('jobs') }))).QueueUrl!;
   expect(standard).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/123456789012\/jobs-/);
-  await sqs.send(new SendMessageCommand({
-    QueueUrl: standard, MessageBody: '{"n":1}', MessageAttributes: { action_id: { DataType: 'String', StringValue: 'a1' } },
-  }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: standard,
+      MessageBody: '{"n":1}',
+      MessageAttributes: { action_id: { DataType: 'String', StringValue: 'a1' } },
+    }),
+  );
   const [plain] = await receiveAll(sqs, standard, 1);
   expect([plain?.Body, plain?.MessageAttributes?.action_id?.StringValue]).toEqual(['{"n":1}', 'a1']);
 
-  const fifo = (await sqs.send(new CreateQueueCommand({ QueueName: `${unique('jobs')}.fifo`, Attributes: { FifoQueue: 'true' } }))).QueueUrl!;
+  const fifo = (await sqs.send(new CreateQueueCommand({ QueueName: `${unique('jobs')}.fifo`, Attributes: { FifoQueue: 'true' } })))
+    .QueueUrl!;
   for (const body of ['{"n":2}', '{"n":2,"again":true}']) {
     await sqs.send(new SendMessageCommand({ QueueUrl: fifo, MessageBody: body, MessageGroupId: 'order-2', MessageDeduplicationId: 'a2' }));
   }
@@ -102,11 +128,18 @@ test('SNS: a Publish to a topic reaches its SQS subscriber (raw delivery) with t
   const topicArn = (await sns.send(new CreateTopicCommand({ Name: unique('events') }))).TopicArn!;
   expect(topicArn).toMatch(/^arn:aws:sns:us-east-1:123456789012:events-/);
   const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: unique('inbox') }))).QueueUrl!;
-  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
-  await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }));
-  const { MessageId } = await sns.send(new PublishCommand({
-    TopicArn: topicArn, Message: '{"n":1}', MessageAttributes: { action_id: { DataType: 'String', StringValue: 'a1' } },
-  }));
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))).Attributes!
+    .QueueArn!;
+  await sns.send(
+    new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn, Attributes: { RawMessageDelivery: 'true' } }),
+  );
+  const { MessageId } = await sns.send(
+    new PublishCommand({
+      TopicArn: topicArn,
+      Message: '{"n":1}',
+      MessageAttributes: { action_id: { DataType: 'String', StringValue: 'a1' } },
+    }),
+  );
   expect(MessageId).toBeTruthy();
   const [message] = await receiveAll(sqs, queueUrl, 1);
   expect([message?.Body, message?.MessageAttributes?.action_id?.StringValue]).toEqual(['{"n":1}', 'a1']);
@@ -116,7 +149,9 @@ test('SNS: a Publish to a topic reaches its SQS subscriber (raw delivery) with t
 
 /** The options the Pub/Sub publisher needs for an emulator: plain gRPC, and no GCE metadata probe. */
 const pubsubOptions = {
-  projectId: pubsub.projectId, apiEndpoint: pubsub.apiEndpoint, emulatorMode: true,
+  projectId: pubsub.projectId,
+  apiEndpoint: pubsub.apiEndpoint,
+  emulatorMode: true,
   // Without it google-gax asks google-auth-library for the universe domain, which probes the metadata server.
   universeDomain: 'googleapis.com',
 };
@@ -124,7 +159,7 @@ const pubsubOptions = {
 test('Pub/Sub: a message with attributes and an ordering key is pulled from a subscription', async () => {
   const client = new PubSub(pubsubOptions);
   // The same host, port and insecure channel credentials, for a synchronous pull (the handwritten API only streams).
-  const subscriber = new v1.SubscriberClient(await client.getClientConfig() as ConstructorParameters<typeof v1.SubscriberClient>[0]);
+  const subscriber = new v1.SubscriberClient((await client.getClientConfig()) as ConstructorParameters<typeof v1.SubscriberClient>[0]);
   try {
     const [topic] = await client.createTopic(unique('orders'));
     const [subscription] = await topic.createSubscription(unique('orders-sub'), { enableMessageOrdering: true });
@@ -136,7 +171,11 @@ test('Pub/Sub: a message with attributes and an ordering key is pulled from a su
     for (let i = 0; i < 10 && pulled.length < 2; i++) {
       const [response] = await subscriber.pull({ subscription: subscription.name, maxMessages: 10 });
       for (const r of response.receivedMessages ?? []) {
-        pulled.push({ data: Buffer.from(r.message!.data!).toString(), attributes: r.message!.attributes, orderingKey: r.message!.orderingKey });
+        pulled.push({
+          data: Buffer.from(r.message!.data!).toString(),
+          attributes: r.message!.attributes,
+          orderingKey: r.message!.orderingKey,
+        });
       }
       const ackIds = (response.receivedMessages ?? []).map((r) => r.ackId!);
       if (ackIds.length) await subscriber.acknowledge({ subscription: subscription.name, ackIds });
@@ -158,9 +197,12 @@ const PROBE = `
   client.getTopics().then(() => client.close()).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
 `;
 
-test('Pub/Sub: those options alone keep Google\'s auth library off the GCE metadata server', async () => {
+test("Pub/Sub: those options alone keep Google's auth library off the GCE metadata server", async () => {
   const paths: string[] = [];
-  const trap = createServer((req, res) => { paths.push(req.url ?? ''); res.writeHead(404).end(); });
+  const trap = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    res.writeHead(404).end();
+  });
   await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
   const env: NodeJS.ProcessEnv = { ...process.env, GCE_METADATA_HOST: `127.0.0.1:${(trap.address() as AddressInfo).port}` };
   delete env.METADATA_SERVER_DETECTION;

@@ -33,7 +33,10 @@ const POINTED = (p: number): Record<Type, { key: string; templated: string; lite
 });
 
 beforeAll(async () => {
-  listener = createServer((s: Socket) => { dialled += 1; s.destroy(); });
+  listener = createServer((s: Socket) => {
+    dialled += 1;
+    s.destroy();
+  });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   port = (listener.address() as { port: number }).port;
   for (const type of TYPES) targets[type] = await BROKER_TARGETS[type]!();
@@ -44,7 +47,11 @@ beforeAll(async () => {
     brokers[`${type}-open`] = { ...targets[type].broker, trigger_overrides: { conn_details: [POINTED(port)[type].key] } };
   }
   brokers['sqs-by-url'] = { ...targets.aws_sqs.broker, trigger_overrides: { parameters: ['queue_url'] } };
-  brokers['rabbitmq-templated'] = { broker_type: 'rabbitmq', conn_details: { url: POINTED(port).rabbitmq.templated }, params: { queue: 'q' } };
+  brokers['rabbitmq-templated'] = {
+    broker_type: 'rabbitmq',
+    conn_details: { url: POINTED(port).rabbitmq.templated },
+    params: { queue: 'q' },
+  };
   h = await startDispatchHarness({ allow_private_targets: false, retry: { ...TEST_RETRY, max_attempts: 2 }, brokers });
 }, 120_000);
 afterAll(async () => {
@@ -55,15 +62,23 @@ afterAll(async () => {
 
 /** Each test's triggers listen to a model of their own, so that one test's signals dispatch only its triggers. */
 const model = () => (expect.getState().currentTestName ?? 'x').replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-const write = (queue: Record<string, unknown>) => request(h.app).post('/api/action-triggers').send({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model() }], active: true,
-  msg_broker_queues: [queue], payload: { id: '{{ instance.id }}' },
-});
+const write = (queue: Record<string, unknown>) =>
+  request(h.app)
+    .post('/api/action-triggers')
+    .send({
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'shop', model_name: model() }],
+      active: true,
+      msg_broker_queues: [queue],
+      payload: { id: '{{ instance.id }}' },
+    });
 const emit = async (instance: Record<string, unknown>) =>
-  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model(), instance }).expect(202)).body.id as string;
+  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model(), instance }).expect(202))
+    .body.id as string;
 
 type Action = { state: string; attempts: number; last_error?: string };
-const dispatchOf = async (instance: Record<string, unknown>) => (await waitForDispatch(h.app, await emit(instance), undefined, 60_000)) as unknown as { actions: Action[] };
+const dispatchOf = async (instance: Record<string, unknown>) =>
+  (await waitForDispatch(h.app, await emit(instance), undefined, 60_000)) as unknown as { actions: Action[] };
 
 test.each(TYPES)('%s: by default a trigger may set no setting that says where messages go', async (type) => {
   const { key, literal } = POINTED(port)[type];
@@ -88,24 +103,35 @@ test.each(TYPES)('%s: where the config lets a trigger set the address, a literal
   expect(answer.text).toContain('must not be a loopback or private address or localhost (allow_private_targets is off)');
 });
 
-test.each(TYPES)('%s: a host rendered from the signal is checked before the worker connects: refused, nothing dialled', async (type) => {
-  const { key, templated } = POINTED(port)[type];
-  await write({ name: `${type}-open`, conn_details: { [key]: templated } }).expect(201);
-  const before = dialled;
-  const { actions } = await dispatchOf({ id: 1, host: '127.0.0.1' });
-  expect(actions[0]).toMatchObject({ state: 'failed', attempts: 1, last_error: 'broker target refused: not a public address (allow_private_targets is off)' });
-  expect(dialled).toBe(before);
-}, 90_000);
+test.each(TYPES)(
+  '%s: a host rendered from the signal is checked before the worker connects: refused, nothing dialled',
+  async (type) => {
+    const { key, templated } = POINTED(port)[type];
+    await write({ name: `${type}-open`, conn_details: { [key]: templated } }).expect(201);
+    const before = dialled;
+    const { actions } = await dispatchOf({ id: 1, host: '127.0.0.1' });
+    expect(actions[0]).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      last_error: 'broker target refused: not a public address (allow_private_targets is off)',
+    });
+    expect(dialled).toBe(before);
+  },
+  90_000,
+);
 
-test('a config value templated over the instance is the signal\'s choice, not the operator\'s: checked the same way', async () => {
+test("a config value templated over the instance is the signal's choice, not the operator's: checked the same way", async () => {
   await write({ name: 'rabbitmq-templated' }).expect(201);
   const before = dialled;
   const { actions } = await dispatchOf({ id: 2, host: '127.0.0.1' });
-  expect(actions[0]).toMatchObject({ state: 'failed', last_error: 'broker target refused: not a public address (allow_private_targets is off)' });
+  expect(actions[0]).toMatchObject({
+    state: 'failed',
+    last_error: 'broker target refused: not a public address (allow_private_targets is off)',
+  });
   expect(dialled).toBe(before);
 }, 90_000);
 
-test('the operator\'s own loopback broker still delivers with allow_private_targets off', async () => {
+test("the operator's own loopback broker still delivers with allow_private_targets off", async () => {
   await write({ name: 'rabbitmq' }).expect(201);
   const { actions } = await dispatchOf({ id: 3 });
   expect(actions.map((a) => a.state)).toContain('delivered');

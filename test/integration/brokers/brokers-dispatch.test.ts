@@ -21,36 +21,69 @@ afterAll(async () => {
   await Promise.all(Object.values(targets).map((t) => t.close()));
 });
 
-const trigger = (over: Record<string, unknown>) => request(h.app).post('/api/action-triggers').send({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-  msg_broker_queues: TYPES.map((name) => ({ name })), payload: { order: '{{ instance.id }}', note: 'ü {{ instance.note }}' }, ...over,
-}).expect(201);
+const trigger = (over: Record<string, unknown>) =>
+  request(h.app)
+    .post('/api/action-triggers')
+    .send({
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'shop', model_name: 'order' }],
+      active: true,
+      msg_broker_queues: TYPES.map((name) => ({ name })),
+      payload: { order: '{{ instance.id }}', note: 'ü {{ instance.note }}' },
+      ...over,
+    })
+    .expect(201);
 
 test('one signal: exactly one message on each of the six brokers, with the rendered body, delivery id and content type', async () => {
   const t = (await trigger({})).body as { id: string };
   await trigger({ active: false });
   await trigger({ content_types: [{ app_label: 'shop', model_name: 'refund' }] });
-  const s = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 7, note: 'x' } }).expect(202)).body as { id: string };
+  const s = (
+    await request(h.app)
+      .post('/api/signals')
+      .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 7, note: 'x' } })
+      .expect(202)
+  ).body as { id: string };
   const status = await waitForDispatch(h.app, s.id, (x) => x.state === 'completed', 60_000);
   expect(status.actions.map((a: { state: string }) => a.state)).toEqual(TYPES.map(() => 'delivered'));
   for (const [i, type] of TYPES.entries()) {
     const got = await targets[type]!.read(1);
     await new Promise((r) => setTimeout(r, type === 'kafka' ? 1000 : 200)); // a second message would show now
-    expect([type, await targets[type]!.read(1)]).toEqual([type, [{ body: '{"order":7,"note":"ü x"}', deliveryId: `${s.id}.${t.id}.q${i}`, contentType: 'application/json' }]]);
+    expect([type, await targets[type]!.read(1)]).toEqual([
+      type,
+      [{ body: '{"order":7,"note":"ü x"}', deliveryId: `${s.id}.${t.id}.q${i}`, contentType: 'application/json' }],
+    ]);
     expect(got).toHaveLength(1);
   }
 }, 120_000);
 
 test('bad connection details: the action retries and records a clear error, naming no secret', async () => {
   const { broker } = targets.aws_sqs!;
-  const h2 = await startDispatchHarness({ brokers: { sqs: { ...broker, conn_details: { ...broker.conn_details, endpoint_url: 'http://127.0.0.1:9' } } } });
+  const h2 = await startDispatchHarness({
+    brokers: { sqs: { ...broker, conn_details: { ...broker.conn_details, endpoint_url: 'http://127.0.0.1:9' } } },
+  });
   try {
-    await request(h2.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      msg_broker_queues: [{ name: 'sqs', timeout_secs: 1 }],
-    }).expect(201);
-    const s = (await request(h2.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }).expect(202)).body as { id: string };
-    const status = await waitForDispatch(h2.app, s.id, (x) => x.state === 'completed' || ((x as { actions?: Array<{ attempts: number }> }).actions?.[0]?.attempts ?? 0) >= 2, 60_000);
+    await request(h2.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        msg_broker_queues: [{ name: 'sqs', timeout_secs: 1 }],
+      })
+      .expect(201);
+    const s = (
+      await request(h2.app)
+        .post('/api/signals')
+        .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } })
+        .expect(202)
+    ).body as { id: string };
+    const status = await waitForDispatch(
+      h2.app,
+      s.id,
+      (x) => x.state === 'completed' || ((x as { actions?: Array<{ attempts: number }> }).actions?.[0]?.attempts ?? 0) >= 2,
+      60_000,
+    );
     const action = status.actions[0] as { state: string; last_error: string };
     expect(['retrying', 'failed']).toContain(action.state);
     expect(action.last_error).toMatch(/^publish to sqs failed: /);

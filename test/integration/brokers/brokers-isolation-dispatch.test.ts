@@ -15,30 +15,57 @@ const EXCHANGE = `no-such-exchange-${Date.now()}`;
 
 beforeAll(async () => {
   target = await BROKER_TARGETS.rabbitmq!();
-  h = await startDispatchHarness({ brokers: {
-    good: target.broker,
-    bad: { ...target.broker, params: { exchange: EXCHANGE, routing_key: 'x' } },
-  } });
+  h = await startDispatchHarness({
+    brokers: {
+      good: target.broker,
+      bad: { ...target.broker, params: { exchange: EXCHANGE, routing_key: 'x' } },
+    },
+  });
 }, 90_000);
 afterAll(async () => {
   await h?.close();
   await target?.close();
 });
 
-const trigger = async (queue: string) => (await request(h.app).post('/api/action-triggers').send({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-  msg_broker_queues: [{ name: queue }], payload: { order: '{{ instance.id }}' },
-}).expect(201)).body as { id: string };
+const trigger = async (queue: string) =>
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        msg_broker_queues: [{ name: queue }],
+        payload: { order: '{{ instance.id }}' },
+      })
+      .expect(201)
+  ).body as { id: string };
 
-interface Action { trigger_id: string; state: string; attempts: number; last_error?: string; delivery_id: string }
+interface Action {
+  trigger_id: string;
+  state: string;
+  attempts: number;
+  last_error?: string;
+  delivery_id: string;
+}
 
-test('a trigger with a refused exchange fails only its own actions: all 30 of the other trigger\'s messages are delivered at once', async () => {
+test("a trigger with a refused exchange fails only its own actions: all 30 of the other trigger's messages are delivered at once", async () => {
   const [bad, good] = [await trigger('bad'), await trigger('good')];
-  const signals = await Promise.all(Array.from({ length: 30 }, async (_, i) => (await request(h.app).post('/api/signals')
-    .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: i } }).expect(202)).body as { id: string }));
+  const signals = await Promise.all(
+    Array.from(
+      { length: 30 },
+      async (_, i) =>
+        (
+          await request(h.app)
+            .post('/api/signals')
+            .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: i } })
+            .expect(202)
+        ).body as { id: string },
+    ),
+  );
   const actions: Action[] = [];
   for (const s of signals) {
-    const status = await waitForDispatch(h.app, s.id, (x) => x.state === 'completed', 90_000) as unknown as { actions: Action[] };
+    const status = (await waitForDispatch(h.app, s.id, (x) => x.state === 'completed', 90_000)) as unknown as { actions: Action[] };
     actions.push(...status.actions);
   }
   const goodActions = actions.filter((a) => a.trigger_id === good.id);
@@ -47,6 +74,8 @@ test('a trigger with a refused exchange fails only its own actions: all 30 of th
   expect(new Set(arrived.map((m) => m.deliveryId))).toEqual(new Set(goodActions.map((a) => a.delivery_id)));
   // The bad trigger's actions did fail, with the broker's reply code in our words (its text, which quotes the exchange, is not passed on).
   const badActions = actions.filter((a) => a.trigger_id === bad.id);
-  expect(badActions).toEqual(signals.map(() => expect.objectContaining({ state: 'failed', last_error: expect.stringContaining('404 not found') })));
+  expect(badActions).toEqual(
+    signals.map(() => expect.objectContaining({ state: 'failed', last_error: expect.stringContaining('404 not found') })),
+  );
   expect(JSON.stringify(badActions)).not.toContain(EXCHANGE);
 }, 180_000);

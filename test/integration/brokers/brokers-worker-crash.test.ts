@@ -11,11 +11,24 @@ test('the worker killed with SIGKILL while 200 signals with a Kafka and an SQS a
   const { h, workerEnv } = await startHarnessForWorkerProcess({ brokers });
   let worker = await startWorkerProcess(workerEnv);
   try {
-    await request(h.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      msg_broker_queues: [{ name: 'kafka', timeout_secs: 3 }, { name: 'sqs', timeout_secs: 3 }],
-    }).expect(201);
-    const signals = Array.from({ length: SIGNALS }, (_, i) => ({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { n: i } }));
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        msg_broker_queues: [
+          { name: 'kafka', timeout_secs: 3 },
+          { name: 'sqs', timeout_secs: 3 },
+        ],
+      })
+      .expect(201);
+    const signals = Array.from({ length: SIGNALS }, (_, i) => ({
+      signal: 'post_save',
+      app_label: 'shop',
+      model_name: 'order',
+      instance: { n: i },
+    }));
     await request(h.app).post('/api/signals').send(signals).expect(202);
     await kafka.read(10, 60_000);
     await killProcess(worker, 'SIGKILL');

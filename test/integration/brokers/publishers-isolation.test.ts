@@ -18,45 +18,70 @@ const BAD: Array<[string, string, (b: Broker) => Promise<Broker> | Broker]> = [
   ['rabbitmq', 'an exchange that does not exist', (b) => ({ ...b, params: { exchange: `no-such-exchange-${uid()}`, routing_key: 'x' } })],
   ['rabbitmq', 'a queue name the broker reserves (amq.)', (b) => ({ ...b, params: { queue: `amq.x-${uid()}` } })],
   ['kafka', 'a topic name Kafka refuses', (b) => ({ ...b, params: { topic: `bad topic!${uid()}` } })],
-  ['redis', 'a stream key that holds a string (XADD: WRONGTYPE)', async (b) => {
-    const key = `string-${uid()}`;
-    const client = new Redis(b.conn_details.url!);
-    await client.set(key, 'not a stream');
-    client.disconnect();
-    return { ...b, params: { stream: key } };
-  }],
-  ['aws_sqs', 'a queue that does not exist', (b) => ({ ...b, params: { queue_url: b.params.queue_url!.replace(/[^/]+$/, `no-such-queue-${uid()}`) } })],
-  ['aws_sns', 'a topic that does not exist', (b) => ({ ...b, params: { topic_arn: b.params.topic_arn!.replace(/[^:]+$/, `no-such-topic-${uid()}`) } })],
+  [
+    'redis',
+    'a stream key that holds a string (XADD: WRONGTYPE)',
+    async (b) => {
+      const key = `string-${uid()}`;
+      const client = new Redis(b.conn_details.url!);
+      await client.set(key, 'not a stream');
+      client.disconnect();
+      return { ...b, params: { stream: key } };
+    },
+  ],
+  [
+    'aws_sqs',
+    'a queue that does not exist',
+    (b) => ({ ...b, params: { queue_url: b.params.queue_url!.replace(/[^/]+$/, `no-such-queue-${uid()}`) } }),
+  ],
+  [
+    'aws_sns',
+    'a topic that does not exist',
+    (b) => ({ ...b, params: { topic_arn: b.params.topic_arn!.replace(/[^:]+$/, `no-such-topic-${uid()}`) } }),
+  ],
   ['gcp_pubsub', 'a topic that does not exist', (b) => ({ ...b, conn_details: { ...b.conn_details, topic: `no-such-topic-${uid()}` } })],
 ];
 
-test.each(BAD)('%s: %s fails only its own publishes, not those of a good target on the same connection', async (type, _what, badOf) => {
-  const publisher = publisherFor(type)!;
-  const target = await BROKER_TARGETS[type]!();
-  const connections = createConnections();
-  const settingsOf = (b: Broker) => {
-    const s = publisher.settings(b.conn_details, b.params);
-    if (!s.ok) throw new Error(JSON.stringify(s.errors));
-    return s.value;
-  };
-  try {
-    const [good, bad] = [settingsOf(target.broker), settingsOf(await badOf(target.broker))];
-    // One shared connection, except Kafka's producer per topic (kafkajs's metadata requests are all or nothing).
-    if (type === 'kafka') expect(publisher.connectionKey(bad)).not.toBe(publisher.connectionKey(good));
-    else expect(publisher.connectionKey(bad)).toBe(publisher.connectionKey(good));
-    // The good target's messages are larger, so that some are still on their way when a bad one is refused.
-    const send = (settings: unknown, deliveryId: string, pad = 0) => connections.publish(publisher, settings,
-      { body: JSON.stringify({ id: deliveryId, pad: 'x'.repeat(pad) }), contentType: 'application/json', deliveryId }, 15_000)
-      .then(() => 'confirmed', (e: Error) => `failed: ${e.message}`);
-    const ids = Array.from({ length: 30 }, (_, i) => i);
-    const results = await Promise.all(ids.flatMap((i) => [send(bad, `bad-${i}`), send(good, `good-${i}`, 100_000)]));
-    const [badResults, goodResults] = [results.filter((_, i) => i % 2 === 0), results.filter((_, i) => i % 2 === 1)];
-    expect(badResults.filter((r) => r === 'confirmed')).toEqual([]); // the bad target really is refused
-    expect(goodResults).toEqual(ids.map(() => 'confirmed'));
-    const arrived = (await target.read(30, 30_000)).map((m) => m.deliveryId);
-    expect(new Set(arrived)).toEqual(new Set(ids.map((i) => `good-${i}`)));
-  } finally {
-    await connections.close();
-    await target.close();
-  }
-}, 90_000);
+test.each(BAD)(
+  '%s: %s fails only its own publishes, not those of a good target on the same connection',
+  async (type, _what, badOf) => {
+    const publisher = publisherFor(type)!;
+    const target = await BROKER_TARGETS[type]!();
+    const connections = createConnections();
+    const settingsOf = (b: Broker) => {
+      const s = publisher.settings(b.conn_details, b.params);
+      if (!s.ok) throw new Error(JSON.stringify(s.errors));
+      return s.value;
+    };
+    try {
+      const [good, bad] = [settingsOf(target.broker), settingsOf(await badOf(target.broker))];
+      // One shared connection, except Kafka's producer per topic (kafkajs's metadata requests are all or nothing).
+      if (type === 'kafka') expect(publisher.connectionKey(bad)).not.toBe(publisher.connectionKey(good));
+      else expect(publisher.connectionKey(bad)).toBe(publisher.connectionKey(good));
+      // The good target's messages are larger, so that some are still on their way when a bad one is refused.
+      const send = (settings: unknown, deliveryId: string, pad = 0) =>
+        connections
+          .publish(
+            publisher,
+            settings,
+            { body: JSON.stringify({ id: deliveryId, pad: 'x'.repeat(pad) }), contentType: 'application/json', deliveryId },
+            15_000,
+          )
+          .then(
+            () => 'confirmed',
+            (e: Error) => `failed: ${e.message}`,
+          );
+      const ids = Array.from({ length: 30 }, (_, i) => i);
+      const results = await Promise.all(ids.flatMap((i) => [send(bad, `bad-${i}`), send(good, `good-${i}`, 100_000)]));
+      const [badResults, goodResults] = [results.filter((_, i) => i % 2 === 0), results.filter((_, i) => i % 2 === 1)];
+      expect(badResults.filter((r) => r === 'confirmed')).toEqual([]); // the bad target really is refused
+      expect(goodResults).toEqual(ids.map(() => 'confirmed'));
+      const arrived = (await target.read(30, 30_000)).map((m) => m.deliveryId);
+      expect(new Set(arrived)).toEqual(new Set(ids.map((i) => `good-${i}`)));
+    } finally {
+      await connections.close();
+      await target.close();
+    }
+  },
+  90_000,
+);

@@ -14,7 +14,11 @@ test('a recorded delivery is found with its receipt; another delivery of the sam
 });
 
 test('a record of another shape is an UnreadableEvent: the attempt fails rather than answer with a guess', async () => {
-  await t.store.append('delivered-signal-s1', [{ type: 'ActionDelivered', data: { deliveryId: 's1.t.w0', receipt: { attempt: 'first' } }, metadata: {} }], 'any');
+  await t.store.append(
+    'delivered-signal-s1',
+    [{ type: 'ActionDelivered', data: { deliveryId: 's1.t.w0', receipt: { attempt: 'first' } }, metadata: {} }],
+    'any',
+  );
   const ledger = createDeliveredLedger(t.store, silentLogger);
   await expect(ledger.find('signal-s1', 's1.t.w0')).rejects.toThrow(UnreadableEvent);
   await expect(ledger.find('signal-s1', 's1.t.w0')).rejects.toThrow(/delivered-signal-s1@0 cannot be read: .*attempt/);

@@ -24,13 +24,22 @@ afterAll(async () => {
 });
 
 const emit = async (modelName: string, instance: Record<string, unknown> = {}) =>
-  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202)).body.id as string;
-const on = (modelName: string) => ({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: modelName }], active: true });
+  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202))
+    .body.id as string;
+const on = (modelName: string) => ({
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: modelName }],
+  active: true,
+});
 
 test('a header value that holds CR LF only once rendered fails the action at once, naming the header but not the value', async () => {
-  await request(h.app).post('/api/action-triggers').send({
-    ...on('injected'), webhooks: [{ url: rx.url('/injected'), http_method: 'POST', headers: { 'X-Order-Ref': 'ref {{ instance.ref }}' } }],
-  }).expect(201);
+  await request(h.app)
+    .post('/api/action-triggers')
+    .send({
+      ...on('injected'),
+      webhooks: [{ url: rx.url('/injected'), http_method: 'POST', headers: { 'X-Order-Ref': 'ref {{ instance.ref }}' } }],
+    })
+    .expect(201);
   const status = await waitForDispatch(h.app, await emit('injected', { ref: 'a\r\nX-Admin: yes' }));
   const action = status.actions[0];
   expect([action.state, action.attempts]).toEqual(['failed', 1]);
@@ -40,16 +49,33 @@ test('a header value that holds CR LF only once rendered fails the action at onc
 });
 
 test('a stored trigger whose header the rules now refuse fails at delivery, not retried', async () => {
-  await storeTrigger(h, { ...on('stored-header'), webhooks: [{ url: rx.url('/stored'), http_method: 'POST', headers: { Host: 'internal.example' } }] });
+  await storeTrigger(h, {
+    ...on('stored-header'),
+    webhooks: [{ url: rx.url('/stored'), http_method: 'POST', headers: { Host: 'internal.example' } }],
+  });
   const status = await waitForDispatch(h.app, await emit('stored-header'));
-  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('header "Host" is set by the HTTP client') }));
+  expect(status.actions[0]).toEqual(
+    expect.objectContaining({
+      state: 'failed',
+      attempts: 1,
+      last_error: expect.stringContaining('header "Host" is set by the HTTP client'),
+    }),
+  );
   expect(rx.on('/stored')).toHaveLength(0);
 });
 
-test('a stored webhook URL today\'s webhook_url_patterns refuse fails at delivery, nothing sent', async () => {
-  await storeTrigger(h, { ...on('old-url'), webhooks: [{ url: rx.url('/Forbidden/1'), http_method: 'POST' }, { url: rx.url('/allowed'), http_method: 'POST' }] });
+test("a stored webhook URL today's webhook_url_patterns refuse fails at delivery, nothing sent", async () => {
+  await storeTrigger(h, {
+    ...on('old-url'),
+    webhooks: [
+      { url: rx.url('/Forbidden/1'), http_method: 'POST' },
+      { url: rx.url('/allowed'), http_method: 'POST' },
+    ],
+  });
   const status = await waitForDispatch(h.app, await emit('old-url'));
-  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('not allowed by webhook_url_patterns') }));
+  expect(status.actions[0]).toEqual(
+    expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('not allowed by webhook_url_patterns') }),
+  );
   // One refused action never blocks the others.
   expect(status.actions[1]).toEqual(expect.objectContaining({ state: 'delivered' }));
   expect(rx.on('/Forbidden/1')).toHaveLength(0);
@@ -57,13 +83,27 @@ test('a stored webhook URL today\'s webhook_url_patterns refuse fails at deliver
 });
 
 test('conn_details a broker does not let triggers set fail the action at delivery (the config may have changed since)', async () => {
-  await storeTrigger(h, { ...on('rerouted'), msg_broker_queues: [{ name: 'orders', conn_details: { url: 'amqp://guest:guest@203.0.113.5:5672' }, parameters: { queue: 'x' } }] });
+  await storeTrigger(h, {
+    ...on('rerouted'),
+    msg_broker_queues: [{ name: 'orders', conn_details: { url: 'amqp://guest:guest@203.0.113.5:5672' }, parameters: { queue: 'x' } }],
+  });
   const status = await waitForDispatch(h.app, await emit('rerouted'));
-  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders does not let triggers set conn_details.url' }));
+  expect(status.actions[0]).toEqual(
+    expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders does not let triggers set conn_details.url' }),
+  );
 });
 
 test('a queue name AMQP cannot carry (over 255 bytes once rendered) fails at once instead of being retried', async () => {
-  await request(h.app).post('/api/action-triggers').send({ ...on('long-queue'), msg_broker_queues: [{ name: 'orders', parameters: { queue: 'q-{{ instance.name }}' } }] }).expect(201);
+  await request(h.app)
+    .post('/api/action-triggers')
+    .send({ ...on('long-queue'), msg_broker_queues: [{ name: 'orders', parameters: { queue: 'q-{{ instance.name }}' } }] })
+    .expect(201);
   const status = await waitForDispatch(h.app, await emit('long-queue', { name: 'x'.repeat(300) }));
-  expect(status.actions[0]).toEqual(expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders: parameters.queue is longer than 255 bytes (AMQP\'s limit)' }));
+  expect(status.actions[0]).toEqual(
+    expect.objectContaining({
+      state: 'failed',
+      attempts: 1,
+      last_error: "broker orders: parameters.queue is longer than 255 bytes (AMQP's limit)",
+    }),
+  );
 });

@@ -16,23 +16,50 @@ let rx: Receiver;
 beforeAll(async () => {
   process.env.AT_TEST_SECRET_TOKEN = SECRET_TOKEN; // read by the host's dynamic-value module at delivery time
   rx = await startReceiver();
-  h = await startDispatchHarness({
-    dynamic_values: { module: join(__dirname, '../../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token', 'env.AT_TEST_ENV_TOKEN'] },
-  }, { env: { ...process.env, AT_TEST_SECRET_TOKEN: SECRET_TOKEN, AT_TEST_ENV_TOKEN: ENV_TOKEN }, log: createLogger('debug', (l) => logLines.push(l)) });
+  h = await startDispatchHarness(
+    {
+      dynamic_values: {
+        module: join(__dirname, '../../fixtures/dynamic-values.js'),
+        allowed_paths: ['secrets.token', 'env.AT_TEST_ENV_TOKEN'],
+      },
+    },
+    {
+      env: { ...process.env, AT_TEST_SECRET_TOKEN: SECRET_TOKEN, AT_TEST_ENV_TOKEN: ENV_TOKEN },
+      log: createLogger('debug', (l) => logLines.push(l)),
+    },
+  );
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
 
 const trigger = async (model: string, over: Record<string, unknown>) =>
-  (await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }], active: true, ...over,
-  }).expect(201)).body as { id: string };
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: model }],
+        active: true,
+        ...over,
+      })
+      .expect(201)
+  ).body as { id: string };
 const emit = async (model: string, instance: Record<string, unknown> = { id: 1 }) =>
-  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance }).expect(202)).body as { id: string; workflow_id: string };
+  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance }).expect(202))
+    .body as { id: string; workflow_id: string };
 
 test('a secret from a dynamic value reaches the receiver, and never the history, the logs or an API response', async () => {
   rx.script('/secret', [{ status: 500 }]);
   const t = await trigger('secret', {
-    webhooks: [{ url: rx.url('/secret'), http_method: 'POST', headers: { Authorization: 'Bearer {{ secrets.token }}', 'X-Env': '{{ env.AT_TEST_ENV_TOKEN }}' } }],
+    webhooks: [
+      {
+        url: rx.url('/secret'),
+        http_method: 'POST',
+        headers: { Authorization: 'Bearer {{ secrets.token }}', 'X-Env': '{{ env.AT_TEST_ENV_TOKEN }}' },
+      },
+    ],
     payload: { token_echo: 'sig {{ secrets.token }}' },
   });
   const s = await emit('secret');
@@ -53,21 +80,39 @@ test('a secret from a dynamic value reaches the receiver, and never the history,
   expect(history).toContain('deliverWebhook');
   expect(history).toContain('"model_name":"secret"'); // payloads are decoded, so a leak there would show
   expect(logLines.join('\n')).toContain(s.id);
-  for (const [where, text] of [['history', history], ['logs', logLines.join('\n')], ['sdk logs', sdkLogLines.join('\n')], ...responses.map((r) => ['response', r])]) {
+  for (const [where, text] of [
+    ['history', history],
+    ['logs', logLines.join('\n')],
+    ['sdk logs', sdkLogLines.join('\n')],
+    ...responses.map((r) => ['response', r]),
+  ]) {
     expect({ where, leaked: text!.includes(SECRET_TOKEN) || text!.includes(ENV_TOKEN) }).toEqual({ where, leaked: false });
   }
 });
 
 test('without a payload the body is the envelope; GET carries no body; a string payload is text/plain', async () => {
-  const t = await trigger('bodies', { webhooks: [{ url: rx.url('/envelope'), http_method: 'POST' }, { url: rx.url('/get'), http_method: 'GET' }] });
+  const t = await trigger('bodies', {
+    webhooks: [
+      { url: rx.url('/envelope'), http_method: 'POST' },
+      { url: rx.url('/get'), http_method: 'GET' },
+    ],
+  });
   const s = await emit('bodies', { id: 5, name: 'five' });
   await waitForDispatch(h.app, s.id);
   expect(JSON.parse(rx.on('/envelope')[0]!.body)).toEqual({
-    signal: 'post_save', app_label: 'shop', model_name: 'bodies', instance: { id: 5, name: 'five' },
-    signal_id: s.id, trigger_id: t.id, occurred_at: expect.any(String),
+    signal: 'post_save',
+    app_label: 'shop',
+    model_name: 'bodies',
+    instance: { id: 5, name: 'five' },
+    signal_id: s.id,
+    trigger_id: t.id,
+    occurred_at: expect.any(String),
   });
   expect(rx.on('/get')[0]!.body).toBe('');
-  await trigger('text', { webhooks: [{ url: rx.url('/text'), http_method: 'POST' }], payload: 'Order {{ instance.id }} by {{ instance.who.name }}' });
+  await trigger('text', {
+    webhooks: [{ url: rx.url('/text'), http_method: 'POST' }],
+    payload: 'Order {{ instance.id }} by {{ instance.who.name }}',
+  });
   const s2 = await emit('text', { id: 9 });
   const status = await waitForDispatch(h.app, s2.id);
   expect(rx.on('/text')[0]!.body).toBe('Order 9 by ');
@@ -76,8 +121,10 @@ test('without a payload the body is the envelope; GET carries no body; a string 
 });
 
 test('a missing attribute in a header is a warning of the action, like one in the body', async () => {
-  await trigger('header-warn', { webhooks: [{ url: rx.url('/header-warn'), http_method: 'POST', headers: { 'X-Ref': 'ref-{{ instance.ref }}' } }],
-    payload: { id: '{{ instance.id }}', who: '{{ instance.who }}' } });
+  await trigger('header-warn', {
+    webhooks: [{ url: rx.url('/header-warn'), http_method: 'POST', headers: { 'X-Ref': 'ref-{{ instance.ref }}' } }],
+    payload: { id: '{{ instance.id }}', who: '{{ instance.who }}' },
+  });
   const s = await emit('header-warn', { id: 3 });
   const status = await waitForDispatch(h.app, s.id);
   expect(rx.on('/header-warn')[0]!.headers['x-ref']).toBe('ref-');
@@ -95,7 +142,10 @@ test('Retry-After is honoured', async () => {
 });
 
 test('while an action retries, its status says retrying, with attempts so far and the last error', async () => {
-  rx.script('/down', [{ status: 503, headers: { 'Retry-After': '1' } }, { status: 503, headers: { 'Retry-After': '1' } }]);
+  rx.script('/down', [
+    { status: 503, headers: { 'Retry-After': '1' } },
+    { status: 503, headers: { 'Retry-After': '1' } },
+  ]);
   await trigger('down', { webhooks: [{ url: rx.url('/down'), http_method: 'POST' }] });
   const s = await emit('down');
   // Attempt 1 ran locally in the worker; attempt 2 is a regular activity waiting out Retry-After.
@@ -108,7 +158,10 @@ test('while an action retries, its status says retrying, with attempts so far an
 });
 
 test('a receiver that always fails: every attempt of the retry policy runs, then the action is failed with the last status', async () => {
-  rx.script('/broken', Array.from({ length: 10 }, () => ({ status: 502 })));
+  rx.script(
+    '/broken',
+    Array.from({ length: 10 }, () => ({ status: 502 })),
+  );
   await trigger('broken', { webhooks: [{ url: rx.url('/broken'), http_method: 'POST' }] });
   const s = await emit('broken');
   const done = await waitForDispatch(h.app, s.id);
@@ -118,7 +171,8 @@ test('a receiver that always fails: every attempt of the retry policy runs, then
 
 test('a signal matching 60 triggers: every one delivers, and the dispatch is findable by the trigger ids that fit', async () => {
   const ids: string[] = [];
-  for (let i = 0; i < 60; i++) ids.push((await trigger('crowded', { webhooks: [{ url: rx.url(`/crowded/${i}`), http_method: 'POST' }] })).id);
+  for (let i = 0; i < 60; i++)
+    ids.push((await trigger('crowded', { webhooks: [{ url: rx.url(`/crowded/${i}`), http_method: 'POST' }] })).id);
   const s = await emit('crowded');
   const done = await waitForDispatch(h.app, s.id);
   expect(done.triggers).toHaveLength(60);
@@ -143,8 +197,19 @@ test('a signal matching 60 triggers: every one delivers, and the dispatch is fin
 test('a dispatch started without a plan (as before the API planned them) matches on the worker and delivers', async () => {
   await trigger('legacy', { webhooks: [{ url: rx.url('/legacy'), http_method: 'POST' }] });
   const id = `legacy-${Date.now()}`;
-  const signal = { id, signal: 'post_save', app_label: 'shop', model_name: 'legacy', instance: { id: 1 }, occurred_at: new Date().toISOString() };
-  await h.client.workflow.start('dispatchSignal', { taskQueue: h.taskQueue, workflowId: `signal-${id}`, args: [{ signal, retry: retrySettingsOf(h.config) }] });
+  const signal = {
+    id,
+    signal: 'post_save',
+    app_label: 'shop',
+    model_name: 'legacy',
+    instance: { id: 1 },
+    occurred_at: new Date().toISOString(),
+  };
+  await h.client.workflow.start('dispatchSignal', {
+    taskQueue: h.taskQueue,
+    workflowId: `signal-${id}`,
+    args: [{ signal, retry: retrySettingsOf(h.config) }],
+  });
   const done = await waitForDispatch(h.app, id);
   expect(done.triggers).toHaveLength(1);
   expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 1 });
@@ -152,17 +217,37 @@ test('a dispatch started without a plan (as before the API planned them) matches
 });
 
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
-  const bad = await request(h.app).post('/api/signals').send({ signal: 'saved', app_label: '', instance: [1], id: 'has space', extra: 1 }).expect(400);
-  expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['app_label', 'extra', 'id', 'instance', 'model_name', 'signal']);
-  const many = await request(h.app).post('/api/signals').send([
-    { signal: 'post_save', app_label: 'shop', model_name: 'none', instance: {} },
-    { signal: 'post_delete', app_label: 'shop', model_name: 'none', instance: {}, id: 'fixed-id-1' }]).expect(202);
+  const bad = await request(h.app)
+    .post('/api/signals')
+    .send({ signal: 'saved', app_label: '', instance: [1], id: 'has space', extra: 1 })
+    .expect(400);
+  expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+    'app_label',
+    'extra',
+    'id',
+    'instance',
+    'model_name',
+    'signal',
+  ]);
+  const many = await request(h.app)
+    .post('/api/signals')
+    .send([
+      { signal: 'post_save', app_label: 'shop', model_name: 'none', instance: {} },
+      { signal: 'post_delete', app_label: 'shop', model_name: 'none', instance: {}, id: 'fixed-id-1' },
+    ])
+    .expect(202);
   expect(many.body).toHaveLength(2);
   expect(many.body[1]).toMatchObject({ id: 'fixed-id-1', workflow_id: 'signal-fixed-id-1' });
   // Longer than Django allows (100): a 400 naming the field, not a start that Temporal refuses.
-  const long = await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'a'.repeat(101), model_name: 'm', instance: {} }).expect(400);
+  const long = await request(h.app)
+    .post('/api/signals')
+    .send({ signal: 'post_save', app_label: 'a'.repeat(101), model_name: 'm', instance: {} })
+    .expect(400);
   expect(long.body.errors).toEqual([{ path: 'app_label', message: 'must be at most 100 characters' }]);
-  const inArray = await request(h.app).post('/api/signals').send([{ signal: 'post_save' }]).expect(400);
+  const inArray = await request(h.app)
+    .post('/api/signals')
+    .send([{ signal: 'post_save' }])
+    .expect(400);
   expect(inArray.body.errors[0].path).toMatch(/^\[0\]\./);
   await request(h.app).post('/api/signals').send([]).expect(400);
   await request(h.app).get('/api/signals/never-emitted').expect(404);

@@ -18,29 +18,48 @@ let queue: string;
 beforeAll(async () => {
   rx = await startReceiver();
   queue = `orders-${Date.now()}`;
-  h = await startDispatchHarness({
-    brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue } } },
-    dynamic_values: { module: join(__dirname, '../../fixtures/dynamic-values.js'), allowed_paths: ['env.AT_TEST_WEBHOOK_TOKEN', 'secrets.token'] },
-    signing_secret: SECRET,
-  }, { env: { ...process.env, AT_TEST_WEBHOOK_TOKEN: TOKEN } });
+  h = await startDispatchHarness(
+    {
+      brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue } } },
+      dynamic_values: {
+        module: join(__dirname, '../../fixtures/dynamic-values.js'),
+        allowed_paths: ['env.AT_TEST_WEBHOOK_TOKEN', 'secrets.token'],
+      },
+      signing_secret: SECRET,
+    },
+    { env: { ...process.env, AT_TEST_WEBHOOK_TOKEN: TOKEN } },
+  );
 });
 /** RECORD_HISTORIES=1 saves each test's first dispatch history for test/integration/delivery/replay.test.ts. */
 const recorded: RecordedRun[] = [];
 afterAll(async () => {
-  try { saveHistoriesIfAsked(recorded); } finally {
+  try {
+    saveHistoriesIfAsked(recorded);
+  } finally {
     await h?.close();
     await rx?.close();
   }
 });
 
 const createTrigger = async (over: Record<string, unknown>) =>
-  (await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-    active: true, ...over,
-  }).expect(201)).body as { id: string; version: number };
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        ...over,
+      })
+      .expect(201)
+  ).body as { id: string; version: number };
 
 const emit = async (body: Record<string, unknown>) => {
-  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as { id: string; workflow_id: string; duplicate: boolean };
+  const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as {
+    id: string;
+    workflow_id: string;
+    duplicate: boolean;
+  };
   const name = expect.getState().currentTestName ?? 'unnamed';
   if (!recorded.some((r) => r.name === name)) recorded.push({ name, workflowId: accepted.workflow_id });
   return accepted;
@@ -61,7 +80,9 @@ const consumeOne = async (q: string, timeoutMs = 15_000) => {
       if (Date.now() > deadline) throw new Error(`no message on ${q}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-  } finally { await conn.close(); }
+  } finally {
+    await conn.close();
+  }
 };
 
 test('one signal: two webhook requests with the rendered body, resolved header and valid signature, and one queue message', async () => {
@@ -73,7 +94,12 @@ test('one signal: two webhook requests with the rendered body, resolved header a
     msg_broker_queues: [{ name: 'orders' }],
     payload: { order: '{{ instance.id }}', total: '{{ instance.total }}', note: 'order {{ instance.number }} saved' },
   });
-  const signal = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 42, total: 9.5, number: 'A-7' } });
+  const signal = await emit({
+    signal: 'post_save',
+    app_label: 'shop',
+    model_name: 'order',
+    instance: { id: 42, total: 9.5, number: 'A-7' },
+  });
   expect(signal.workflow_id).toBe(`signal-${signal.id}`);
   await rx.waitFor(() => rx.on('/a').length >= 1 && rx.on('/b').length >= 1);
   const [a, b] = [rx.on('/a')[0]!, rx.on('/b')[0]!];
@@ -96,7 +122,11 @@ test('one signal: two webhook requests with the rendered body, resolved header a
   expect(msg.properties.deliveryMode).toBe(2);
   const status = await statusOf(signal.id);
   expect(status.triggers).toEqual([{ trigger_id: trigger.id, version: 1 }]);
-  expect(status.actions.map((x: { state: string; attempts: number }) => [x.state, x.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+  expect(status.actions.map((x: { state: string; attempts: number }) => [x.state, x.attempts])).toEqual([
+    ['delivered', 1],
+    ['delivered', 1],
+    ['delivered', 1],
+  ]);
   await request(h.app).patch(`/api/action-triggers/${trigger.id}`).send({ active: false }).expect(200);
 
   // Findable in the Temporal UI by trigger, signal and content type (visibility is eventually consistent).
@@ -129,8 +159,16 @@ test('a trigger for a content type whose parts hold dots (my.app / order.line) f
 });
 
 test('an inactive trigger, another signal or another model sends nothing', async () => {
-  const inactive = await createTrigger({ active: false, content_types: [{ app_label: 'shop', model_name: 'cart' }], webhooks: [{ url: rx.url('/inactive'), http_method: 'POST' }] });
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'refund' }], config_signals: [{ signal: 'pre_delete' }], webhooks: [{ url: rx.url('/refund'), http_method: 'POST' }] });
+  const inactive = await createTrigger({
+    active: false,
+    content_types: [{ app_label: 'shop', model_name: 'cart' }],
+    webhooks: [{ url: rx.url('/inactive'), http_method: 'POST' }],
+  });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'refund' }],
+    config_signals: [{ signal: 'pre_delete' }],
+    webhooks: [{ url: rx.url('/refund'), http_method: 'POST' }],
+  });
   const signals = [
     await emit({ signal: 'post_save', app_label: 'shop', model_name: 'cart', instance: { id: 1 } }),
     await emit({ signal: 'post_save', app_label: 'shop', model_name: 'refund', instance: { id: 2 } }),
@@ -149,7 +187,10 @@ test('an inactive trigger, another signal or another model sends nothing', async
 
 test('500, 500, then 200: delivered on the third attempt, and the status says 3 attempts', async () => {
   rx.script('/flaky', [{ status: 500 }, { status: 500 }]);
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'flaky' }], webhooks: [{ url: rx.url('/flaky'), http_method: 'POST' }] });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'flaky' }],
+    webhooks: [{ url: rx.url('/flaky'), http_method: 'POST' }],
+  });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'flaky', instance: { id: 1 } });
   const status = await statusOf(s.id);
   expect(status.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 3, status_code: 200 })]);
@@ -159,7 +200,10 @@ test('500, 500, then 200: delivered on the third attempt, and the status says 3 
 
 test('a receiver that hangs past timeout_secs is cut at that time and retried', async () => {
   rx.script('/slow', [{ delayMs: 5000 }]);
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'slow' }], webhooks: [{ url: rx.url('/slow'), http_method: 'POST', timeout_secs: 1 }] });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'slow' }],
+    webhooks: [{ url: rx.url('/slow'), http_method: 'POST', timeout_secs: 1 }],
+  });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'slow', instance: { id: 1 } });
   const status = await statusOf(s.id);
   expect(status.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 2 })]);
@@ -169,10 +213,15 @@ test('a receiver that hangs past timeout_secs is cut at that time and retried', 
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
 });
 
-test('404 is not retried and is recorded as failed; the trigger\'s other actions are delivered', async () => {
+test("404 is not retried and is recorded as failed; the trigger's other actions are delivered", async () => {
   rx.script('/gone', [{ status: 404 }]);
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'mixed' }], webhooks: [
-    { url: rx.url('/gone'), http_method: 'POST' }, { url: rx.url('/fine'), http_method: 'POST' }] });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'mixed' }],
+    webhooks: [
+      { url: rx.url('/gone'), http_method: 'POST' },
+      { url: rx.url('/fine'), http_method: 'POST' },
+    ],
+  });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'mixed', instance: { id: 1 } });
   const status = await statusOf(s.id);
   expect(status.actions).toEqual([
@@ -183,12 +232,18 @@ test('404 is not retried and is recorded as failed; the trigger\'s other actions
 });
 
 test('the same signal id emitted three times starts one dispatch', async () => {
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'once' }], webhooks: [{ url: rx.url('/once'), http_method: 'POST' }] });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'once' }],
+    webhooks: [{ url: rx.url('/once'), http_method: 'POST' }],
+  });
   const body = { id: `order-77-saved-${Date.now()}`, signal: 'post_save', app_label: 'shop', model_name: 'once', instance: { id: 77 } };
   const first = await emit(body);
   await statusOf(first.id);
   const again = await Promise.all([emit(body), emit(body)]);
-  expect(again.map((x) => [x.workflow_id, x.duplicate])).toEqual([[first.workflow_id, true], [first.workflow_id, true]]);
+  expect(again.map((x) => [x.workflow_id, x.duplicate])).toEqual([
+    [first.workflow_id, true],
+    [first.workflow_id, true],
+  ]);
   await new Promise((r) => setTimeout(r, 500));
   expect(rx.on('/once')).toHaveLength(1);
 });
@@ -197,8 +252,12 @@ test('a signal with more actions than run locally sends its first attempts in on
   const paths = Array.from({ length: 12 }, (_, i) => `/bulk${i}`);
   rx.script('/bulk0', [{ status: 500 }]);
   rx.script('/bulk1', [{ status: 404 }]);
-  await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'bulk' }], webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
-    msg_broker_queues: [{ name: 'orders' }], payload: { id: '{{ instance.id }}' } });
+  await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'bulk' }],
+    webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
+    msg_broker_queues: [{ name: 'orders' }],
+    payload: { id: '{{ instance.id }}' },
+  });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'bulk', instance: { id: 5 } });
   const status = await statusOf(s.id);
   expect(status.actions).toHaveLength(13);
@@ -215,18 +274,34 @@ test('a signal with more actions than run locally sends its first attempts in on
 
 test('two signals for one instance of a per_instance trigger: the second waits while the first is retried, then both arrive in acceptance order', async () => {
   rx.script('/in-order', [{ status: 500 }]);
-  const t = await createTrigger({ content_types: [{ app_label: 'shop', model_name: 'queued' }], webhooks: [{ url: rx.url('/in-order'), http_method: 'POST' }],
-    payload: { n: '{{ instance.n }}' }, ordering: 'per_instance' });
+  const t = await createTrigger({
+    content_types: [{ app_label: 'shop', model_name: 'queued' }],
+    webhooks: [{ url: rx.url('/in-order'), http_method: 'POST' }],
+    payload: { n: '{{ instance.n }}' },
+    ordering: 'per_instance',
+  });
   const first = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'queued', instance: { id: 9, n: 1 } });
-  const second = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'queued', instance: { id: 9, n: 2 } }).expect(202)).body as { id: string; workflow_id: string };
+  const second = (
+    await request(h.app)
+      .post('/api/signals')
+      .send({ signal: 'post_save', app_label: 'shop', model_name: 'queued', instance: { id: 9, n: 2 } })
+      .expect(202)
+  ).body as { id: string; workflow_id: string };
   expect((await statusOf(first.id)).actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 2 })]);
   const later = await statusOf(second.id);
   expect(later.triggers).toEqual([expect.objectContaining({ instance_key: '9' })]);
   expect(later.actions).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
   expect(rx.on('/in-order').map((r) => (JSON.parse(r.body) as { n: number }).n)).toEqual([1, 1, 2]);
   // The first had its turn when queued; the second asked, waited, and was told by the first when its turn ended.
-  const told = (await h.client.workflow.getHandle(second.workflow_id).fetchHistory()).events?.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turn');
+  const told = (await h.client.workflow.getHandle(second.workflow_id).fetchHistory()).events?.filter(
+    (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turn',
+  );
   expect(told).toHaveLength(1);
-  expect((await h.store.read(`ordered-${t.id}-9`)).map((e) => e.type)).toEqual(['DispatchQueued', 'DispatchQueued', 'TurnEnded', 'TurnEnded']);
+  expect((await h.store.read(`ordered-${t.id}-9`)).map((e) => e.type)).toEqual([
+    'DispatchQueued',
+    'DispatchQueued',
+    'TurnEnded',
+    'TurnEnded',
+  ]);
   recorded.push({ name: 'a dispatch that waited for its turn in its instance order', workflowId: second.workflow_id });
 });

@@ -16,21 +16,32 @@ beforeAll(async () => {
   rx = await startReceiver();
   h = await startDispatchHarness({});
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
 
 const base = (model: string) => ({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }], active: true,
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: model }],
+  active: true,
   webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }],
 });
 /** Raw JSON text: an object literal with `__proto__` in a test would set a prototype, not send a key. */
 const sendRaw = (verb: 'post' | 'put' | 'patch', url: string, json: string) =>
   request(h.app)[verb](url).set('content-type', 'application/json').send(json);
 const create = async (model: string, over: Record<string, unknown> = {}) =>
-  (await request(h.app).post('/api/action-triggers').send({ ...base(model), ...over }).expect(201)).body as { id: string; version: number };
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({ ...base(model), ...over })
+      .expect(201)
+  ).body as { id: string; version: number };
 const errorPaths = (res: request.Response) => (res.body.errors as Array<{ path: string }>).map((e) => e.path);
 /** `{"a":{"a":…{"a":leaf}}}`, `levels` objects deep. */
 const nested = (levels: number, leaf = '1') => `${'{"a":'.repeat(levels)}${leaf}${'}'.repeat(levels)}`;
-const signalWith = (instanceJson: string, model = 'deep') => `{"signal":"post_save","app_label":"shop","model_name":"${model}","instance":${instanceJson}}`;
+const signalWith = (instanceJson: string, model = 'deep') =>
+  `{"signal":"post_save","app_label":"shop","model_name":"${model}","instance":${instanceJson}}`;
 
 describe('prototype keys are refused with their path, and nothing is stored', () => {
   test('PATCH {"__proto__":{"payload":…}} does not set the payload', async () => {
@@ -46,7 +57,11 @@ describe('prototype keys are refused with their path, and nothing is stored', ()
   test.each([
     ['post', '{"payload":{"__proto__":{"x":1}}}', 'payload.__proto__'],
     ['post', '{"payload":{"list":[{"constructor":{"x":1}}]}}', 'payload.list[0].constructor'],
-    ['put', '{"webhooks":[{"url":"http://127.0.0.1:9/","http_method":"POST","headers":{"prototype":"x"}}]}', 'webhooks[0].headers.prototype'],
+    [
+      'put',
+      '{"webhooks":[{"url":"http://127.0.0.1:9/","http_method":"POST","headers":{"prototype":"x"}}]}',
+      'webhooks[0].headers.prototype',
+    ],
     ['patch', '{"payload":{"__proto__":{"x":1}}}', 'payload.__proto__'],
   ] as const)('%s %s → 400 at %s', async (verb, extra, path) => {
     const t = await create(`proto-${verb}`);
@@ -108,18 +123,30 @@ describe('a template that made the old regex backtrack for minutes', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
 
   test('"{{" + 6,000 spaces + "}}" is refused at write time, with its path', async () => {
-    const res = await request(h.app).post('/api/action-triggers').send({ ...base('freeze-refused'), payload: { x: `{{${' '.repeat(6000)}}}` } }).expect(400);
+    const res = await request(h.app)
+      .post('/api/action-triggers')
+      .send({ ...base('freeze-refused'), payload: { x: `{{${' '.repeat(6000)}}}` } })
+      .expect(400);
     expect(errorPaths(res)).toEqual(['payload.x']);
     expect(res.body.errors[0].message.length).toBeLessThan(200);
   });
 
   test('"{{" + 6,000 spaces (an unclosed brace, so text) renders at once, and /healthz answers throughout', async () => {
     const text = `{{${' '.repeat(6000)}`;
-    await request(h.app).post('/api/action-triggers')
-      .send({ ...base('freeze'), webhooks: [{ url: rx.url('/freeze'), http_method: 'POST', headers: { 'x-t': `a${text}b` } }], payload: text }).expect(201);
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        ...base('freeze'),
+        webhooks: [{ url: rx.url('/freeze'), http_method: 'POST', headers: { 'x-t': `a${text}b` } }],
+        payload: text,
+      })
+      .expect(201);
     let slowest = 0;
     let polling = true;
     const poll = (async () => {
@@ -130,7 +157,12 @@ describe('a template that made the old regex backtrack for minutes', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
-    const s = (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'freeze', instance: { id: 1 } }).expect(202)).body as { id: string };
+    const s = (
+      await request(h.app)
+        .post('/api/signals')
+        .send({ signal: 'post_save', app_label: 'shop', model_name: 'freeze', instance: { id: 1 } })
+        .expect(202)
+    ).body as { id: string };
     const done = await waitForDispatch(h.app, s.id);
     polling = false;
     await poll;
@@ -142,11 +174,21 @@ describe('a template that made the old regex backtrack for minutes', () => {
 });
 
 test('a template that repeats a large value past MAX_RENDERED_CHARS: the action fails once, for good, and nothing is sent', async () => {
-  await request(h.app).post('/api/action-triggers')
-    .send({ ...base('amplified'), payload: '{{ instance.blob }}'.repeat(100) }).expect(201);
-  const s = (await request(h.app).post('/api/signals')
-    .send({ signal: 'post_save', app_label: 'shop', model_name: 'amplified', instance: { blob: 'x'.repeat(100_000) } }).expect(202)).body as { id: string };
+  await request(h.app)
+    .post('/api/action-triggers')
+    .send({ ...base('amplified'), payload: '{{ instance.blob }}'.repeat(100) })
+    .expect(201);
+  const s = (
+    await request(h.app)
+      .post('/api/signals')
+      .send({ signal: 'post_save', app_label: 'shop', model_name: 'amplified', instance: { blob: 'x'.repeat(100_000) } })
+      .expect(202)
+  ).body as { id: string };
   const done = await waitForDispatch(h.app, s.id);
-  expect(done.actions[0]).toMatchObject({ state: 'failed', attempts: 1, last_error: expect.stringContaining(`exceed ${MAX_RENDERED_CHARS} characters`) });
+  expect(done.actions[0]).toMatchObject({
+    state: 'failed',
+    attempts: 1,
+    last_error: expect.stringContaining(`exceed ${MAX_RENDERED_CHARS} characters`),
+  });
   expect(rx.on('/amplified')).toHaveLength(0);
 });

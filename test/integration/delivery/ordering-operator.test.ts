@@ -16,7 +16,10 @@ let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
   rx.respond((r) => (r.path === '/held' && (JSON.parse(r.body) as { n: number }).n === 0 ? { status: 503 } : undefined));
-  h = await startDispatchHarness({ retry: { initial_interval_secs: 0.2, backoff_coefficient: 1, max_interval_secs: 0.2, max_attempts: 1000 } }, { turnCheckSecs: 1 });
+  h = await startDispatchHarness(
+    { retry: { initial_interval_secs: 0.2, backoff_coefficient: 1, max_interval_secs: 0.2, max_attempts: 1000 } },
+    { turnCheckSecs: 1 },
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -25,17 +28,34 @@ afterAll(async () => {
 });
 
 test('a dispatch terminated while it holds its turn is passed over: the next one for the instance goes, the turns say so', async () => {
-  const t = (await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'ord', model_name: 'held' }], active: true,
-    webhooks: [{ url: rx.url('/held'), http_method: 'POST' }], payload: { n: '{{ instance.n }}' }, ordering: 'per_instance',
-  }).expect(201)).body as { id: string };
+  const t = (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'ord', model_name: 'held' }],
+        active: true,
+        webhooks: [{ url: rx.url('/held'), http_method: 'POST' }],
+        payload: { n: '{{ instance.n }}' },
+        ordering: 'per_instance',
+      })
+      .expect(201)
+  ).body as { id: string };
   const signals = [0, 1].map((n) => ({ signal: 'post_save', app_label: 'ord', model_name: 'held', instance: { id: 'h1', n } }));
-  const [first, second] = (await request(h.app).post('/api/signals').send(signals).expect(202)).body as Array<{ id: string; workflow_id: string }>;
+  const [first, second] = (await request(h.app).post('/api/signals').send(signals).expect(202)).body as Array<{
+    id: string;
+    workflow_id: string;
+  }>;
   await waitForDispatch(h.app, first!.id, (s) => (s as unknown as { actions: Array<{ state: string }> }).actions[0]?.state === 'retrying');
   // Well past its check time, the second still waits: the first runs.
   await new Promise((r) => setTimeout(r, 2500));
   // (A status read while its check runs in a workflow task shows the actions as planned: read until one shows them.)
-  const waiting = await waitForDispatch(h.app, second!.id, (s) => (s as unknown as { actions: Array<{ state: string }> }).actions[0]?.state === 'waiting', 10_000);
+  const waiting = await waitForDispatch(
+    h.app,
+    second!.id,
+    (s) => (s as unknown as { actions: Array<{ state: string }> }).actions[0]?.state === 'waiting',
+    10_000,
+  );
   expect(waiting).toMatchObject({ state: 'running', actions: [{ state: 'waiting', attempts: 0 }] });
   expect(rx.on('/held').every((r) => (JSON.parse(r.body) as { n: number }).n === 0)).toBe(true);
 

@@ -23,7 +23,10 @@ const seenIds = new Set<string>();
 const okIds: string[] = [];
 const bodyOf = (r: Received) => JSON.parse(r.body) as { key: string; n: number };
 /** The same answer for the same request every time it comes: its webhook id decides. */
-const dice = (r: Received, salt: string) => createHash('sha256').update(`${salt}${String(r.headers['webhook-id'])}`).digest()[0]! / 256;
+const dice = (r: Received, salt: string) =>
+  createHash('sha256')
+    .update(`${salt}${String(r.headers['webhook-id'])}`)
+    .digest()[0]! / 256;
 
 beforeAll(async () => {
   rx = await startReceiver();
@@ -34,13 +37,18 @@ beforeAll(async () => {
     if (key === 'stuck') return { status: 503 };
     // 30 % of first attempts fail; answers wait 0–30 ms.
     const delayMs = Math.floor(dice(r, 'delay') * 30);
-    if (!seenIds.has(id) && dice(r, 'fail') < 0.3) { seenIds.add(id); return { status: 500, delayMs }; }
+    if (!seenIds.has(id) && dice(r, 'fail') < 0.3) {
+      seenIds.add(id);
+      return { status: 500, delayMs };
+    }
     seenIds.add(id);
     okIds.push(`${r.path} ${id}`);
     delivered.set(`${r.path} ${key}`, [...(delivered.get(`${r.path} ${key}`) ?? []), n]);
     return { status: 200, delayMs };
   });
-  setup = await startHarnessForWorkerProcess({ retry: { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 1, max_attempts: 40 } });
+  setup = await startHarnessForWorkerProcess({
+    retry: { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 1, max_attempts: 40 },
+  });
   h = setup.h;
   worker = await startWorkerProcess(setup.workerEnv);
 }, 120_000);
@@ -51,20 +59,35 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = async (model: string, path: string, ordering?: string) => (await request(h.app).post('/api/action-triggers').send({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'ord', model_name: model }], active: true,
-  webhooks: [{ url: rx.url(path), http_method: 'POST', timeout_secs: 5 }],
-  payload: { key: '{{ instance.id }}', n: '{{ instance.n }}' }, ...(ordering ? { ordering } : {}),
-}).expect(201)).body as { id: string; ordering: string };
+const trigger = async (model: string, path: string, ordering?: string) =>
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'ord', model_name: model }],
+        active: true,
+        webhooks: [{ url: rx.url(path), http_method: 'POST', timeout_secs: 5 }],
+        payload: { key: '{{ instance.id }}', n: '{{ instance.n }}' },
+        ...(ordering ? { ordering } : {}),
+      })
+      .expect(201)
+  ).body as { id: string; ordering: string };
 
 /** Signals n = 0… for each key, interleaved, in requests of `per` signals (array order is acceptance order). */
 const send = async (model: string, keys: string[], perKey: number, per = 200) => {
   const all = Array.from({ length: keys.length * perKey }, (_, i) => ({
-    signal: 'post_save', app_label: 'ord', model_name: model, instance: { id: keys[i % keys.length], n: Math.floor(i / keys.length) },
+    signal: 'post_save',
+    app_label: 'ord',
+    model_name: model,
+    instance: { id: keys[i % keys.length], n: Math.floor(i / keys.length) },
   }));
   const ids: string[] = [];
   for (let i = 0; i < all.length; i += per) {
-    const res = await request(h.app).post('/api/signals').send(all.slice(i, i + per)).expect(202);
+    const res = await request(h.app)
+      .post('/api/signals')
+      .send(all.slice(i, i + per))
+      .expect(202);
     ids.push(...(res.body as Array<{ id: string }>).map((a) => a.id));
   }
   return ids;
@@ -93,7 +116,9 @@ test('2,000 signals over 20 instances, 30 % of first attempts failing, answers d
   for (const k of keys) expect(withoutRepeats(successes('/ordered/a', k))).toEqual(Array.from({ length: 100 }, (_, n) => n));
   // Sent again only if in flight at the kill: at most one per instance (the next waits for it).
   const duplicates = total() - 2000;
-  console.log(`ordering: ${atKill} of 2000 delivered before the kill; all in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${duplicates} delivered twice`);
+  console.log(
+    `ordering: ${atKill} of 2000 delivered before the kill; all in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${duplicates} delivered twice`,
+  );
   expect(duplicates).toBeLessThanOrEqual(keys.length);
   // Retries happened (the receiver failed first attempts).
   expect(rx.received.filter((r) => r.path === '/ordered/a').length).toBeGreaterThan(2400);
@@ -114,10 +139,15 @@ test('a receiver that keeps failing for one instance holds only that instance: t
   // A redelivery is sent at once, outside the order (it is not queued in the order, so it never waits for a turn); a dispatch still running cannot be redelivered.
   const s0 = await waitForDispatch(h.app, ids[1]!);
   const before = successes('/ordered/b', 's0').length;
-  await request(h.app).post(`/api/signals/${ids[1]!}/redeliver`).send({ mode: 'as_dispatched', delivery_ids: [s0.actions[0].delivery_id] }).expect(202);
+  await request(h.app)
+    .post(`/api/signals/${ids[1]!}/redeliver`)
+    .send({ mode: 'as_dispatched', delivery_ids: [s0.actions[0].delivery_id] })
+    .expect(202);
   await rx.waitFor(() => successes('/ordered/b', 's0').length > before, 15_000);
   expect(successes('/ordered/b', 's0').at(-1)).toBe(0);
-  expect((await request(h.app).post(`/api/signals/${ids[keys.length]!}/redeliver`).send({ mode: 'as_dispatched' }).expect(409)).body.detail).toMatch(/still running/);
+  expect(
+    (await request(h.app).post(`/api/signals/${ids[keys.length]!}/redeliver`).send({ mode: 'as_dispatched' }).expect(409)).body.detail,
+  ).toMatch(/still running/);
 }, 120_000);
 
 test('an unordered trigger on the same signals does not wait for the ordered one', async () => {
@@ -134,7 +164,10 @@ test('an unordered trigger on the same signals does not wait for the ordered one
 
 test('a signal without instance_key, instance.pk or instance.id is delivered at once, with a warning on its trigger', async () => {
   await trigger('keyless', '/ordered/d', 'per_instance');
-  const res = await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'ord', model_name: 'keyless', instance: { n: 1 } }).expect(202);
+  const res = await request(h.app)
+    .post('/api/signals')
+    .send({ signal: 'post_save', app_label: 'ord', model_name: 'keyless', instance: { n: 1 } })
+    .expect(202);
   const done = await waitForDispatch(h.app, res.body.id as string);
   expect(done.triggers[0].unordered).toMatch(/no instance_key, instance.pk or instance.id/);
   expect(done.actions[0]).toMatchObject({ state: 'delivered' });
@@ -143,8 +176,14 @@ test('a signal without instance_key, instance.pk or instance.id is delivered at 
 test('an instance_key that is empty, longer than 256 characters or not text is refused, naming the field', async () => {
   const base = { signal: 'post_save', app_label: 'ord', model_name: 'keyless', instance: { id: 1 } };
   for (const instance_key of ['', 'k'.repeat(257), 7, null, ['a']]) {
-    const res = await request(h.app).post('/api/signals').send([base, { ...base, instance_key }]).expect(400);
+    const res = await request(h.app)
+      .post('/api/signals')
+      .send([base, { ...base, instance_key }])
+      .expect(400);
     expect(res.body.errors).toEqual([expect.objectContaining({ path: '[1].instance_key' })]);
   }
-  await request(h.app).post('/api/signals').send({ ...base, instance_key: 'k'.repeat(256) }).expect(202);
+  await request(h.app)
+    .post('/api/signals')
+    .send({ ...base, instance_key: 'k'.repeat(256) })
+    .expect(202);
 });

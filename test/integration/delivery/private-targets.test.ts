@@ -10,13 +10,16 @@ import { storeTrigger } from '../../support/store-trigger';
 
 type Harness = Awaited<ReturnType<typeof startDispatchHarness>>;
 
-const storeWebhooks = (h: Harness, modelName: string, urls: string[]) => storeTrigger(h, {
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: modelName }],
-  webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
-});
+const storeWebhooks = (h: Harness, modelName: string, urls: string[]) =>
+  storeTrigger(h, {
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'shop', model_name: modelName }],
+    webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
+  });
 
 const emit = async (h: Harness, modelName: string, instance: Record<string, unknown> = {}) =>
-  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202)).body.id as string;
+  (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202))
+    .body.id as string;
 
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 let h: Harness;
@@ -32,10 +35,19 @@ afterAll(async () => {
 test('with allow_private_targets off, every spelling of a loopback target fails at once with one fixed message, and nothing is sent', async () => {
   const port = new URL(rx.url('/')).port;
   const targets = [
-    `http://127.0.0.1:${port}/dotted`, `http://[::ffff:127.0.0.1]:${port}/mapped-dotted`, `http://[::ffff:7f00:1]:${port}/mapped-hex`,
-    `http://[0:0:0:0:0:ffff:7f00:1]:${port}/mapped-long`, `http://[::ffff:0.0.0.0]:${port}/mapped-any`, `http://2130706433:${port}/decimal`,
-    `http://0x7f.1:${port}/hex`, `http://127.1:${port}/short`, `http://017700000001:${port}/octal`, `http://0.0.0.0:${port}/any`,
-    `http://localhost:${port}/name`, `http://LOCALHOST.:${port}/name-dot`, `http://a.b.localhost:${port}/sub`,
+    `http://127.0.0.1:${port}/dotted`,
+    `http://[::ffff:127.0.0.1]:${port}/mapped-dotted`,
+    `http://[::ffff:7f00:1]:${port}/mapped-hex`,
+    `http://[0:0:0:0:0:ffff:7f00:1]:${port}/mapped-long`,
+    `http://[::ffff:0.0.0.0]:${port}/mapped-any`,
+    `http://2130706433:${port}/decimal`,
+    `http://0x7f.1:${port}/hex`,
+    `http://127.1:${port}/short`,
+    `http://017700000001:${port}/octal`,
+    `http://0.0.0.0:${port}/any`,
+    `http://localhost:${port}/name`,
+    `http://LOCALHOST.:${port}/name-dot`,
+    `http://a.b.localhost:${port}/sub`,
     `http://[::1]:${port}/v6-loopback`,
   ];
   await storeWebhooks(h, 'loopback', targets);

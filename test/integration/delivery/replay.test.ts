@@ -11,23 +11,34 @@ import { testServers } from '../../support/servers';
  * workflow code (bundled by the global setup) without a non-determinism error.
  */
 const histories = loadHistories();
-try { Runtime.install({ logger: new DefaultLogger('WARN') }); } catch { /* installed already */ }
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  /* installed already */
+}
 
-const workflowTypeOf = (history: unknown) => (history as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> })
-  .events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+const workflowTypeOf = (history: unknown) =>
+  (history as { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } } }> }).events[0]
+    ?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 const signalsIn = (history: unknown): string[] => JSON.stringify(history).match(/"signalName":"[a-z]+"/g) ?? [];
 
 test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn, given by an order workflow (signals sent by local activities and as workflows signal) and by the dispatch before it', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);
   const orders = histories.filter((h) => workflowTypeOf(h.history) === 'instanceOrder');
   expect(orders.length).toBeGreaterThanOrEqual(1);
-  expect(new Set(orders.flatMap((h) => signalsIn(h.history)))).toEqual(new Set(['"signalName":"enqueue"', '"signalName":"turn"', '"signalName":"done"']));
-  expect(histories.some((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'))).toBe(true);
+  expect(new Set(orders.flatMap((h) => signalsIn(h.history)))).toEqual(
+    new Set(['"signalName":"enqueue"', '"signalName":"turn"', '"signalName":"done"']),
+  );
+  expect(
+    histories.some((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"')),
+  ).toBe(true);
   expect(orders.some((h) => JSON.stringify(h.history).includes('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW'))).toBe(true);
   expect(orders.some((h) => JSON.stringify(h.history).includes('"continuedExecutionRunId"'))).toBe(true);
   // Orders and dispatches whose signals a local activity sends, and older ones whose workflows signal each other.
   const byLocalActivity = (h: { history: unknown }) => /"(orderS|s)ignalsBy":"local-activity"/.test(historyText(h.history));
-  const waited = histories.filter((h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'));
+  const waited = histories.filter(
+    (h) => workflowTypeOf(h.history) === 'dispatchSignal' && signalsIn(h.history).includes('"signalName":"turn"'),
+  );
   expect(new Set(orders.map(byLocalActivity))).toEqual(new Set([true, false]));
   expect(new Set(waited.map(byLocalActivity))).toEqual(new Set([true, false]));
   // And one whose turns were kept in our store: told by the dispatch before it, not by an order's workflow.

@@ -12,15 +12,27 @@ test('every trigger and its history survive a graceful stop and a SIGKILL of the
   try {
     const env = { DATA_DIR: dir, WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath };
     let server = await startServerProcess(env);
-    const created = await fetchJson(`${server.url}/api/action-triggers`, { method: 'POST', headers: json, body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) });
-    const patched = await fetch(`${server.url}/api/action-triggers/${created.id}`, { method: 'PATCH', headers: json, body: JSON.stringify({ active: false }) });
+    const created = await fetchJson(`${server.url}/api/action-triggers`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })),
+    });
+    const patched = await fetch(`${server.url}/api/action-triggers/${created.id}`, {
+      method: 'PATCH',
+      headers: json,
+      body: JSON.stringify({ active: false }),
+    });
     expect(patched.status).toBe(200);
     expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
 
     server = await startServerProcess(env);
     const afterGraceful = await fetchJson(`${server.url}/api/action-triggers/${created.id}`);
     expect(afterGraceful).toMatchObject({ id: created.id, active: false, version: 2 });
-    const second = await fetchJson(`${server.url}/api/action-triggers`, { method: 'POST', headers: json, body: JSON.stringify(aTrigger({ msg_broker_queues: [] })) });
+    const second = await fetchJson(`${server.url}/api/action-triggers`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify(aTrigger({ msg_broker_queues: [] })),
+    });
     await stopServerProcess(server, 'SIGKILL');
 
     server = await startServerProcess(env);
@@ -39,7 +51,8 @@ test('a bad config file stops the start with errors naming each key', async () =
   const dir = tempDir();
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${dir}/config.json`, JSON.stringify({ brokers: { q: { broker_type: 'zeromq' } }, limits: { max_body_bytes: 'big' } }));
-  await expect(startServerProcess({ DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: `${dir}/config.json` }))
-    .rejects.toThrow(/brokers\.q\.broker_type[\s\S]*limits\.max_body_bytes|limits\.max_body_bytes[\s\S]*brokers\.q\.broker_type/);
+  await expect(startServerProcess({ DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: `${dir}/config.json` })).rejects.toThrow(
+    /brokers\.q\.broker_type[\s\S]*limits\.max_body_bytes|limits\.max_body_bytes[\s\S]*brokers\.q\.broker_type/,
+  );
   rmSync(dir, { recursive: true, force: true });
 }, 30000);

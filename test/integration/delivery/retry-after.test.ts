@@ -12,28 +12,50 @@ beforeAll(async () => {
   rx = await startReceiver();
   h = await startDispatchHarness({ retry: RETRY });
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
 
 /** A trigger of its own model with one webhook to `path`; emits one signal for it. */
 const dispatchTo = async (path: string) => {
   const model = `retry-after-${path.slice(1)}`;
-  await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: model }], active: true,
-    webhooks: [{ url: rx.url(path), http_method: 'POST' }],
-  }).expect(201);
-  return ((await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } })
-    .expect(202)).body as { id: string }).id;
+  await request(h.app)
+    .post('/api/action-triggers')
+    .send({
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'shop', model_name: model }],
+      active: true,
+      webhooks: [{ url: rx.url(path), http_method: 'POST' }],
+    })
+    .expect(201);
+  return (
+    (
+      await request(h.app)
+        .post('/api/signals')
+        .send({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } })
+        .expect(202)
+    ).body as { id: string }
+  ).id;
 };
 
-const gaps = (path: string) => rx.on(path).slice(1).map((r, i) => r.at - rx.on(path)[i]!.at);
+const gaps = (path: string) =>
+  rx
+    .on(path)
+    .slice(1)
+    .map((r, i) => r.at - rx.on(path)[i]!.at);
 
 test('a receiver that always answers 503 with Retry-After now (0, a past date) or unreadable (-5) gets every attempt, backed off as without it', async () => {
   const answers: Record<string, string> = { '/zero': '0', '/past': 'Thu, 01 Jan 1970 00:00:00 GMT', '/negative': '-5' };
-  for (const [path, value] of Object.entries(answers)) rx.script(path, Array(RETRY.max_attempts).fill({ status: 503, headers: { 'Retry-After': value } }));
+  for (const [path, value] of Object.entries(answers))
+    rx.script(path, Array(RETRY.max_attempts).fill({ status: 503, headers: { 'Retry-After': value } }));
   const ids = await Promise.all(Object.keys(answers).map(dispatchTo));
   const done = await Promise.all(ids.map((id) => waitForDispatch(h.app, id)));
   for (const [i, path] of Object.keys(answers).entries()) {
-    expect({ path, action: done[i].actions[0] }).toEqual({ path, action: expect.objectContaining({ state: 'failed', attempts: RETRY.max_attempts, status_code: 503 }) });
+    expect({ path, action: done[i].actions[0] }).toEqual({
+      path,
+      action: expect.objectContaining({ state: 'failed', attempts: RETRY.max_attempts, status_code: 503 }),
+    });
     expect(rx.on(path)).toHaveLength(RETRY.max_attempts);
   }
   // Now, a past date and -5 all leave the backoff: equal jitter, at least half a step (0.25 s, then 0.5 s, 1 s).
@@ -50,5 +72,7 @@ test('a Retry-After years out (99999999 s, a date in 9999) waits max_interval_se
   await rx.waitFor(() => Object.keys(answers).every((path) => rx.on(path).length === 2), 2000 + 8000);
   for (const path of Object.keys(answers)) expect(gaps(path)[0]).toBeGreaterThanOrEqual(1900);
   const done = await Promise.all(ids.map((id) => waitForDispatch(h.app, id)));
-  expect(done.map((d) => d.actions[0])).toEqual(Array(2).fill(expect.objectContaining({ state: 'delivered', attempts: 2, status_code: 200 })));
+  expect(done.map((d) => d.actions[0])).toEqual(
+    Array(2).fill(expect.objectContaining({ state: 'delivered', attempts: 2, status_code: 200 })),
+  );
 });

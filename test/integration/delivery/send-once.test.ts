@@ -21,11 +21,21 @@ test(`${SIGNALS} signals × a trigger with ${WEBHOOKS} webhooks: every delivery 
   const { h, env } = await harnessWithWorkerProcess();
   const worker = await startWorkerProcess(env);
   try {
-    await request(h.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({ url: rx.url(`/w${i}`), http_method: 'POST' })),
-    }).expect(201);
-    const signals = Array.from({ length: SIGNALS }, (_, i) => ({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { n: i } }));
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({ url: rx.url(`/w${i}`), http_method: 'POST' })),
+      })
+      .expect(201);
+    const signals = Array.from({ length: SIGNALS }, (_, i) => ({
+      signal: 'post_save',
+      app_label: 'shop',
+      model_name: 'order',
+      instance: { n: i },
+    }));
     await request(h.app).post('/api/signals').send(signals).expect(202);
     const expected = SIGNALS * WEBHOOKS;
     const distinct = () => new Set(rx.received.map((r) => r.headers['webhook-id'])).size;
@@ -46,11 +56,22 @@ test('a delivered action is not sent again when the worker dies while another ac
   const { h, env } = await harnessWithWorkerProcess();
   let worker = await startWorkerProcess(env);
   try {
-    await request(h.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      webhooks: [{ url: rx.url('/fast'), http_method: 'POST' }, { url: rx.url('/slow'), http_method: 'POST', timeout_secs: 10 }],
-    }).expect(201);
-    await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }).expect(202);
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        webhooks: [
+          { url: rx.url('/fast'), http_method: 'POST' },
+          { url: rx.url('/slow'), http_method: 'POST', timeout_secs: 10 },
+        ],
+      })
+      .expect(201);
+    await request(h.app)
+      .post('/api/signals')
+      .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } })
+      .expect(202);
     await rx.waitFor(() => rx.on('/fast').length === 1 && rx.on('/slow').length === 1, 30_000);
     // Let the fast delivery's completion reach the server, then kill the worker mid-slow-attempt.
     await new Promise((r) => setTimeout(r, 1000));

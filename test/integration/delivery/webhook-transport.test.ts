@@ -12,10 +12,22 @@ const cert = fixture('loopback-cert.pem');
 const startTlsServer = async () => {
   const seen = { connections: 0, handshakes: 0 };
   const server = createServer({ cert, key: fixture('loopback-key.pem') }, (_req, res) => res.end('ok'));
-  server.on('connection', () => { seen.connections += 1; });
-  server.on('secureConnection', () => { seen.handshakes += 1; });
+  server.on('connection', () => {
+    seen.connections += 1;
+  });
+  server.on('secureConnection', () => {
+    seen.handshakes += 1;
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return { seen, port: (server.address() as AddressInfo).port, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    seen,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 };
 
 test('https goes through the guard: TCP is dialled and checked first, then TLS runs over that socket', async () => {
@@ -36,7 +48,10 @@ test('a refused https target gets no TCP connection and no TLS handshake', async
   const agent = new Agent({ connect: guardedConnector({ tls: { ca: cert } }) });
   try {
     for (const host of ['127.0.0.1', '[::ffff:7f00:1]', 'localhost']) {
-      const err = await request(`https://${host}:${server.port}/`, { dispatcher: agent }).then(() => undefined, (e: unknown) => e);
+      const err = await request(`https://${host}:${server.port}/`, { dispatcher: agent }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect([host, isTargetRefused(err)]).toEqual([host, true]);
     }
     expect(server.seen).toEqual({ connections: 0, handshakes: 0 });

@@ -10,13 +10,23 @@ test('the worker killed with SIGKILL while 200 signals are in flight, then resta
   const { h, workerEnv } = await startHarnessForWorkerProcess();
   let worker = await startWorkerProcess(workerEnv);
   try {
-    await request(h.app).post('/api/action-triggers').send({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      webhooks: [{ url: rx.url('/crash'), http_method: 'POST', timeout_secs: 2 }],
-    }).expect(201);
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'shop', model_name: 'order' }],
+        active: true,
+        webhooks: [{ url: rx.url('/crash'), http_method: 'POST', timeout_secs: 2 }],
+      })
+      .expect(201);
     const accepted: string[] = [];
     for (let batch = 0; batch < SIGNALS / 50; batch++) {
-      const signals = Array.from({ length: 50 }, (_, i) => ({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { n: batch * 50 + i } }));
+      const signals = Array.from({ length: 50 }, (_, i) => ({
+        signal: 'post_save',
+        app_label: 'shop',
+        model_name: 'order',
+        instance: { n: batch * 50 + i },
+      }));
       const res = await request(h.app).post('/api/signals').send(signals).expect(202);
       accepted.push(...res.body.map((x: { id: string }) => x.id));
     }

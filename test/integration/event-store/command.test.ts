@@ -8,19 +8,22 @@ const counter: StreamKind<number, number> = {
   initial: 0,
   evolve: (total, amount) => total + amount,
   read: (e: StoredEvent) => {
-    if (e.type !== 'Added' || typeof e.data.amount !== 'number') throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a counter event`);
+    if (e.type !== 'Added' || typeof e.data.amount !== 'number')
+      throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a counter event`);
     return e.data.amount;
   },
 };
 const added = (amount: number) => ({ type: 'Added', data: { amount }, metadata: {} });
 
 /** Adds `amount` unless the total would pass `max`; a lost race decides again, up to `attempts` times. */
-const add = (store: EventStore, amount: number, max = Infinity, attempts = Infinity) => runCommand(store, 'counter-1', {
-  load: () => foldStream(store, 'counter-1', counter),
-  decide: ({ state }) => (state + amount > max ? E.left(`over ${max}`) : E.right({ events: amount === 0 ? [] : [added(amount)], result: state + amount })),
-  retry: async (attempt) => attempt < attempts,
-  lost: () => 'lost',
-});
+const add = (store: EventStore, amount: number, max = Infinity, attempts = Infinity) =>
+  runCommand(store, 'counter-1', {
+    load: () => foldStream(store, 'counter-1', counter),
+    decide: ({ state }) =>
+      state + amount > max ? E.left(`over ${max}`) : E.right({ events: amount === 0 ? [] : [added(amount)], result: state + amount }),
+    retry: async (attempt) => attempt < attempts,
+    lost: () => 'lost',
+  });
 
 const t = freshStorePerTest();
 
@@ -28,7 +31,11 @@ test('a command decides on the folded stream and appends expecting the revision 
   const first = await add(t.store, 2);
   const second = await add(t.store, 3);
   expect(E.isRight(first) && first.right.result).toBe(2);
-  expect(E.isRight(second) && [second.right.result, second.right.loaded.revision, second.right.appended?.nextRevision]).toEqual([5, 0n, 1n]);
+  expect(E.isRight(second) && [second.right.result, second.right.loaded.revision, second.right.appended?.nextRevision]).toEqual([
+    5,
+    0n,
+    1n,
+  ]);
   expect((await foldStream(t.store, 'counter-1', counter)).state).toBe(5);
 });
 

@@ -25,7 +25,8 @@ const log = createLogger('info', (line) => logLines.push(line));
 
 beforeAll(async () => {
   server = await startPostgres();
-  const open = () => openPostgresStore({ url: server.url, schema: 'features', poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+  const open = () =>
+    openPostgresStore({ url: server.url, schema: 'features', poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
   hosts = [await open(), await open()];
 }, 60_000);
 afterAll(async () => {
@@ -35,26 +36,54 @@ afterAll(async () => {
 
 const createdTrigger = async (store: EventStore) => {
   const id = uuidv7();
-  await store.append(streamOf(id), [{
-    type: 'TriggerCreated',
-    data: { schema_version: 1, trigger_id: id, definition: {
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-      webhooks: [{ url: 'https://hooks.example.com/x', http_method: 'POST' }], msg_broker_queues: [], active: true, payload: {} } },
-    metadata: { actor: 'test', request_id: 'r', occurred_at: new Date().toISOString() },
-  }], 'no_stream');
+  await store.append(
+    streamOf(id),
+    [
+      {
+        type: 'TriggerCreated',
+        data: {
+          schema_version: 1,
+          trigger_id: id,
+          definition: {
+            config_signals: [{ signal: 'post_save' }],
+            content_types: [{ app_label: 'shop', model_name: 'order' }],
+            webhooks: [{ url: 'https://hooks.example.com/x', http_method: 'POST' }],
+            msg_broker_queues: [],
+            active: true,
+            payload: {},
+          },
+        },
+        metadata: { actor: 'test', request_id: 'r', occurred_at: new Date().toISOString() },
+      },
+    ],
+    'no_stream',
+  );
   return id;
 };
 
 test('the circuit breaker: 155 final failures recorded at once from two hosts, every one counted, the trigger deactivated once', async () => {
   const id = await createdTrigger(hosts[0]);
-  const recorders = hosts.map((store) => createBreaker({
-    store, definitionAt: createDefinitionAt(store), settings: { consecutiveFailures: 150, failingForMs: 3_600_000 }, log }));
+  const recorders = hosts.map((store) =>
+    createBreaker({
+      store,
+      definitionAt: createDefinitionAt(store),
+      settings: { consecutiveFailures: 150, failingForMs: 3_600_000 },
+      log,
+    }),
+  );
   const failed: Attempt = { outcome: 'retry', errorType: 'WebhookStatus', reason: 'HTTP 500', statusCode: 500 };
-  await Promise.all(Array.from({ length: 155 }, (_, i) => recorders[i % 2]!(
-    { deliveryId: `burst-${i}.${id}.w0`, triggerId: id, version: 1, kind: 'webhook', index: 0, timeoutSecs: 5 }, failed, true)));
+  await Promise.all(
+    Array.from({ length: 155 }, (_, i) =>
+      recorders[i % 2]!(
+        { deliveryId: `burst-${i}.${id}.w0`, triggerId: id, version: 1, kind: 'webhook', index: 0, timeoutSecs: 5 },
+        failed,
+        true,
+      ),
+    ),
+  );
   const deadline = Date.now() + 20_000;
   const failures = async () => (await loadBreaker(hosts[1], id)).state.runs.w0?.failures ?? 0;
-  while (await failures() < 155 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while ((await failures()) < 155 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   expect(await failures()).toBe(155);
   const events = (await hosts[1].read(streamOf(id))).map((e) => e.type);
   expect(events).toEqual(['TriggerCreated', 'TriggerDeactivated']);
@@ -82,12 +111,15 @@ test('the relay lease: one holder at a time across hosts; the other takes it whe
   expect(await relayCheckpoint(hosts[0])).toBe(42n);
 });
 
-test('the turns of an instance order: queued by the relay\'s host, ended and passed on by workers on both, cut as they go', async () => {
+test("the turns of an instance order: queued by the relay's host, ended and passed on by workers on both, cut as they go", async () => {
   const [relay, workerA, workerB] = [createTurnStore(hosts[0]), createTurnStore(hosts[0]), createTurnStore(hosts[1])];
   const orderId = `ordered-${uuidv7()}-k`;
   const d = (n: number) => ({ workflowId: `signal-${n}`, position: String(n) });
   const told: string[] = [];
-  const give: GiveTurn = async (workflowId) => { told.push(workflowId); return 'given'; };
+  const give: GiveTurn = async (workflowId) => {
+    told.push(workflowId);
+    return 'given';
+  };
   expect(await relay.isIdle(orderId)).toBe(true);
   for (let n = 1; n <= 100; n++) await relay.queue(orderId, [d(n)]);
   expect(await relay.isIdle(orderId)).toBe(false);

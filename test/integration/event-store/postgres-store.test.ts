@@ -7,10 +7,18 @@ import { PostgresServer, startPostgres, stopPostgres } from '../../support/broke
 
 /** Debian's PostgreSQL, a cluster of this file's own (started like the brokers, in a second). */
 let server: PostgresServer;
-beforeAll(async () => { server = await startPostgres(); }, 60_000);
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
 afterAll(() => stopPostgres(server));
 
-const optionsOf = (schema: string): PostgresOptions => ({ url: server.url, schema, poolMax: 4, connectTimeoutMs: 5000, statementTimeoutMs: 10_000 });
+const optionsOf = (schema: string): PostgresOptions => ({
+  url: server.url,
+  schema,
+  poolMax: 4,
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 10_000,
+});
 
 describeEventStoreContract('PostgreSQL', async () => openPostgresStore(optionsOf('contract')));
 
@@ -23,12 +31,24 @@ const event = (writer: number, n: number) => ({ type: 'TriggerActivated', data: 
 const follow = (store: EventStore, count: number) => {
   const seen: StoredEvent[] = [];
   let done: () => void;
-  const all = new Promise<void>((r) => { done = r; });
-  const sub = store.subscribe('start', async (batch) => {
-    seen.push(...batch);
-    if (seen.length >= count) done();
-  }, (e) => { throw e; }, { pollMs: 20 });
-  const ended = () => Promise.race([all, new Promise((r) => setTimeout(r, 10_000))]).then(() => sub.close()).then(() => seen);
+  const all = new Promise<void>((r) => {
+    done = r;
+  });
+  const sub = store.subscribe(
+    'start',
+    async (batch) => {
+      seen.push(...batch);
+      if (seen.length >= count) done();
+    },
+    (e) => {
+      throw e;
+    },
+    { pollMs: 20 },
+  );
+  const ended = () =>
+    Promise.race([all, new Promise((r) => setTimeout(r, 10_000))])
+      .then(() => sub.close())
+      .then(() => seen);
   return { seen, ended };
 };
 
@@ -42,8 +62,11 @@ test('8 writers on 8 connection pools and a transaction held open with a positio
   const held = new Client({ connectionString: server.url });
   await held.connect();
   await held.query('BEGIN');
-  const [heldRow] = (await held.query<{ last_position: string }>(
-    "SELECT * FROM concurrent.append_group(ARRAY['action_trigger-held'], ARRAY['no_stream'], ARRAY[1], ARRAY['TriggerActivated'], ARRAY['{\"held\":true}'], ARRAY['{}'], 0)")).rows;
+  const [heldRow] = (
+    await held.query<{ last_position: string }>(
+      "SELECT * FROM concurrent.append_group(ARRAY['action_trigger-held'], ARRAY['no_stream'], ARRAY[1], ARRAY['TriggerActivated'], ARRAY['{\"held\":true}'], ARRAY['{}'], 0)",
+    )
+  ).rows;
   let settled = 0;
   const appends = writers.map(async (store, w) => {
     for (let n = 0; n < perWriter; n++) {
@@ -78,14 +101,18 @@ test('concurrent writers without pause: a subscriber following live sees exactly
   const reader = await openPostgresStore(optionsOf('live'));
   const perWriter = 150;
   const subscriber = follow(reader, 8 * perWriter);
-  const results = await Promise.all(writers.map(async (store, w) => {
-    const positions: bigint[] = [];
-    // Several appends in flight per writer: they share group commits.
-    await Promise.all(Array.from({ length: perWriter }, async (_, n) => {
-      positions.push((await store.append(`action_trigger-live-${w}-${n}`, [event(w, n)], 'no_stream')).position);
-    }));
-    return positions;
-  }));
+  const results = await Promise.all(
+    writers.map(async (store, w) => {
+      const positions: bigint[] = [];
+      // Several appends in flight per writer: they share group commits.
+      await Promise.all(
+        Array.from({ length: perWriter }, async (_, n) => {
+          positions.push((await store.append(`action_trigger-live-${w}-${n}`, [event(w, n)], 'no_stream')).position);
+        }),
+      );
+      return positions;
+    }),
+  );
   const seen = await subscriber.ended();
   const appended = results.flat().sort((a, b) => (a < b ? -1 : 1));
   expect(seen.map((e) => e.position)).toEqual(appended);
@@ -108,12 +135,16 @@ test('two processes starting at once on an empty database: the schema is created
 test('a schema newer than this build is refused at start, with both versions named', async () => {
   const client = new Client({ connectionString: server.url });
   await client.connect();
-  await client.query('CREATE SCHEMA future; CREATE TABLE future.schema_version (version int NOT NULL); INSERT INTO future.schema_version VALUES (99)');
+  await client.query(
+    'CREATE SCHEMA future; CREATE TABLE future.schema_version (version int NOT NULL); INSERT INTO future.schema_version VALUES (99)',
+  );
   await client.end();
-  await expect(openPostgresStore(optionsOf('future'))).rejects.toThrow(`postgres schema future is at version 99, newer than this build's ${SCHEMA_VERSION}`);
+  await expect(openPostgresStore(optionsOf('future'))).rejects.toThrow(
+    `postgres schema future is at version 99, newer than this build's ${SCHEMA_VERSION}`,
+  );
 });
 
-test('a database at an older schema version is brought up to this build\'s at start, its events kept', async () => {
+test("a database at an older schema version is brought up to this build's at start, its events kept", async () => {
   const first = await openPostgresStore(optionsOf('upgrade'));
   await first.append('signal-old', [event(0, 0)], 'no_stream');
   await first.close();

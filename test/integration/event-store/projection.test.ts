@@ -12,7 +12,16 @@ const seed = async () => {
   const t = await startTestApp(BROKERS_CONFIG);
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const over = i < 3 ? {} : { config_signals: [{ signal: 'pre_delete' }, { signal: 'post_save' }], content_types: [{ app_label: 'SHOP', model_name: 'Order' }, { app_label: 'crm', model_name: 'lead' }] };
+    const over =
+      i < 3
+        ? {}
+        : {
+            config_signals: [{ signal: 'pre_delete' }, { signal: 'post_save' }],
+            content_types: [
+              { app_label: 'SHOP', model_name: 'Order' },
+              { app_label: 'crm', model_name: 'lead' },
+            ],
+          };
     ids.push((await request(t.app).post('/api/action-triggers').send(aTrigger(over)).expect(201)).body.id);
   }
   await request(t.app).patch(`/api/action-triggers/${ids[1]}`).send({ active: false }).expect(200);
@@ -57,7 +66,8 @@ test('two runners on one read-model file apply every event once', async () => {
   expect(modelA.get(ids[0]!)?.version).toBe(2);
   expect(modelA.list({}, 100, undefined).items).toHaveLength(20);
   await Promise.all([a.stop(), b.stop()]);
-  modelA.close(); modelB.close();
+  modelA.close();
+  modelB.close();
   await store.close();
   await t.close();
 });
@@ -69,18 +79,25 @@ test('a runner whose events another process on the same file applied answers its
   const [modelA, modelB] = [openReadModel(join(dir, 'read-model.sqlite')), openReadModel(join(dir, 'read-model.sqlite'))];
   // B may not apply anything: it can only follow by seeing A's progress in the file.
   const appliedByB: unknown[] = [];
-  const onlyWatching = { ...modelB, apply: (events: Parameters<typeof modelB.apply>[0]) => { appliedByB.push(...events); throw new Error('B must not apply'); } };
+  const onlyWatching = {
+    ...modelB,
+    apply: (events: Parameters<typeof modelB.apply>[0]) => {
+      appliedByB.push(...events);
+      throw new Error('B must not apply');
+    },
+  };
   const a = await startProjection(storeA, modelA, silentLogger);
   const b = await startProjection(storeB, onlyWatching, silentLogger);
   const t = await startTestApp(BROKERS_CONFIG, dir);
   for (let i = 0; i < 5; i++) await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
-  const head = await storeA.headPosition() as bigint;
+  const head = (await storeA.headPosition()) as bigint;
   expect(await a.waitFor(head, 5000)).toBe(true);
   expect(await b.waitFor(head, 5000)).toBe(true);
   expect(await b.caughtUp()).toBe(true);
   expect(modelB.list({}, 100, undefined).items).toHaveLength(5);
   await Promise.all([a.stop(), b.stop()]);
-  modelA.close(); modelB.close();
+  modelA.close();
+  modelB.close();
   await Promise.all([storeA.close(), storeB.close()]);
   await t.close();
 });
@@ -91,12 +108,17 @@ test('a runner that failed on a batch another process on the same file then appl
   const shared = join(t.dir, 'shared-read-model.sqlite');
   const [storeA, storeB] = [openSqliteStore(join(t.dir, 'events.sqlite')), openSqliteStore(join(t.dir, 'events.sqlite'))];
   const [modelA, modelB] = [openReadModel(shared), openReadModel(shared)];
-  const failing = { ...modelB, apply: (): never => { throw new Error('B cannot apply'); } };
+  const failing = {
+    ...modelB,
+    apply: (): never => {
+      throw new Error('B cannot apply');
+    },
+  };
   const b = await startProjection(storeB, failing, silentLogger);
   let a: Awaited<ReturnType<typeof startProjection>> | undefined;
   try {
     for (let i = 0; i < 3; i++) await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
-    const head = await storeB.headPosition() as bigint;
+    const head = (await storeB.headPosition()) as bigint;
     await until(() => b.failure() === 'B cannot apply');
     expect(await b.caughtUp()).toBe(false);
 
@@ -107,7 +129,8 @@ test('a runner that failed on a batch another process on the same file then appl
     expect(await b.caughtUp()).toBe(true);
   } finally {
     await Promise.all([a?.stop(), b.stop()]);
-    modelA.close(); modelB.close();
+    modelA.close();
+    modelB.close();
     await Promise.all([storeA.close(), storeB.close()]);
     await t.close();
   }
@@ -115,8 +138,18 @@ test('a runner that failed on a batch another process on the same file then appl
 
 test('content types whose parts hold dots are indexed by their two parts', async () => {
   const t = await startTestApp(BROKERS_CONFIG);
-  const dotted = (await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'My.App', model_name: 'order.line' }] })).expect(201)).body.id;
-  const other = (await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'my', model_name: 'app.order.line' }] })).expect(201)).body.id;
+  const dotted = (
+    await request(t.app)
+      .post('/api/action-triggers')
+      .send(aTrigger({ content_types: [{ app_label: 'My.App', model_name: 'order.line' }] }))
+      .expect(201)
+  ).body.id;
+  const other = (
+    await request(t.app)
+      .post('/api/action-triggers')
+      .send(aTrigger({ content_types: [{ app_label: 'my', model_name: 'app.order.line' }] }))
+      .expect(201)
+  ).body.id;
   const match = (a: string, m: string) => t.readModel.matching('post_save', a, m).map((v) => v.id);
   expect(match('my.app', 'Order.Line')).toEqual([dotted]);
   expect(match('my', 'app.order.line')).toEqual([other]);

@@ -48,12 +48,27 @@ test.each([
 test('a read model damaged at run time answers 503 (not 500), says not ready, and rebuilds itself (its signal index too)', async () => {
   const { t, ids } = await seed();
   for (const id of ['idx-1', 'idx-2']) {
-    const signal = { id, signal: 'post_save' as const, app_label: 'nobody', model_name: 'watches', instance: {}, occurred_at: new Date().toISOString() };
-    await t.store.append(signalStreamOf(id), [acceptedEvent({ signal, plan: { triggers: [], actions: [] }, not_matched: [], not_matched_truncated: false }, new Date())], 'no_stream');
+    const signal = {
+      id,
+      signal: 'post_save' as const,
+      app_label: 'nobody',
+      model_name: 'watches',
+      instance: {},
+      occurred_at: new Date().toISOString(),
+    };
+    await t.store.append(
+      signalStreamOf(id),
+      [acceptedEvent({ signal, plan: { triggers: [], actions: [] }, not_matched: [], not_matched_truncated: false }, new Date())],
+      'no_stream',
+    );
   }
   const indexed = async () => {
     for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-      try { if (t.readModel.signalPage({}, 10).length === 2) break; } catch { /* rebuilding */ }
+      try {
+        if (t.readModel.signalPage({}, 10).length === 2) break;
+      } catch {
+        /* rebuilding */
+      }
     }
     return t.readModel.signalPage({}, 10).map((s) => s.id);
   };
@@ -64,7 +79,11 @@ test('a read model damaged at run time answers 503 (not 500), says not ready, an
   const other = new Database(file);
   other.pragma('wal_checkpoint(TRUNCATE)');
   overwrite(file, 4096, statSync(file).size - 4096);
-  try { other.exec('CREATE TABLE IF NOT EXISTS poke (x)'); } catch { /* it may already see the damage */ }
+  try {
+    other.exec('CREATE TABLE IF NOT EXISTS poke (x)');
+  } catch {
+    /* it may already see the damage */
+  }
   other.close();
   const get = await request(t.app).get(`/api/action-triggers/${ids[0]}`);
   expect(get.status).toBe(503);
@@ -96,8 +115,17 @@ test('a write answers within its bound with the stored trigger when the read mod
   expect(events).toHaveLength(1);
   expect(res.headers.etag).toBe('"1"');
   expect(res.headers.location).toMatch(new RegExp(`/api/action-triggers/${res.body.id}$`));
-  expect(res.body).toMatchObject({ ...aTrigger(), version: 1, created_at: events[0]!.metadata.occurred_at, updated_at: events[0]!.metadata.occurred_at });
-  const patched = await request(t.app).patch(`/api/action-triggers/${res.body.id}`).set('If-Match', '"1"').send({ active: false }).expect(200);
+  expect(res.body).toMatchObject({
+    ...aTrigger(),
+    version: 1,
+    created_at: events[0]!.metadata.occurred_at,
+    updated_at: events[0]!.metadata.occurred_at,
+  });
+  const patched = await request(t.app)
+    .patch(`/api/action-triggers/${res.body.id}`)
+    .set('If-Match', '"1"')
+    .send({ active: false })
+    .expect(200);
   expect(patched.body).toMatchObject({ active: false, version: 2, created_at: res.body.created_at });
   expect(patched.body.updated_at >= res.body.updated_at).toBe(true);
   await t.close();
@@ -112,7 +140,11 @@ test('two processes on one damaged file: one moves it aside, the other follows t
   const spare = new Database(file);
   spare.pragma('wal_checkpoint(TRUNCATE)');
   overwrite(file, 4096, statSync(file).size - 4096);
-  try { spare.exec('CREATE TABLE IF NOT EXISTS poke (x)'); } catch { /* it may already see the damage */ }
+  try {
+    spare.exec('CREATE TABLE IF NOT EXISTS poke (x)');
+  } catch {
+    /* it may already see the damage */
+  }
   spare.close();
   // Both find the damage; each will try to move the file aside, but only the first may.
   await request(t.app).get(`/api/action-triggers/${ids[0]}`).expect(503);
@@ -121,7 +153,12 @@ test('two processes on one damaged file: one moves it aside, the other follows t
   const healthy = () => otherRunner.failure() === undefined && t.projection.failure() === undefined;
   // While rebuilding, reads answer ReadModelUnavailable: not there yet.
   const found = (m: typeof other, id: string) => {
-    try { return m.get(id); } catch (e) { if (e instanceof ReadModelUnavailable) return undefined; throw e; }
+    try {
+      return m.get(id);
+    } catch (e) {
+      if (e instanceof ReadModelUnavailable) return undefined;
+      throw e;
+    }
   };
   while (!(healthy() && found(other, ids[3]!) && found(t.readModel, ids[3]!)) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));

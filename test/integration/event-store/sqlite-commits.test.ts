@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const event = (n: number) => ({ type: 'SignalAccepted', data: { n }, metadata: {} });
 
-test('an append waiting for another writer\'s lock leaves the event loop running, and commits once the lock is released', async () => {
+test("an append waiting for another writer's lock leaves the event loop running, and commits once the lock is released", async () => {
   const file = join(dir, 'locked.sqlite');
   const store = openSqliteStore(file);
   // Another process's writer, holding the write lock for 400 ms (on this thread: a store waiting
@@ -28,7 +28,9 @@ test('an append waiting for another writer\'s lock leaves the event loop running
     const started = Date.now();
     const appending = store.append('signal-locked', [event(1)], 'no_stream');
     let ticks = 0;
-    const ticking = setInterval(() => { ticks += 1; }, 10);
+    const ticking = setInterval(() => {
+      ticks += 1;
+    }, 10);
     await new Promise((r) => setTimeout(r, 400));
     other.exec('COMMIT');
     const appended = await appending;
@@ -48,12 +50,23 @@ test('a write lock held by another process past 10 s: the create answers 503 say
   const other = new Database(join(t.dir, 'events.sqlite'));
   try {
     other.exec('BEGIN IMMEDIATE');
-    const refused = await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [] }));
+    const refused = await request(t.app)
+      .post('/api/action-triggers')
+      .send(aTrigger({ msg_broker_queues: [] }));
     other.exec('ROLLBACK');
-    expect({ status: refused.status, retryAfter: refused.headers['retry-after'], detail: refused.body.detail })
-      .toEqual({ status: 503, retryAfter: '2', detail: 'the event store is unavailable: another process has held the write lock for 10 s' });
+    expect({ status: refused.status, retryAfter: refused.headers['retry-after'], detail: refused.body.detail }).toEqual({
+      status: 503,
+      retryAfter: '2',
+      detail: 'the event store is unavailable: another process has held the write lock for 10 s',
+    });
     expect(other.prepare("SELECT COUNT(*) AS n FROM events WHERE stream_id LIKE 'action_trigger-%'").get()).toEqual({ n: 0 });
-    expect((await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [] }))).status).toBe(201);
+    expect(
+      (
+        await request(t.app)
+          .post('/api/action-triggers')
+          .send(aTrigger({ msg_broker_queues: [] }))
+      ).status,
+    ).toBe(201);
   } finally {
     other.close();
     await t.close();
@@ -83,9 +96,14 @@ test('a write SQLite refuses fails with its SQLite code; close waits for appends
   const store = openSqliteStore(file);
   await store.append('signal-x', [event(1)], 'no_stream');
   const other = new Database(file);
-  other.exec('CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.stream_id = \'signal-refused\' BEGIN SELECT RAISE(ABORT, \'refused\'); END');
+  other.exec(
+    "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.stream_id = 'signal-refused' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+  );
   other.close();
-  await expect(store.append('signal-refused', [event(2)], 'any')).rejects.toMatchObject({ message: 'refused', code: 'SQLITE_CONSTRAINT_TRIGGER' });
+  await expect(store.append('signal-refused', [event(2)], 'any')).rejects.toMatchObject({
+    message: 'refused',
+    code: 'SQLITE_CONSTRAINT_TRIGGER',
+  });
   const inHand = store.append('signal-x', [event(3)], 0n);
   await store.close();
   await expect(inHand).resolves.toMatchObject({ nextRevision: 1n });
@@ -109,7 +127,9 @@ test('appends larger than one group together commit in order, in several groups'
   const store = openSqliteStore(join(dir, 'large.sqlite'));
   try {
     const big = 'x'.repeat(SQLITE_GROUP_MAX_CHARS / 2);
-    const results = await Promise.all([0, 1, 2, 3, 4].map((n) => store.append('signal-big', [{ type: 'Big', data: { n, big }, metadata: {} }], 'any')));
+    const results = await Promise.all(
+      [0, 1, 2, 3, 4].map((n) => store.append('signal-big', [{ type: 'Big', data: { n, big }, metadata: {} }], 'any')),
+    );
     expect(results.map((r) => r.nextRevision)).toEqual([0n, 1n, 2n, 3n, 4n]);
     expect((await store.read('signal-big')).map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4]);
   } finally {
@@ -147,18 +167,36 @@ const traced = (name: string, script: string) => {
     const file = ${JSON.stringify(file)};
     const mark = (text) => require('node:fs').writeSync(1, text + '\\n');
     ${script}`;
-  const child = spawnSync('strace', ['-f', '-y', '-e', 'trace=pwrite64,fdatasync,fsync,write', '-o', trace,
-    process.execPath, '-r', 'ts-node/register/transpile-only', '-e', code], { encoding: 'utf8', timeout: 60_000 });
+  const child = spawnSync(
+    'strace',
+    [
+      '-f',
+      '-y',
+      '-e',
+      'trace=pwrite64,fdatasync,fsync,write',
+      '-o',
+      trace,
+      process.execPath,
+      '-r',
+      'ts-node/register/transpile-only',
+      '-e',
+      code,
+    ],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
   expect(child.stderr).toBe('');
   const log = `${file}-wal`;
   // strace -f splits a call that another thread's call interrupted into "<unfinished ...>" and "<... resumed>".
-  const calls = readFileSync(trace, 'utf8').split('\n').flatMap((line): string[] => {
-    if (line.includes(`pwrite64(`) && line.includes(`<${log}>`)) return ['log written'];
-    if (/f(data)?sync\(/.test(line) && line.includes(`<${log}>`)) return [line.includes('unfinished') ? 'log sync started' : 'log synced'];
-    if (/<\.\.\. f(data)?sync resumed>\) += 0/.test(line)) return ['log synced'];
-    const marked = /write\(1<[^>]*>, "([a-z ]+)\\n"/.exec(line);
-    return marked ? [`mark ${marked[1]}`] : [];
-  });
+  const calls = readFileSync(trace, 'utf8')
+    .split('\n')
+    .flatMap((line): string[] => {
+      if (line.includes(`pwrite64(`) && line.includes(`<${log}>`)) return ['log written'];
+      if (/f(data)?sync\(/.test(line) && line.includes(`<${log}>`))
+        return [line.includes('unfinished') ? 'log sync started' : 'log synced'];
+      if (/<\.\.\. f(data)?sync resumed>\) += 0/.test(line)) return ['log synced'];
+      const marked = /write\(1<[^>]*>, "([a-z ]+)\\n"/.exec(line);
+      return marked ? [`mark ${marked[1]}`] : [];
+    });
   return { stdout: child.stdout, calls };
 };
 
@@ -172,17 +210,22 @@ const syncedBefore = (calls: string[], mark: string) => {
 };
 
 test('an append resolves only once its log is on disk', () => {
-  const { stdout, calls } = traced('durable-append', `
+  const { stdout, calls } = traced(
+    'durable-append',
+    `
     const store = openSqliteStore(file);
     store.append('signal-d', [{ type: 'SignalAccepted', data: { n: 1 }, metadata: {} }], 'no_stream')
-      .then(() => mark('appended')).then(() => store.close());`);
+      .then(() => mark('appended')).then(() => store.close());`,
+  );
   expect(stdout).toBe('appended\n');
   expect(syncedBefore(calls, 'appended')).toBe(true);
 });
 
-test('a subscriber gets another process\'s commit only once its log is on disk', () => {
+test("a subscriber gets another process's commit only once its log is on disk", () => {
   // The other writer commits without syncing (as every process's commits do, before their own sync).
-  const { stdout, calls } = traced('durable-read', `
+  const { stdout, calls } = traced(
+    'durable-read',
+    `
     const store = openSqliteStore(file);
     const sub = store.subscribe('start', async (events) => {
       mark('handled');
@@ -192,7 +235,8 @@ test('a subscriber gets another process\'s commit only once its log is on disk',
     const other = new Database(file);
     other.pragma('synchronous = OFF');
     other.prepare("INSERT INTO events (stream_id, revision, type, data, metadata) VALUES ('signal-other', 0, 'SignalAccepted', '{}', '{}')").run();
-    other.close();`);
+    other.close();`,
+  );
   expect(stdout).toBe('handled\n');
   expect(syncedBefore(calls, 'handled')).toBe(true);
 });

@@ -20,8 +20,12 @@ let api: ServerProcess;
 
 beforeAll(async () => {
   dir = tempDir('at-disk-full-');
-  api = await startServerProcess({ DATA_DIR: dir, TEMPORAL_ADDRESS: testServers().temporalAddress, TEMPORAL_TASK_QUEUE: `disk-full-${process.pid}` },
-    60_000, ['--role=api'], ['prlimit', `--fsize=${LIMIT_BYTES}:${LIMIT_BYTES}`]);
+  api = await startServerProcess(
+    { DATA_DIR: dir, TEMPORAL_ADDRESS: testServers().temporalAddress, TEMPORAL_TASK_QUEUE: `disk-full-${process.pid}` },
+    60_000,
+    ['--role=api'],
+    ['prlimit', `--fsize=${LIMIT_BYTES}:${LIMIT_BYTES}`],
+  );
 }, 90_000);
 afterAll(async () => {
   if (api) await stopServerProcess(api);
@@ -42,7 +46,11 @@ test('creates answer 201 until the disk is full, then 503 saying why (never 500)
     await Promise.all(Array.from({ length: IN_FLIGHT }, create));
   }
   expect([...statuses.keys()].sort()).toEqual([201, 503]);
-  expect(refused).toEqual({ status: 503, retryAfter: '2', detail: expect.stringMatching(/^the event store is unavailable: the write failed \(SQLITE_(FULL|IOERR\w*)\); nothing was written$/) });
+  expect(refused).toEqual({
+    status: 503,
+    retryAfter: '2',
+    detail: expect.stringMatching(/^the event store is unavailable: the write failed \(SQLITE_(FULL|IOERR\w*)\); nothing was written$/),
+  });
   expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
   await stopServerProcess(api);
   const events = new Database(join(dir, 'events.sqlite'), { readonly: true });

@@ -7,11 +7,15 @@ import { openSqliteStore } from '../../../src/event-store/sqlite';
 import { openReadModel } from '../../../src/projections/read-model';
 import { tempDir } from '../../support/test-app';
 
-const runChild = (args: string[]) => new Promise<number>((resolve) => {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../support/append-from-process.ts'), ...args],
-    { stdio: ['ignore', 'ignore', 'inherit'] });
-  child.on('exit', (code) => resolve(code ?? 1));
-});
+const runChild = (args: string[]) =>
+  new Promise<number>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../support/append-from-process.ts'), ...args],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
 
 test('two processes appending to one stream in one SQLite file lose nothing', async () => {
   const dir = tempDir();
@@ -39,28 +43,40 @@ const HOLD_WRITE_LOCK = `
 
 /** Opens `file` as each SQLite file the service keeps does, writes to it, and closes it. */
 const OPENERS: Array<[string, (file: string) => Promise<void>]> = [
-  ['the event store', async (file) => {
-    const store = openSqliteStore(file);
-    await store.append('action_trigger-after-wait', [{ type: 'TriggerActivated', data: {}, metadata: {} }], 'no_stream');
-    await store.close();
-  }],
-  ['the read model', async (file) => { openReadModel(file).close(); }],
+  [
+    'the event store',
+    async (file) => {
+      const store = openSqliteStore(file);
+      await store.append('action_trigger-after-wait', [{ type: 'TriggerActivated', data: {}, metadata: {} }], 'no_stream');
+      await store.close();
+    },
+  ],
+  [
+    'the read model',
+    async (file) => {
+      openReadModel(file).close();
+    },
+  ],
 ];
 
-test.each(OPENERS)('%s: a process opening a new file while another holds its write lock waits for it, then opens it in WAL mode', async (_, open) => {
-  const dir = tempDir();
-  const file = join(dir, 'shared.sqlite');
-  const holder = spawn(process.execPath, ['-e', HOLD_WRITE_LOCK, file, '500'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = once(holder, 'exit');
-  await once(holder.stdout!, 'data');
-  const started = Date.now();
-  await open(file);
-  const waited = Date.now() - started;
-  expect(await exited).toEqual([0, null]);
-  const db = new Database(file, { readonly: true });
-  const mode = db.pragma('journal_mode', { simple: true });
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-  expect(waited).toBeGreaterThan(100);
-  expect(mode).toBe('wal');
-}, 30000);
+test.each(OPENERS)(
+  '%s: a process opening a new file while another holds its write lock waits for it, then opens it in WAL mode',
+  async (_, open) => {
+    const dir = tempDir();
+    const file = join(dir, 'shared.sqlite');
+    const holder = spawn(process.execPath, ['-e', HOLD_WRITE_LOCK, file, '500'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = once(holder, 'exit');
+    await once(holder.stdout!, 'data');
+    const started = Date.now();
+    await open(file);
+    const waited = Date.now() - started;
+    expect(await exited).toEqual([0, null]);
+    const db = new Database(file, { readonly: true });
+    const mode = db.pragma('journal_mode', { simple: true });
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    expect(waited).toBeGreaterThan(100);
+    expect(mode).toBe('wal');
+  },
+  30000,
+);

@@ -15,7 +15,8 @@ test('a file from before categories opens: its events keep their positions and a
   const old = new Database(file);
   old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL, revision INTEGER NOT NULL,
     type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream_id, revision))`);
-  old.prepare('INSERT INTO events (stream_id, revision, type, data, metadata) VALUES (?, 0, ?, ?, ?)')
+  old
+    .prepare('INSERT INTO events (stream_id, revision, type, data, metadata) VALUES (?, 0, ?, ?, ?)')
     .run('action_trigger-old', 'TriggerCreated', '{"n":1}', '{}');
   old.close();
   // Two processes' worth of opens at once: the migration runs once.
@@ -37,13 +38,18 @@ test('a subscription that sets no byte bound still reads at most 16 MiB of event
   const store = openSqliteStore(join(dir, 'large-backlog.sqlite'));
   try {
     const big = 'x'.repeat(1024 * 1024);
-    for (let n = 0; n < 20; n++) await store.append(`action_trigger-big-${n}`, [{ type: 'TriggerCreated', data: { n, big }, metadata: {} }], 'no_stream');
+    for (let n = 0; n < 20; n++)
+      await store.append(`action_trigger-big-${n}`, [{ type: 'TriggerCreated', data: { n, big }, metadata: {} }], 'no_stream');
     const batches: number[][] = [];
     await new Promise<void>((resolve, reject) => {
-      const subscription = store.subscribe('start', async (events) => {
-        batches.push(events.map((e) => Number(e.data.n)));
-        if (batches.flat().length === 20) void subscription.close().then(resolve);
-      }, reject);
+      const subscription = store.subscribe(
+        'start',
+        async (events) => {
+          batches.push(events.map((e) => Number(e.data.n)));
+          if (batches.flat().length === 20) void subscription.close().then(resolve);
+        },
+        reject,
+      );
     });
     expect(batches.flat()).toEqual(Array.from({ length: 20 }, (_, n) => n));
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(16);

@@ -20,15 +20,25 @@ beforeAll(async () => {
   flag = join(dir, 'fail-syncs');
   const shim = join(dir, 'fail-wal-sync.so');
   execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', shim, join(__dirname, '../../support/fail-wal-sync.c'), '-ldl']);
-  api = await startServerProcess({ DATA_DIR: dir, TEMPORAL_ADDRESS: testServers().temporalAddress, TEMPORAL_TASK_QUEUE: `sync-fails-${process.pid}`,
-    LD_PRELOAD: shim, FAIL_WAL_SYNC_FLAG: flag }, 60_000, ['--role=api']);
+  api = await startServerProcess(
+    {
+      DATA_DIR: dir,
+      TEMPORAL_ADDRESS: testServers().temporalAddress,
+      TEMPORAL_TASK_QUEUE: `sync-fails-${process.pid}`,
+      LD_PRELOAD: shim,
+      FAIL_WAL_SYNC_FLAG: flag,
+    },
+    60_000,
+    ['--role=api'],
+  );
 }, 90_000);
 afterAll(async () => {
   if (api) await stopServerProcess(api);
   rmSync(dir, { recursive: true, force: true });
 });
 
-const post = (path: string, body: unknown) => fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const aCreate = () => post('/api/action-triggers', aTrigger({ msg_broker_queues: [] }));
 const KEPT = 'the event store is unavailable: the log could not be synced to disk (EIO); the write may have been kept';
 const NOT_WRITTEN = 'the event store is unavailable: the write failed (SQLITE_IOERR_FSYNC); nothing was written';
@@ -47,7 +57,8 @@ test('writes whose log cannot be synced answer 503 saying whether they may have 
     expect({ status: refused.status, retryAfter: refused.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '2' });
     const { detail } = (await refused.json()) as { detail: string };
     expect([KEPT, NOT_WRITTEN]).toContain(detail);
-    if (detail === KEPT) answers.kept += 1; else answers.notWritten += 1;
+    if (detail === KEPT) answers.kept += 1;
+    else answers.notWritten += 1;
   }
   expect(answers.kept).toBe(3);
 

@@ -10,10 +10,12 @@ let t: Awaited<ReturnType<typeof startTestApp>>;
 let server: Server;
 let port: number;
 beforeAll(async () => {
-  t = await startTestApp({ api_keys: [
-    { id: 'writer', key: 'writer-secret', scopes: ['triggers:read', 'triggers:write'] },
-    { id: 'reader', key: 'reader-secret', scopes: ['triggers:read'] },
-  ] });
+  t = await startTestApp({
+    api_keys: [
+      { id: 'writer', key: 'writer-secret', scopes: ['triggers:read', 'triggers:write'] },
+      { id: 'reader', key: 'reader-secret', scopes: ['triggers:read'] },
+    ],
+  });
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   port = (server.address() as AddressInfo).port;
@@ -28,19 +30,31 @@ const BODY_BYTES = 900 * 1024;
 /** Sends the head of a request announcing a 900 KB body, and only 1 KB of that body. */
 const startUpload = (path: string, headers: Record<string, string> = {}) => {
   const socket: Socket = connect(port, '127.0.0.1');
-  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json',
-    `Content-Length: ${BODY_BYTES}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Content-Type: application/json',
+    `Content-Length: ${BODY_BYTES}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   socket.write(`{"pad":"${'x'.repeat(1000)}`);
   let received = '';
   socket.on('error', () => undefined);
   /** What the server has answered within `ms` ('' when nothing): its head and problem+json body. */
-  const answerWithin = (ms: number) => new Promise<string>((resolve) => {
-    const done = () => { clearTimeout(timer); resolve(received); };
-    const timer = setTimeout(done, ms);
-    socket.once('close', done);
-    socket.on('data', (chunk) => { received += chunk.toString(); if (/\r\n\r\n[^]*\}$/.test(received)) done(); });
-  });
+  const answerWithin = (ms: number) =>
+    new Promise<string>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(received);
+      };
+      const timer = setTimeout(done, ms);
+      socket.once('close', done);
+      socket.on('data', (chunk) => {
+        received += chunk.toString();
+        if (/\r\n\r\n[^]*\}$/.test(received)) done();
+      });
+    });
   return { socket, answerWithin };
 };
 

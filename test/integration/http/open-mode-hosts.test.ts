@@ -11,7 +11,11 @@ import { aTrigger, startTestApp } from '../../support/test-app';
  * by rebinding its own name to 127.0.0.1 (DNS rebinding) or by sending from its origin. Real
  * servers on loopback, requests with the Host and Origin a browser would send.
  */
-interface Answer { status: number; body: string; json?: { status?: number; detail?: string; title?: string } }
+interface Answer {
+  status: number;
+  body: string;
+  json?: { status?: number; detail?: string; title?: string };
+}
 
 const serve = async (app: RequestListener) => listen(createHttpServer(app), '127.0.0.1', 0);
 const portOf = (server: Server) => (server.address() as { port: number }).port;
@@ -21,15 +25,29 @@ const close = (server: Server) => new Promise((r) => server.close(r));
 const send = (server: Server, path: string, headers: Record<string, string>, method = 'GET', body?: unknown) =>
   new Promise<Answer>((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest({ host: '127.0.0.1', port: portOf(server), path, method, agent: false,
-      headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => { text += c.toString(); });
-      res.on('end', () => {
-        const json = /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : undefined;
-        resolve({ status: res.statusCode!, body: text, json });
-      });
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: portOf(server),
+        path,
+        method,
+        agent: false,
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => {
+          const json = /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : undefined;
+          resolve({ status: res.statusCode!, body: text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -58,11 +76,28 @@ test('no keys: a request naming a foreign Host is refused with a problem that sa
   const posted = await send(server, '/api/action-triggers', { host }, 'POST', aTrigger({ msg_broker_queues: [] }));
   expectRefused(posted, /only requests addressed to a loopback name/);
   expect(posted.json!.detail).toContain(`http://127.0.0.1:${port}/`);
-  for (const path of ['/api/action-triggers', '/api/signals', '/admin/', '/admin/config.json', '/api/openapi.json', '/docs', '/api/events', '/nowhere']) {
+  for (const path of [
+    '/api/action-triggers',
+    '/api/signals',
+    '/admin/',
+    '/admin/config.json',
+    '/api/openapi.json',
+    '/docs',
+    '/api/events',
+    '/nowhere',
+  ]) {
     expectRefused(await send(server, path, { host }), /loopback name/);
   }
-  for (const other of ['attacker.example', '127.0.0.1.nip.io', 'localhost.attacker.example', `10.0.0.1:${port}`, `[::2]:${port}`,
-    'attacker.example@127.0.0.1', 'localhostx', '128.0.0.1']) {
+  for (const other of [
+    'attacker.example',
+    '127.0.0.1.nip.io',
+    'localhost.attacker.example',
+    `10.0.0.1:${port}`,
+    `[::2]:${port}`,
+    'attacker.example@127.0.0.1',
+    'localhostx',
+    '128.0.0.1',
+  ]) {
     expect({ other, status: (await send(server, '/api/action-triggers', { host: other })).status }).toEqual({ other, status: 403 });
   }
   // Orchestrators probe by IP or service name; the probes carry no data.
@@ -74,7 +109,16 @@ test('no keys: a request naming a foreign Host is refused with a problem that sa
 });
 
 test('no keys: loopback names, with or without port, and no Host at all (HTTP/1.0) are served', async () => {
-  for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'LOCALHOST', `admin.localhost:${port}`, `[::1]:${port}`, '[::1]', `127.1.2.3:${port}`]) {
+  for (const host of [
+    `127.0.0.1:${port}`,
+    '127.0.0.1',
+    `localhost:${port}`,
+    'LOCALHOST',
+    `admin.localhost:${port}`,
+    `[::1]:${port}`,
+    '[::1]',
+    `127.1.2.3:${port}`,
+  ]) {
     expect({ host, status: (await send(server, '/api/action-triggers', { host })).status }).toEqual({ host, status: 200 });
   }
   expect((await send(server, '/admin/', { host: `localhost:${port}` })).status).toBe(200);
@@ -83,7 +127,9 @@ test('no keys: loopback names, with or without port, and no Host at all (HTTP/1.
   const answer = await new Promise<string>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.end('GET /api/action-triggers HTTP/1.0\r\n\r\n'));
     let text = '';
-    socket.on('data', (c: Buffer) => { text += c.toString(); });
+    socket.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
     socket.on('end', () => resolve(text));
     socket.on('error', reject);
   });
@@ -93,14 +139,26 @@ test('no keys: loopback names, with or without port, and no Host at all (HTTP/1.
 test('no keys: a request from a page of another origin is refused (Origin, or Sec-Fetch-Site without one); same-machine pages and plain links are served', async () => {
   const host = `127.0.0.1:${port}`;
   for (const origin of ['http://attacker.example', `http://attacker.example:${port}`, 'null', 'https://127.0.0.1.nip.io', 'file://']) {
-    expectRefused(await send(server, '/api/action-triggers', { host, origin }, 'POST', aTrigger({ msg_broker_queues: [] })), /other origins/);
+    expectRefused(
+      await send(server, '/api/action-triggers', { host, origin }, 'POST', aTrigger({ msg_broker_queues: [] })),
+      /other origins/,
+    );
     expectRefused(await send(server, '/api/action-triggers', { host, origin }), /other origins/);
   }
-  expectRefused(await send(server, '/api/action-triggers', { host, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }), /other origins/);
+  expectRefused(
+    await send(server, '/api/action-triggers', { host, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' }),
+    /other origins/,
+  );
   // The admin page's own requests (same origin), another local page, and a link followed from elsewhere.
-  expect((await send(server, '/api/action-triggers', { host, origin: `http://${host}` }, 'POST', aTrigger({ msg_broker_queues: [] }))).status).toBe(201);
-  expect((await send(server, '/api/action-triggers', { host, origin: 'http://localhost:5173', 'sec-fetch-site': 'cross-site' })).status).toBe(200);
-  expect((await send(server, '/api/action-triggers', { host, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).status).toBe(200);
+  expect(
+    (await send(server, '/api/action-triggers', { host, origin: `http://${host}` }, 'POST', aTrigger({ msg_broker_queues: [] }))).status,
+  ).toBe(201);
+  expect(
+    (await send(server, '/api/action-triggers', { host, origin: 'http://localhost:5173', 'sec-fetch-site': 'cross-site' })).status,
+  ).toBe(200);
+  expect((await send(server, '/api/action-triggers', { host, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).status).toBe(
+    200,
+  );
   expect((await send(server, '/admin/', { host, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(200);
 });
 
@@ -110,7 +168,9 @@ test('with api_keys nothing changes: a foreign Host or Origin with a valid key i
   try {
     const headers = { host: 'api.example.com', origin: 'https://console.example.com' };
     const auth = { authorization: 'Bearer ops-secret' };
-    expect((await send(keyedServer, '/api/action-triggers', { ...headers, ...auth }, 'POST', aTrigger({ msg_broker_queues: [] }))).status).toBe(201);
+    expect(
+      (await send(keyedServer, '/api/action-triggers', { ...headers, ...auth }, 'POST', aTrigger({ msg_broker_queues: [] }))).status,
+    ).toBe(201);
     expect((await send(keyedServer, '/api/action-triggers', { ...headers, ...auth })).status).toBe(200);
     expect((await send(keyedServer, '/api/action-triggers', headers)).status).toBe(401);
     expect((await send(keyedServer, '/admin/', headers)).status).toBe(200);
@@ -120,7 +180,7 @@ test('with api_keys nothing changes: a foreign Host or Origin with a valid key i
   }
 });
 
-test('no keys: the worker\'s metrics port is guarded the same way', async () => {
+test("no keys: the worker's metrics port is guarded the same way", async () => {
   const metricsServer = await serve(buildMetricsApp(createMetrics({ defaultMetrics: false }), createAuth([])));
   try {
     expectRefused(await send(metricsServer, '/metrics', { host: `attacker.example:${portOf(metricsServer)}` }), /loopback name/);

@@ -7,8 +7,11 @@ import { startTestApp } from '../../support/test-app';
  * test/integration/http/schemathesis.test.ts checks the whole document; these name each case.
  */
 const trigger = (over: Record<string, unknown> = {}) => ({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-  webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'POST' }], active: true, ...over,
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'shop', model_name: 'order' }],
+  webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'POST' }],
+  active: true,
+  ...over,
 });
 
 let t: Awaited<ReturnType<typeof startTestApp>>;
@@ -18,7 +21,9 @@ beforeAll(async () => {
   t = await startTestApp();
   doc = (await request(t.app).get('/api/openapi.json').expect(200)).body;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const schema = (name: string) => doc.components.schemas[name];
 const param = (path: string, method: string, name: string) =>
@@ -43,7 +48,10 @@ test('a collection DELETE: an empty ids list is 400 (minItems 1); naming no trig
   await request(t.app).delete('/api/action-triggers').expect(204);
   const a = await request(t.app).post('/api/action-triggers').send(trigger()).expect(201);
   const b = await request(t.app).post('/api/action-triggers').send(trigger()).expect(201);
-  await request(t.app).delete(`/api/action-triggers?id=${a.body.id}`).send({ ids: [b.body.id] }).expect(204);
+  await request(t.app)
+    .delete(`/api/action-triggers?id=${a.body.id}`)
+    .send({ ids: [b.body.id] })
+    .expect(204);
   await request(t.app).get(`/api/action-triggers/${b.body.id}`).expect(404);
 });
 
@@ -59,8 +67,10 @@ test('empty or blank list filters and cursors are 400; the document says minLeng
 });
 
 test('duplicate config_signals are 400, and the document says uniqueItems', async () => {
-  const res = await request(t.app).post('/api/action-triggers')
-    .send(trigger({ config_signals: [{ signal: 'post_save' }, { signal: 'post_save' }] })).expect(400);
+  const res = await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ config_signals: [{ signal: 'post_save' }, { signal: 'post_save' }] }))
+    .expect(400);
   expect(errorPaths(res)).toEqual(['config_signals[1].signal']);
   expect(schema('TriggerInput').properties.config_signals.uniqueItems).toBe(true);
 });
@@ -68,21 +78,37 @@ test('duplicate config_signals are 400, and the document says uniqueItems', asyn
 test('a collection PUT without id is 400, and its schema requires id', async () => {
   const res = await request(t.app).put('/api/action-triggers').send(trigger()).expect(400);
   expect(errorPaths(res)).toEqual(['id']);
-  expect(doc.paths['/api/action-triggers'].put.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/TriggerReplacement');
+  expect(doc.paths['/api/action-triggers'].put.requestBody.content['application/json'].schema.$ref).toBe(
+    '#/components/schemas/TriggerReplacement',
+  );
   expect(schema('TriggerReplacement').required).toContain('id');
 });
 
 test('null is refused where the document says array, object, number or string; payload null means no payload', async () => {
-  for (const [field, path] of [['webhooks', 'webhooks'], ['msg_broker_queues', 'msg_broker_queues'], ['id', 'id']] as const) {
-    const res = await request(t.app).post('/api/action-triggers').send(trigger({ [field]: null })).expect(400);
+  for (const [field, path] of [
+    ['webhooks', 'webhooks'],
+    ['msg_broker_queues', 'msg_broker_queues'],
+    ['id', 'id'],
+  ] as const) {
+    const res = await request(t.app)
+      .post('/api/action-triggers')
+      .send(trigger({ [field]: null }))
+      .expect(400);
     expect(errorPaths(res)).toEqual([path]);
   }
-  const headers = await request(t.app).post('/api/action-triggers')
-    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'POST', headers: null, timeout_secs: null }] })).expect(400);
+  const headers = await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'POST', headers: null, timeout_secs: null }] }))
+    .expect(400);
   expect(errorPaths(headers).sort()).toEqual(['webhooks[0].headers', 'webhooks[0].timeout_secs']);
-  await request(t.app).post('/api/action-triggers').send(trigger({ payload: null })).expect(201);
-  const signal = await request(t.app).post('/api/signals')
-    .send({ id: null, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: {}, occurred_at: null }).expect(400);
+  await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ payload: null }))
+    .expect(201);
+  const signal = await request(t.app)
+    .post('/api/signals')
+    .send({ id: null, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: {}, occurred_at: null })
+    .expect(400);
   expect(errorPaths(signal).sort()).toEqual(['id', 'occurred_at']);
 });
 
@@ -97,15 +123,26 @@ test('TRACE (or any method a path lacks) is 405 with Allow on every path, the pu
 test('a malformed merge patch is 400 even when If-Match names an old version', async () => {
   const created = await request(t.app).post('/api/action-triggers').send(trigger()).expect(201);
   await request(t.app).patch(`/api/action-triggers/${created.body.id}`).send({ active: false }).expect(200);
-  const res = await request(t.app).patch(`/api/action-triggers/${created.body.id}`).set('If-Match', '"1"').send({ webhooks: 5 }).expect(400);
+  const res = await request(t.app)
+    .patch(`/api/action-triggers/${created.body.id}`)
+    .set('If-Match', '"1"')
+    .send({ webhooks: 5 })
+    .expect(400);
   expect(errorPaths(res)).toEqual(['webhooks']);
 });
 
 test('lengths count code points, as JSON Schema does; http_method is ASCII-case-insensitive', async () => {
   const emoji = '\u{1F600}'.repeat(100);
-  await request(t.app).post('/api/action-triggers').send(trigger({ content_types: [{ app_label: emoji, model_name: 'x' }] })).expect(201);
-  await request(t.app).post('/api/action-triggers')
-    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'poſt' }] })).expect(400);
-  await request(t.app).post('/api/action-triggers')
-    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'pOsT' }] })).expect(201);
+  await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ content_types: [{ app_label: emoji, model_name: 'x' }] }))
+    .expect(201);
+  await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'poſt' }] }))
+    .expect(400);
+  await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'pOsT' }] }))
+    .expect(201);
 });

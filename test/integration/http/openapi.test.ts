@@ -39,7 +39,9 @@ test('every registered broker type is in the document with its keys: each one it
     const schema = schemas[mapping[type]!.replace('#/components/schemas/', '')];
     expect(schema.properties.broker_type.const).toBe(type);
     // What the publisher itself names when nothing is given.
-    const missing = (publisherFor(type)!.settings({}, {}) as { errors: Array<{ path: string }> }).errors.map((e) => e.path.split('.') as [string, string]);
+    const missing = (publisherFor(type)!.settings({}, {}) as { errors: Array<{ path: string }> }).errors.map(
+      (e) => e.path.split('.') as [string, string],
+    );
     for (const [section, key] of missing) {
       const described = schema.properties[section].properties[key];
       expect([type, section, key, typeof described?.description]).toEqual([type, section, key, 'string']);
@@ -47,16 +49,21 @@ test('every registered broker type is in the document with its keys: each one it
       expect([type, key, always || described.description.includes('Required unless')]).toEqual([type, key, true]);
     }
     for (const section of ['conn_details', 'params']) {
-      for (const key of schema.properties[section].required ?? []) expect([type, section, key, missing.some(([s, k]) => s === section && k === key)]).toEqual([type, section, key, true]);
+      for (const key of schema.properties[section].required ?? [])
+        expect([type, section, key, missing.some(([s, k]) => s === section && k === key)]).toEqual([type, section, key, true]);
     }
   }
 });
 
-test('a configured broker\'s name says its type and what a trigger may set on it', () => {
-  const policy = policyOf(configFrom({ brokers: {
-    orders: { broker_type: 'RabbitMQ', params: { queue: 'q' }, trigger_overrides: { parameters: ['routing_key'] } },
-    events: { broker_type: 'kafka', conn_details: { bootstrap_servers: 'h:1' }, params: { topic: 't' } },
-  } }));
+test("a configured broker's name says its type and what a trigger may set on it", () => {
+  const policy = policyOf(
+    configFrom({
+      brokers: {
+        orders: { broker_type: 'RabbitMQ', params: { queue: 'q' }, trigger_overrides: { parameters: ['routing_key'] } },
+        events: { broker_type: 'kafka', conn_details: { bootstrap_servers: 'h:1' }, params: { topic: 't' } },
+      },
+    }),
+  );
   const queue = (buildOpenApiDocument(policy).components.schemas as Schemas).TriggerInput.properties.msg_broker_queues.items.properties;
   expect(queue.name.enum).toEqual(['orders', 'events']);
   expect(queue.name.description).toContain('`orders`: rabbitmq; a trigger may set conn_details: none; parameters: routing_key');
@@ -67,7 +74,10 @@ test('a configured broker\'s name says its type and what a trigger may set on it
 test('the trigger resource documents deactivated_reason as a read-only server field, and the breaker in the TriggerDeactivated event', () => {
   const schemas = buildOpenApiDocument(policyOf(configFrom({}))).components.schemas as Schemas;
   for (const name of ['Trigger', 'TriggerInput', 'TriggerReplacement', 'TriggerPatch']) {
-    expect([name, schemas[name].properties.deactivated_reason]).toEqual([name, expect.objectContaining({ type: 'string', readOnly: true })]);
+    expect([name, schemas[name].properties.deactivated_reason]).toEqual([
+      name,
+      expect.objectContaining({ type: 'string', readOnly: true }),
+    ]);
   }
   expect(schemas.Trigger.required).not.toContain('deactivated_reason');
   expect(schemas.TriggerEvent.properties.data.description).toContain('system:circuit-breaker');

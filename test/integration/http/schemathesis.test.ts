@@ -29,32 +29,64 @@ let server: ServerProcess;
 beforeAll(async () => {
   dir = tempDir('at-schemathesis-');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    api_keys: [{ id: 'schemathesis', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] }],
-    webhook_url_patterns: ['^http://127\\.0\\.0\\.1:9/'],
-    allow_private_targets: true,
-  }));
-  server = await startServerProcess({
-    ACTION_TRIGGERS_CONFIG: config, DATA_DIR: join(dir, 'data'),
-    TEMPORAL_TASK_QUEUE: `schemathesis-${process.pid}`,
-  }, 60_000);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      api_keys: [{ id: 'schemathesis', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] }],
+      webhook_url_patterns: ['^http://127\\.0\\.0\\.1:9/'],
+      allow_private_targets: true,
+    }),
+  );
+  server = await startServerProcess(
+    {
+      ACTION_TRIGGERS_CONFIG: config,
+      DATA_DIR: join(dir, 'data'),
+      TEMPORAL_TASK_QUEUE: `schemathesis-${process.pid}`,
+    },
+    60_000,
+  );
 });
 afterAll(async () => {
   if (server) await stopServerProcess(server);
   rmSync(dir, { recursive: true, force: true });
 });
 
-const runSchemathesis = (url: string) => new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-  const child = spawn(ST, ['--config-file', join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'), 'run', `${url}/api/openapi.json`,
-    '--header', `Authorization: Bearer ${KEY}`, '--mode', 'all', '--max-examples', MAX_EXAMPLES, '--seed', SEED,
-    // One worker: Hypothesis's lambda descriptions race in CPython 3.11's ast.parse across threads.
-    '--workers', '1', '--request-timeout', '60', '--no-color'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
-  child.on('error', reject);
-  child.on('exit', (code) => resolve({ code, output }));
-});
+const runSchemathesis = (url: string) =>
+  new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(
+      ST,
+      [
+        '--config-file',
+        join(ROOT, 'test', 'schemathesis', 'schemathesis.toml'),
+        'run',
+        `${url}/api/openapi.json`,
+        '--header',
+        `Authorization: Bearer ${KEY}`,
+        '--mode',
+        'all',
+        '--max-examples',
+        MAX_EXAMPLES,
+        '--seed',
+        SEED,
+        // One worker: Hypothesis's lambda descriptions race in CPython 3.11's ast.parse across threads.
+        '--workers',
+        '1',
+        '--request-timeout',
+        '60',
+        '--no-color',
+      ],
+      { cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
+    );
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, output }));
+  });
 
 test('schemathesis finds no difference between the OpenAPI document and the behaviour (all checks, valid and invalid data)', async () => {
   if (!existsSync(ST)) throw new Error(`no schemathesis at ${ST}: run bash scripts/install-tools.sh`);

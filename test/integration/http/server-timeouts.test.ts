@@ -20,16 +20,24 @@ afterAll(async () => {
 });
 
 /** Writes `text` one byte every `everyMs`; resolves when the server closes the connection. */
-const trickle = (text: string, everyMs: number) => new Promise<{ afterMs: number; sent: number; answer: string }>((resolve) => {
-  const started = Date.now();
-  const socket = connect(port, '127.0.0.1');
-  let sent = 0;
-  let answer = '';
-  const timer = setInterval(() => { if (sent < text.length && socket.writable) socket.write(text[sent++]!); }, everyMs);
-  socket.on('data', (chunk) => { answer += chunk.toString(); });
-  socket.on('error', () => undefined);
-  socket.on('close', () => { clearInterval(timer); resolve({ afterMs: Date.now() - started, sent, answer }); });
-});
+const trickle = (text: string, everyMs: number) =>
+  new Promise<{ afterMs: number; sent: number; answer: string }>((resolve) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1');
+    let sent = 0;
+    let answer = '';
+    const timer = setInterval(() => {
+      if (sent < text.length && socket.writable) socket.write(text[sent++]!);
+    }, everyMs);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ afterMs: Date.now() - started, sent, answer });
+    });
+  });
 
 test('a client sending its headers one byte at a time is cut off after the headers timeout', async () => {
   const head = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(200) + '\r\n\r\n';
@@ -41,14 +49,21 @@ test('a client sending its headers one byte at a time is cut off after the heade
 
 test('a client sending its body one byte at a time is cut off after the request timeout', async () => {
   const body = JSON.stringify({ pad: 'x'.repeat(200) });
-  const head = ['POST /api/action-triggers HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: Bearer writer-secret',
-    'Content-Type: application/json', `Content-Length: ${body.length}`].join('\r\n');
+  const head = [
+    'POST /api/action-triggers HTTP/1.1',
+    'Host: 127.0.0.1',
+    'Authorization: Bearer writer-secret',
+    'Content-Type: application/json',
+    `Content-Length: ${body.length}`,
+  ].join('\r\n');
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   socket.write(`${head}\r\n\r\n`);
   const started = Date.now();
   let sent = 0;
-  const timer = setInterval(() => { if (sent < body.length && socket.writable) socket.write(body[sent++]!); }, 50);
+  const timer = setInterval(() => {
+    if (sent < body.length && socket.writable) socket.write(body[sent++]!);
+  }, 50);
   await new Promise((r) => socket.once('close', r));
   clearInterval(timer);
   expect(sent).toBeLessThan(body.length);

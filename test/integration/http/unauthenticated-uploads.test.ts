@@ -35,19 +35,30 @@ afterAll(async () => {
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 /** Sends the whole body but its last byte, so a server that reads bodies holds all of it. */
-const openUpload = (port: number) => new Promise<{ socket: Socket; answer: () => string }>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (c) => { received += c.toString(); });
-  socket.on('error', () => undefined);
-  socket.on('connect', () => {
-    socket.write(['POST /api/action-triggers HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json',
-      `Content-Length: ${BODY_BYTES}`, '', ''].join('\r\n'));
-    socket.write(`"${'x'.repeat(BODY_BYTES - 2)}`, () => resolve({ socket, answer: () => received }));
-    // A server that closes the connection early never drains the write: resolve on close too.
-    socket.once('close', () => resolve({ socket, answer: () => received }));
+const openUpload = (port: number) =>
+  new Promise<{ socket: Socket; answer: () => string }>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c) => {
+      received += c.toString();
+    });
+    socket.on('error', () => undefined);
+    socket.on('connect', () => {
+      socket.write(
+        [
+          'POST /api/action-triggers HTTP/1.1',
+          'Host: 127.0.0.1',
+          'Content-Type: application/json',
+          `Content-Length: ${BODY_BYTES}`,
+          '',
+          '',
+        ].join('\r\n'),
+      );
+      socket.write(`"${'x'.repeat(BODY_BYTES - 2)}`, () => resolve({ socket, answer: () => received }));
+      // A server that closes the connection early never drains the write: resolve on close too.
+      socket.once('close', () => resolve({ socket, answer: () => received }));
+    });
   });
-});
 
 test(`${UPLOADS} unauthenticated 1 MB uploads held open are answered 401 and do not grow the server's memory`, async () => {
   const port = Number(new URL(server.url).port);

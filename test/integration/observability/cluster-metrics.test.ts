@@ -8,20 +8,25 @@ const ASK = 'action-triggers:metrics?';
 
 const startChild = async (askTimeoutMs: number) => {
   const child = fork(join(__dirname, '..', '..', 'support', 'cluster-metrics-child.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'], env: { ...process.env, ASK_TIMEOUT_MS: String(askTimeoutMs) }, stdio: 'pipe',
+    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    env: { ...process.env, ASK_TIMEOUT_MS: String(askTimeoutMs) },
+    stdio: 'pipe',
   });
   const port = await new Promise<number>((resolve, reject) => {
-    child.on('message', (m: { type?: string; port?: number }) => { if (m?.type === 'listening') resolve(m.port!); });
+    child.on('message', (m: { type?: string; port?: number }) => {
+      if (m?.type === 'listening') resolve(m.port!);
+    });
     child.once('exit', (code) => reject(new Error(`the child exited (${code})`)));
   });
   return { child, url: `http://127.0.0.1:${port}/metrics` };
 };
 
-const stop = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null) return resolve();
-  child.once('exit', () => resolve());
-  child.kill('SIGKILL');
-});
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 
 test('a primary that answers: its page; one that does not within the time-out: 503 naming why', async () => {
   const { child, url } = await startChild(300);
@@ -37,7 +42,7 @@ test('a primary that answers: its page; one that does not within the time-out: 5
     const started = Date.now();
     const silent = await fetch(url);
     expect(silent.status).toBe(503);
-    expect((await silent.json() as { detail?: string; title?: string }).detail ?? '').toMatch(/primary did not answer/);
+    expect(((await silent.json()) as { detail?: string; title?: string }).detail ?? '').toMatch(/primary did not answer/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   } finally {
     await stop(child);

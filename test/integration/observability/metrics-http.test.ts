@@ -34,10 +34,18 @@ test('1,000 requests to random paths and random trigger ids add a bounded number
 });
 
 test('with API keys, /metrics needs the metrics:read scope', async () => {
-  const t = await startTestApp({ api_keys: [
-    { id: 'reader', key: 'reader-secret', scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
-    { id: 'prometheus', key: 'scrape-secret', scopes: ['metrics:read'] },
-  ] }, undefined, undefined, {}, createMetrics());
+  const t = await startTestApp(
+    {
+      api_keys: [
+        { id: 'reader', key: 'reader-secret', scopes: ['triggers:read', 'triggers:write', 'signals:write'] },
+        { id: 'prometheus', key: 'scrape-secret', scopes: ['metrics:read'] },
+      ],
+    },
+    undefined,
+    undefined,
+    {},
+    createMetrics(),
+  );
   try {
     await request(t.app).get('/metrics').expect(401);
     await request(t.app).get('/metrics').set('authorization', 'Bearer reader-secret').expect(403);
@@ -66,7 +74,11 @@ test('projection lag: the trigger events a stopped projection has not applied, a
   const metrics = createMetrics({ defaultMetrics: false });
   const t = await startTestApp({}, undefined, undefined, {}, metrics);
   try {
-    await storeTrigger(t, { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true });
+    await storeTrigger(t, {
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'shop', model_name: 'order' }],
+      active: true,
+    });
     const lag = async () => {
       const page = parsePrometheusText((await metrics.render()).body);
       return [valueOf(page, 'action_triggers_projection_lag_events'), valueOf(page, 'action_triggers_projection_lag_seconds')];
@@ -74,8 +86,10 @@ test('projection lag: the trigger events a stopped projection has not applied, a
     expect(await lag()).toEqual([0, 0]);
     await t.projection.stop();
     for (let i = 0; i < 3; i++) {
-      await storeTrigger({ store: t.store, projection: { ...t.projection, waitFor: async () => true } },
-        { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true });
+      await storeTrigger(
+        { store: t.store, projection: { ...t.projection, waitFor: async () => true } },
+        { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true },
+      );
     }
     await new Promise((r) => setTimeout(r, 300));
     const [events, seconds] = await lag();

@@ -8,18 +8,22 @@ import { tempDir } from '../../support/test-app';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
 
 /** One request on a connection of its own, so the cluster may hand each to a different process. */
-const fresh = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  const req = httpRequest(url, { agent: false }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c: string) => { text += c; });
-    res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+const fresh = (url: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(url, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
-const listeningPids = (server: ServerProcess) => [...server.output().matchAll(/"msg":"action-triggers API listening".*?"pid":(\d+)/g)].map((m) => Number(m[1]));
+const listeningPids = (server: ServerProcess) =>
+  [...server.output().matchAll(/"msg":"action-triggers API listening".*?"pid":(\d+)/g)].map((m) => Number(m[1]));
 
 test('API_PROCESSES=2: the page any process serves adds up every process', async () => {
   const dir = tempDir();
@@ -34,7 +38,9 @@ test('API_PROCESSES=2: the page any process serves adds up every process', async
       const page = await fresh(`${server.url}/metrics`);
       expect(page.status).toBe(200);
       // Whichever process answers: all 40 requests, counted by two processes (each also serves a share of the scrapes).
-      expect(valueOf(parsePrometheusText(page.body), 'action_triggers_http_requests_total', { route: '/healthz', method: 'GET', status: '200' })).toBe(40);
+      expect(
+        valueOf(parsePrometheusText(page.body), 'action_triggers_http_requests_total', { route: '/healthz', method: 'GET', status: '200' }),
+      ).toBe(40);
     }
     expect(await stopServerProcess(server, 'SIGTERM')).toBe(0);
     server = undefined;
@@ -47,7 +53,11 @@ test('API_PROCESSES=2: the page any process serves adds up every process', async
 test('--role=worker serves /metrics and /healthz on METRICS_PORT, and the Temporal SDK its own page on TEMPORAL_METRICS_ADDRESS', async () => {
   const { h, workerEnv } = await startHarnessForWorkerProcess();
   const [metricsPort, temporalPort] = await freePorts(2);
-  const worker = await startWorkerProcess({ ...workerEnv, METRICS_PORT: String(metricsPort), TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalPort}` });
+  const worker = await startWorkerProcess({
+    ...workerEnv,
+    METRICS_PORT: String(metricsPort),
+    TEMPORAL_METRICS_ADDRESS: `127.0.0.1:${temporalPort}`,
+  });
   try {
     const page = await fresh(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(page.status).toBe(200);

@@ -14,9 +14,14 @@ let rx: Receiver;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  h = await startDispatchHarness({
-    brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: `metrics-${randomUUID()}` } } },
-  }, { metrics: createMetrics() });
+  h = await startDispatchHarness(
+    {
+      brokers: {
+        orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: `metrics-${randomUUID()}` } },
+      },
+    },
+    { metrics: createMetrics() },
+  );
 });
 afterAll(async () => {
   await h?.close();
@@ -29,23 +34,48 @@ const scrape = async (): Promise<Sample[]> => {
   return parsePrometheusText(res.text);
 };
 
-const order = (id?: string) => ({ ...(id ? { id } : {}), signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } });
+const order = (id?: string) => ({
+  ...(id ? { id } : {}),
+  signal: 'post_save',
+  app_label: 'shop',
+  model_name: 'order',
+  instance: { id: 1 },
+});
 
 test('after a known run the page counts exactly its signals, deliveries, retries and failures, and parses as Prometheus text', async () => {
   // Each signal: /ok delivered at once; /flaky fails once in all (one retry); /down fails all 5 attempts (TEST_RETRY); one queue message.
   rx.script('/flaky', [{ status: 500 }]);
-  rx.script('/down', Array.from({ length: 5 * N }, () => ({ status: 500 })));
-  await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-    webhooks: [{ url: rx.url('/ok'), http_method: 'POST' }, { url: rx.url('/flaky'), http_method: 'POST' }, { url: rx.url('/down'), http_method: 'POST' }],
-    msg_broker_queues: [{ name: 'orders' }], payload: { id: '{{ instance.id }}' },
-  }).expect(201);
+  rx.script(
+    '/down',
+    Array.from({ length: 5 * N }, () => ({ status: 500 })),
+  );
+  await request(h.app)
+    .post('/api/action-triggers')
+    .send({
+      config_signals: [{ signal: 'post_save' }],
+      content_types: [{ app_label: 'shop', model_name: 'order' }],
+      active: true,
+      webhooks: [
+        { url: rx.url('/ok'), http_method: 'POST' },
+        { url: rx.url('/flaky'), http_method: 'POST' },
+        { url: rx.url('/down'), http_method: 'POST' },
+      ],
+      msg_broker_queues: [{ name: 'orders' }],
+      payload: { id: '{{ instance.id }}' },
+    })
+    .expect(201);
 
   const ids = Array.from({ length: N }, () => randomUUID());
   for (const id of ids) await request(h.app).post('/api/signals').send(order(id)).expect(202);
   expect((await request(h.app).post('/api/signals').send(order(ids[0])).expect(202)).body.duplicate).toBe(true);
-  await request(h.app).post('/api/signals').send({ ...order(), signal: 'post_sav' }).expect(400);
-  await request(h.app).post('/api/signals').send({ ...order(), model_name: 'invoice' }).expect(202);
+  await request(h.app)
+    .post('/api/signals')
+    .send({ ...order(), signal: 'post_sav' })
+    .expect(400);
+  await request(h.app)
+    .post('/api/signals')
+    .send({ ...order(), model_name: 'invoice' })
+    .expect(202);
   for (const id of ids) await waitForDispatch(h.app, id);
 
   const page = await scrape();

@@ -15,7 +15,7 @@ const BROKER_TYPES = Object.keys(BROKER_TARGETS);
 
 const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
 const waitUntil = async (check: () => boolean, what: string, timeoutMs = 30_000) => {
@@ -30,14 +30,21 @@ const waitUntil = async (check: () => boolean, what: string, timeoutMs = 30_000)
 const startService = (dir: string, env: Record<string, string>, brokers: Record<string, BrokerTarget['broker']> = {}) => {
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, brokers }));
-  return startServerProcess({ DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_TASK_QUEUE: `tracing-${Date.now()}`, ...env }, 120_000);
+  return startServerProcess(
+    { DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_TASK_QUEUE: `tracing-${Date.now()}`, ...env },
+    120_000,
+  );
 };
 
 /** A trigger sending to the receiver, then one signal accepted under a request id we choose. */
 const sendSignal = async (server: ServerProcess, hookUrl: string, requestId: string, queues: string[] = []) => {
   const trigger = aTrigger({ webhooks: [{ url: hookUrl, http_method: 'POST' }], msg_broker_queues: queues.map((name) => ({ name })) });
   expect((await post(`${server.url}/api/action-triggers`, trigger)).status).toBe(201);
-  const accepted = await post(`${server.url}/api/signals`, { signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }, { 'x-request-id': requestId });
+  const accepted = await post(
+    `${server.url}/api/signals`,
+    { signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } },
+    { 'x-request-id': requestId },
+  );
   expect(accepted.status).toBe(202);
   return String(accepted.body.id);
 };
@@ -58,7 +65,13 @@ test('tracing on: one trace from POST /api/signals through the workflow and acti
     const traceId = traceparent.split('-')[1]!;
 
     const names = () => new Set(otlp.spans.filter((s) => s.traceId === traceId).map((s) => `${s.kind}:${s.name}`));
-    const expected = [`${SERVER}:POST /api/signals`, 'StartWorkflow:dispatchSignal', 'RunWorkflow:dispatchSignal', 'RunActivity:deliverWebhook', `${CLIENT}:POST`];
+    const expected = [
+      `${SERVER}:POST /api/signals`,
+      'StartWorkflow:dispatchSignal',
+      'RunWorkflow:dispatchSignal',
+      'RunActivity:deliverWebhook',
+      `${CLIENT}:POST`,
+    ];
     const has = (want: string) => [...names()].some((n) => n === want || n.endsWith(`:${want}`));
     await waitUntil(() => expected.every(has), `spans ${expected.join(', ')} in trace ${traceId}; got ${[...names()].join(', ')}`);
     // Every broker message carries the trace too (a header, attribute or stream field named traceparent).
@@ -75,10 +88,20 @@ test('tracing on: one trace from POST /api/signals through the workflow and acti
     const client = otlp.spans.find((s) => s.traceId === traceId && s.kind === CLIENT)!;
     expect(traceparent.split('-')[2]).toBe(client.spanId);
     // Nothing of the URL's path or query, and no header, in the client span's attributes.
-    expect(client.attributes.map((a) => a.key).sort()).toEqual(['http.request.method', 'http.response.status_code', 'server.address', 'server.port', 'url.scheme']);
+    expect(client.attributes.map((a) => a.key).sort()).toEqual([
+      'http.request.method',
+      'http.response.status_code',
+      'server.address',
+      'server.port',
+      'url.scheme',
+    ]);
 
     // Item 4: one grep for the signal id finds intake, relay and attempt lines, each with both ids.
-    const lines = server.output().split('\n').filter((l) => l.includes(signalId)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes(signalId))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['signal accepted', 'dispatch started', 'delivered']));
     for (const l of lines) expect([l.msg, l.signal_id, l.request_id]).toEqual([l.msg, signalId, 'req-trace-1']);
   } finally {
@@ -98,7 +121,11 @@ test('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT): nothing registered, no trace
     const signalId = await sendSignal(server, hooks.url('/hook'), 'req-untraced-1');
     await hooks.waitFor(() => hooks.on('/hook').length === 1);
     expect(hooks.on('/hook')[0]!.headers.traceparent).toBeUndefined();
-    const deliveredLines = () => server!.output().split('\n').filter((l) => l.includes('"msg":"delivered"'));
+    const deliveredLines = () =>
+      server!
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"delivered"'));
     await waitUntil(() => deliveredLines().length > 0, 'the delivered line');
     const delivered = deliveredLines().map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(delivered.map((l) => [l.signal_id, l.request_id])).toEqual([[signalId, 'req-untraced-1']]);

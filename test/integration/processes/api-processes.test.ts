@@ -5,16 +5,23 @@ import { aTrigger, tempDir } from '../../support/test-app';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';
 
 /** One request on a connection of its own, so the cluster may hand each to a different process. */
-const fresh = (url: string, method = 'GET', body?: unknown) => new Promise<{ status: number; etag?: string; body: string }>((resolve, reject) => {
-  const req = httpRequest(url, { method, agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c: string) => { text += c; });
-    res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: text }));
+const fresh = (url: string, method = 'GET', body?: unknown) =>
+  new Promise<{ status: number; etag?: string; body: string }>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method, agent: false, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
-  req.on('error', reject);
-  req.end(body === undefined ? undefined : JSON.stringify(body));
-});
 
 const listeningPids = (server: ServerProcess) =>
   [...server.output().matchAll(/"msg":"action-triggers API listening".*?"pid":(\d+)/g)].map((m) => Number(m[1]));
@@ -35,7 +42,14 @@ const startTwo = async (dir: string) => {
   return [server, first, second] as const;
 };
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 test('API_PROCESSES=2: two processes share the port and the data; a write is read back through either; a dead one is replaced', async () => {
   const dir = tempDir();
@@ -52,8 +66,9 @@ test('API_PROCESSES=2: two processes share the port and the data; a write is rea
     expect(reads.map((r) => [r.status, r.etag])).toEqual(Array.from({ length: 20 }, () => [200, '"1"']));
     expect((await fresh(`${server.url}/api/action-triggers/${id}`, 'PATCH', { active: false })).status).toBe(200);
     const after = await Promise.all(Array.from({ length: 20 }, () => fresh(`${server!.url}/api/action-triggers/${id}`)));
-    expect(after.map((r) => [r.status, r.etag, (JSON.parse(r.body) as { active: boolean }).active]))
-      .toEqual(Array.from({ length: 20 }, () => [200, '"2"', false]));
+    expect(after.map((r) => [r.status, r.etag, (JSON.parse(r.body) as { active: boolean }).active])).toEqual(
+      Array.from({ length: 20 }, () => [200, '"2"', false]),
+    );
 
     process.kill(first!, 'SIGKILL');
     await waitUntil(() => listeningPids(server!).length === 3);
@@ -80,7 +95,10 @@ test('API_PROCESSES=2: a replacement that cannot start stops the others, and the
     // The running processes keep their open files; a new one finds a directory where the store was.
     renameSync(join(dir, 'events.sqlite'), join(dir, 'events.sqlite.moved'));
     mkdirSync(join(dir, 'events.sqlite'));
-    const exited = new Promise<number | null>((resolve) => { server!.child.removeAllListeners('exit'); server!.child.once('exit', resolve); });
+    const exited = new Promise<number | null>((resolve) => {
+      server!.child.removeAllListeners('exit');
+      server!.child.once('exit', resolve);
+    });
     process.kill(first!, 'SIGKILL');
     await waitUntil(() => server!.output().includes('an API process failed to start'));
     expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))])).toBe(1);
@@ -95,8 +113,12 @@ test('API_PROCESSES=2: a replacement that cannot start stops the others, and the
 test('API_PROCESSES must be 1..64, and more than 1 only for the API role', async () => {
   const dir = tempDir();
   try {
-    await expect(startServerProcess({ DATA_DIR: dir, API_PROCESSES: '0' }, 30_000, ['--role=api'])).rejects.toThrow(/env\.API_PROCESSES: must be a whole number from 1 to 64/);
-    await expect(startServerProcess({ DATA_DIR: dir, API_PROCESSES: '2' })).rejects.toThrow(/env\.API_PROCESSES: more than 1 needs --role=api/);
+    await expect(startServerProcess({ DATA_DIR: dir, API_PROCESSES: '0' }, 30_000, ['--role=api'])).rejects.toThrow(
+      /env\.API_PROCESSES: must be a whole number from 1 to 64/,
+    );
+    await expect(startServerProcess({ DATA_DIR: dir, API_PROCESSES: '2' })).rejects.toThrow(
+      /env\.API_PROCESSES: more than 1 needs --role=api/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

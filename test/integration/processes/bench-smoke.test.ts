@@ -8,7 +8,13 @@ import { join } from 'node:path';
  */
 const SMOKE: Record<string, Record<string, string>> = {
   // The comparison of builds runs against this checkout itself: its code path, not a finding.
-  api: { BENCH_TRIGGERS: '200', BENCH_DURATION_S: '1', BENCH_WARM_S: '0.3', BENCH_COMPARE_DIRS: join(__dirname, '../../..'), BENCH_COMPARE_ROUNDS: '1' },
+  api: {
+    BENCH_TRIGGERS: '200',
+    BENCH_DURATION_S: '1',
+    BENCH_WARM_S: '0.3',
+    BENCH_COMPARE_DIRS: join(__dirname, '../../..'),
+    BENCH_COMPARE_ROUNDS: '1',
+  },
   restart: { BENCH_TRIGGERS: '300' },
   'long-history': { BENCH_VERSIONS: '60', BENCH_DURATION_S: '1' },
   dispatch: { BENCH_DURATION_S: '2', BENCH_SUSTAIN_S: '3', BENCH_RATES: '20' },
@@ -21,22 +27,32 @@ const SMOKE: Record<string, Record<string, string>> = {
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
 };
 
-const runSuite = (suite: string, env: Record<string, string>) => new Promise<{ code: number | null; out: string }>((resolve) => {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../../bench/run.ts'), suite], {
-    // The global setup has built the service already.
-    env: { ...process.env, BENCH_SKIP_BUILD: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+const runSuite = (suite: string, env: Record<string, string>) =>
+  new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, '../../../bench/run.ts'), suite], {
+      // The global setup has built the service already.
+      env: { ...process.env, BENCH_SKIP_BUILD: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.on('exit', (code) => resolve({ code, out }));
   });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-  child.on('exit', (code) => resolve({ code, out }));
-});
 
 /** A markdown table: a header, its separator, and a first row that holds a figure. */
 const TABLE = /^\|.*\|[ \t]*\n\|[-:| ]+\|[ \t]*\n\|.*\d.*\|/m;
 
-test.each(Object.entries(SMOKE))('bench suite %s runs to the end and prints its table', async (suite, env) => {
-  const { code, out } = await runSuite(suite, env);
-  expect({ suite, code, ended: !out.includes('bench ended before finishing') }).toEqual({ suite, code: 0, ended: true });
-  expect(out).toMatch(TABLE);
-}, 300_000);
+test.each(Object.entries(SMOKE))(
+  'bench suite %s runs to the end and prints its table',
+  async (suite, env) => {
+    const { code, out } = await runSuite(suite, env);
+    expect({ suite, code, ended: !out.includes('bench ended before finishing') }).toEqual({ suite, code: 0, ended: true });
+    expect(out).toMatch(TABLE);
+  },
+  300_000,
+);

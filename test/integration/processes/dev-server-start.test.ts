@@ -14,7 +14,12 @@ const takePort = async (port: number) => {
 };
 
 const options = async (metricsPort: number, onWarn: (fields: Record<string, unknown>) => void) => ({
-  cliPath: findTemporalCli(undefined)!, dbFile: undefined, port: await freePort(), uiPort: undefined, namespace: 'default', metricsPort,
+  cliPath: findTemporalCli(undefined)!,
+  dbFile: undefined,
+  port: await freePort(),
+  uiPort: undefined,
+  namespace: 'default',
+  metricsPort,
   log: createLogger('warn', (line) => onWarn(JSON.parse(line) as Record<string, unknown>)),
 });
 
@@ -24,11 +29,18 @@ describe('starting the Temporal dev server', () => {
     const taken = await takePort(metricsPort);
     const warnings: Record<string, unknown>[] = [];
     // The port is let go as soon as the first start is reported failed, so the second can bind it.
-    const server = await startDevServer(await options(metricsPort, (w) => { warnings.push(w); taken.close(); }));
+    const server = await startDevServer(
+      await options(metricsPort, (w) => {
+        warnings.push(w);
+        taken.close();
+      }),
+    );
     try {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]!.msg).toBe('the Temporal dev server exited while starting; starting it once more');
-      expect(warnings[0]!.stderr).toMatch(new RegExp(`^exit code 1: Error: can't set metrics port ${metricsPort}: .*address already in use`));
+      expect(warnings[0]!.stderr).toMatch(
+        new RegExp(`^exit code 1: Error: can't set metrics port ${metricsPort}: .*address already in use`),
+      );
       const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
       expect(metrics.status).toBe(200);
     } finally {
@@ -40,8 +52,9 @@ describe('starting the Temporal dev server', () => {
     const metricsPort = await freePort();
     const taken = await takePort(metricsPort);
     try {
-      await expect(startDevServer(await options(metricsPort, () => undefined)))
-        .rejects.toThrow(new RegExp(`exited twice while starting: exit code 1: Error: can't set metrics port ${metricsPort}`));
+      await expect(startDevServer(await options(metricsPort, () => undefined))).rejects.toThrow(
+        new RegExp(`exited twice while starting: exit code 1: Error: can't set metrics port ${metricsPort}`),
+      );
     } finally {
       taken.close();
     }

@@ -15,16 +15,33 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ retry: TEST_RETRY, allow_private_targets: true }));
   const env = {
-    DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_ADDRESS: '',
-    TEMPORAL_DEV_SERVER_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()),
+    DATA_DIR: dir,
+    ACTION_TRIGGERS_CONFIG: configFile,
+    TEMPORAL_ADDRESS: '',
+    TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
   };
   let server = await startServerProcess(env, 90_000);
   try {
-    const trigger = await (await fetch(`${server.url}/api/action-triggers`, { method: 'POST', headers: json, body: JSON.stringify({
-      config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-      webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }] }) })).json() as { id: string };
-    const accepted = await (await fetch(`${server.url}/api/signals`, { method: 'POST', headers: json,
-      body: JSON.stringify({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }) })).json() as { id: string };
+    const trigger = (await (
+      await fetch(`${server.url}/api/action-triggers`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          config_signals: [{ signal: 'post_save' }],
+          content_types: [{ app_label: 'shop', model_name: 'order' }],
+          active: true,
+          webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }],
+        }),
+      })
+    ).json()) as { id: string };
+    const accepted = (await (
+      await fetch(`${server.url}/api/signals`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }),
+      })
+    ).json()) as { id: string };
     await rx.waitFor(() => rx.on('/hook').length === 1);
     expect(existsSync(join(dir, 'temporal.sqlite'))).toBe(true);
     expect((await fetch(`http://127.0.0.1:${env.TEMPORAL_UI_PORT}/`)).status).toBe(200);
@@ -39,12 +56,17 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
     expect((await fetch(`${server.url}/admin/app.js`)).status).toBe(200);
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);
     // Its worker loads the workflow bundle the build made; it bundles nothing at start.
-    expect(server.output()).toContain(`"msg":"workflow code: the build's bundle","path":"${join(__dirname, '../../../dist/workflow-bundle.js')}"`);
+    expect(server.output()).toContain(
+      `"msg":"workflow code: the build's bundle","path":"${join(__dirname, '../../../dist/workflow-bundle.js')}"`,
+    );
     expect(server.output()).not.toContain('workflow code: bundling it now');
     await stopServerProcess(server, 'SIGTERM');
 
     server = await startServerProcess(env, 90_000);
-    const status = await (await fetch(`${server.url}/api/signals/${accepted.id}`)).json() as { state: string; triggers: Array<{ trigger_id: string }> };
+    const status = (await (await fetch(`${server.url}/api/signals/${accepted.id}`)).json()) as {
+      state: string;
+      triggers: Array<{ trigger_id: string }>;
+    };
     expect(status).toMatchObject({ state: 'completed', triggers: [{ trigger_id: trigger.id, version: 1 }] });
     expect((await fetch(`${server.url}/api/action-triggers/${trigger.id}`)).status).toBe(200);
   } finally {

@@ -8,17 +8,29 @@ import { join } from 'node:path';
  * `devDependencies`. The global set-up has just built dist/.
  */
 const root = join(__dirname, '../../..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
-const jsFiles = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-  e.isDirectory() ? jsFiles(join(dir, e.name)) : e.name.endsWith('.js') && !e.name.startsWith('workflow-bundle') ? [join(dir, e.name)] : []);
+const jsFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? jsFiles(join(dir, e.name))
+      : e.name.endsWith('.js') && !e.name.startsWith('workflow-bundle')
+        ? [join(dir, e.name)]
+        : [],
+  );
 
-const packageOf = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+const packageOf = (specifier: string) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
 
 test('every package the build requires is a production dependency', () => {
   const required = new Set<string>();
   for (const file of jsFiles(join(root, 'dist'))) {
-    for (const m of readFileSync(file, 'utf8').matchAll(/\brequire\(\s*["']([^"'./][^"']*)["']\s*\)|\bimport\(\s*["']([^"'./][^"']*)["']\s*\)/g)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /\brequire\(\s*["']([^"'./][^"']*)["']\s*\)|\bimport\(\s*["']([^"'./][^"']*)["']\s*\)/g,
+    )) {
       const specifier = m[1] ?? m[2]!;
       if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
       required.add(packageOf(specifier));

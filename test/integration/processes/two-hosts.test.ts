@@ -26,7 +26,13 @@ let pg: PostgresServer;
 let temporal: Awaited<ReturnType<typeof forwardTcp>>;
 let rx: Receiver;
 let env: Record<string, string>;
-interface Host { name: string; exec: string[]; dir: string; api?: ServerProcess; worker?: ChildProcess }
+interface Host {
+  name: string;
+  exec: string[];
+  dir: string;
+  api?: ServerProcess;
+  worker?: ChildProcess;
+}
 let hosts: Host[];
 
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
@@ -34,12 +40,14 @@ const startApi = async (h: Host, address: string) => {
   h.api = await startServerProcess({ ...env, DATA_DIR: h.dir, HOST: address }, 60_000, ['--role=api'], h.exec);
 };
 const relayOf = async (h: Host) => {
-  const ready = await (await fetch(`${h.api!.url}/readyz`, { signal: AbortSignal.timeout(2000) })).json() as { dispatch?: { relay?: string } };
+  const ready = (await (await fetch(`${h.api!.url}/readyz`, { signal: AbortSignal.timeout(2000) })).json()) as {
+    dispatch?: { relay?: string };
+  };
   return ready.dispatch?.relay;
 };
 const call = async (h: Host, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${h.api!.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  return { status: res.status, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
 /** When the relay lease's holder starts with `prefix` (ms since the epoch), or Infinity if not by `deadline`. */
@@ -49,7 +57,8 @@ const untilHolder = async (prefix: string, deadline: number) => {
   try {
     while (Date.now() < deadline) {
       const { rows } = await client.query<{ data: string }>(
-        "SELECT data FROM action_triggers.events WHERE stream_id = 'relay-signals' ORDER BY position DESC LIMIT 1");
+        "SELECT data FROM action_triggers.events WHERE stream_id = 'relay-signals' ORDER BY position DESC LIMIT 1",
+      );
       if (rows[0] && (JSON.parse(rows[0].data) as { holder: string }).holder.startsWith(prefix)) return Date.now();
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -67,13 +76,22 @@ beforeAll(async () => {
   rx = await startReceiver({}, net.gateway);
   const dir = tempDir('at-two-hosts-');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    api_keys: [{ id: 'hosts', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] }],
-    allow_private_targets: true, retry: TEST_RETRY, limits: { default_timeout_secs: 3 },
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      api_keys: [{ id: 'hosts', key: KEY, scopes: ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] }],
+      allow_private_targets: true,
+      retry: TEST_RETRY,
+      limits: { default_timeout_secs: 3 },
+    }),
+  );
   env = {
-    ACTION_TRIGGERS_CONFIG: config, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: `two-hosts-${process.pid}`,
-    WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath, EVENT_STORE: 'postgres', POSTGRES_URL: `postgres://postgres@${net.gateway}:${pg.port}/postgres`,
+    ACTION_TRIGGERS_CONFIG: config,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `two-hosts-${process.pid}`,
+    WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+    EVENT_STORE: 'postgres',
+    POSTGRES_URL: `postgres://postgres@${net.gateway}:${pg.port}/postgres`,
   };
   hosts = net.hosts.map((h, i) => ({ name: h.name, exec: h.exec, dir: join(dir, `host${i + 1}`) }));
   // The first host starts first, so it takes the relay lease.
@@ -98,8 +116,11 @@ test('2,000 signals round-robin to two hosts, the relay holder killed with SIGKI
   const [h1, h2] = hosts as [Host, Host];
   // A trigger created on one host and changed on the other: both read models follow the one store.
   const created = await call(h1, 'POST', '/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true,
-    webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }], payload: { id: '{{ instance.id }}' },
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'shop', model_name: 'order' }],
+    active: true,
+    webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }],
+    payload: { id: '{{ instance.id }}' },
   });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
@@ -131,15 +152,27 @@ test('2,000 signals round-robin to two hosts, the relay holder killed with SIGKI
     for (let attempt = 0; ; attempt++) {
       const target = hosts[(n + attempt) % 2]!;
       try {
-        const res = await fetch(`${target.api!.url}/api/signals`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+        const res = await fetch(`${target.api!.url}/api/signals`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(5000),
+        });
         if (res.status === 202) return;
-      } catch { /* that host is gone: the other one */ }
+      } catch {
+        /* that host is gone: the other one */
+      }
       if (attempt > 20) throw new Error(`signal ${run}-${n} was accepted by neither host`);
     }
   };
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < SIGNALS) { await send(next++); answered++; }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < SIGNALS) {
+        await send(next++);
+        answered++;
+      }
+    }),
+  );
   // The lease moves to the survivor within its expiry (the lease's 5 s, plus a read's time).
   expect(await leaseMoved).toBeLessThanOrEqual(LEASE_MS + 500);
 

@@ -4,12 +4,26 @@ import { aTrigger, startTestApp } from '../../support/test-app';
 
 /** Why a signal matched no trigger: read from the read model's index, bounded per signal. */
 let t: Awaited<ReturnType<typeof startTestApp>>;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
-const signal = (model: string) => ({ id: 'x', signal: 'post_save' as const, app_label: 'why', model_name: model, instance: {}, occurred_at: new Date().toISOString() });
-const create = (model: string, over: Record<string, unknown>) => request(t.app).post('/api/action-triggers')
-  .send(aTrigger({ content_types: [{ app_label: 'why', model_name: model }], msg_broker_queues: [], ...over })).expect(201);
+const signal = (model: string) => ({
+  id: 'x',
+  signal: 'post_save' as const,
+  app_label: 'why',
+  model_name: model,
+  instance: {},
+  occurred_at: new Date().toISOString(),
+});
+const create = (model: string, over: Record<string, unknown>) =>
+  request(t.app)
+    .post('/api/action-triggers')
+    .send(aTrigger({ content_types: [{ app_label: 'why', model_name: model }], msg_broker_queues: [], ...over }))
+    .expect(201);
 
 test('names at most MAX_NOT_MATCHED triggers and says when there were more; each with its reason', async () => {
   for (let i = 0; i < MAX_NOT_MATCHED + 5; i++) await create('many', { active: false });
@@ -21,9 +35,13 @@ test('names at most MAX_NOT_MATCHED triggers and says when there were more; each
   const other = (await create('few', { config_signals: [{ signal: 'pre_delete' }] })).body.id;
   const matched = (await create('few', {})).body;
   const few = notMatchedOf(t.readModel, signal('few'), [{ triggerId: matched.id, version: matched.version }]);
-  expect(few).toEqual({ not_matched: [{ trigger_id: other, version: 1, reason: 'another_signal', watches: ['pre_delete'] }], not_matched_truncated: false });
+  expect(few).toEqual({
+    not_matched: [{ trigger_id: other, version: 1, reason: 'another_signal', watches: ['pre_delete'] }],
+    not_matched_truncated: false,
+  });
   // The same read with other limits (each its own statement) gives the same answers.
   expect(notMatchedOf(t.readModel, signal('few'), [])).toEqual({
-    not_matched: [{ trigger_id: other, version: 1, reason: 'another_signal', watches: ['pre_delete'] }], not_matched_truncated: false,
+    not_matched: [{ trigger_id: other, version: 1, reason: 'another_signal', watches: ['pre_delete'] }],
+    not_matched_truncated: false,
   });
 });

@@ -16,7 +16,14 @@ import { tempDir } from '../../support/test-app';
 const PROBE_EVERY_MS = 100;
 const PROBE_TIMEOUT_MS = 1000;
 
-interface Probe { path: string; at: number; ms: number; status?: number; temporal?: string; error?: string }
+interface Probe {
+  path: string;
+  at: number;
+  ms: number;
+  status?: number;
+  temporal?: string;
+  error?: string;
+}
 
 let dir: string;
 let temporalPort: number;
@@ -24,16 +31,29 @@ let temporal: DevServer;
 let server: ServerProcess;
 
 const startTemporal = async () => {
-  temporal = await startDevServer({ cliPath: findTemporalCli(undefined)!, dbFile: join(dir, 'temporal.sqlite'), port: temporalPort,
-    uiPort: undefined, namespace: 'default', log: silentLogger });
+  temporal = await startDevServer({
+    cliPath: findTemporalCli(undefined)!,
+    dbFile: join(dir, 'temporal.sqlite'),
+    port: temporalPort,
+    uiPort: undefined,
+    namespace: 'default',
+    log: silentLogger,
+  });
 };
 
 beforeAll(async () => {
   dir = tempDir('at-probes-');
   temporalPort = await freePort();
   await startTemporal();
-  server = await startServerProcess({ DATA_DIR: join(dir, 'data'), TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'probes',
-    WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath }, 60_000);
+  server = await startServerProcess(
+    {
+      DATA_DIR: join(dir, 'data'),
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: 'probes',
+      WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
+    },
+    60_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -50,14 +70,29 @@ const probing = (path: string) => {
     const at = Date.now();
     try {
       const res = await fetch(`${server.url}${path}`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-      const body = await res.json() as { dispatch?: { temporal?: string } };
-      probes.push({ path, at, ms: Date.now() - at, status: res.status, ...(body.dispatch?.temporal ? { temporal: body.dispatch.temporal } : {}) });
+      const body = (await res.json()) as { dispatch?: { temporal?: string } };
+      probes.push({
+        path,
+        at,
+        ms: Date.now() - at,
+        status: res.status,
+        ...(body.dispatch?.temporal ? { temporal: body.dispatch.temporal } : {}),
+      });
     } catch (e) {
       probes.push({ path, at, ms: Date.now() - at, error: String(e) });
     }
   };
-  const timer = setInterval(() => { pending.push(probe()); }, PROBE_EVERY_MS);
-  return { probes, stop: async () => { clearInterval(timer); await Promise.all(pending); return probes; } };
+  const timer = setInterval(() => {
+    pending.push(probe());
+  }, PROBE_EVERY_MS);
+  return {
+    probes,
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all(pending);
+      return probes;
+    },
+  };
 };
 
 /** Whether a probe from now on is `seen` within `withinMs`. */
@@ -81,7 +116,7 @@ test('through a Temporal SIGTERM stop and restart, every /readyz and /healthz pr
   await new Promise((r) => setTimeout(r, 3000));
   await startTemporal();
   seen.reachableAgain = await seenWithin(ready.probes, (p) => p.temporal === 'reachable', 60_000);
-  const probes = [...await ready.stop(), ...await alive.stop()];
+  const probes = [...(await ready.stop()), ...(await alive.stop())];
   const late = probes.filter((p) => p.status !== 200 || p.ms >= PROBE_TIMEOUT_MS);
   if (late.length > 0) console.log(`${late.length} late or failed probes of ${probes.length}, the first:`, late.slice(0, 10));
   expect(seen).toEqual({ reachable: true, unreachable: true, reachableAgain: true });

@@ -18,7 +18,11 @@ test('one relay holds the lease until it expires; the checkpoint it renewed with
 });
 
 test('a lease event of another shape is an UnreadableEvent: no relay starts dispatches on a guessed checkpoint', async () => {
-  await t.store.append(RELAY_STREAM, [{ type: 'RelayLeased', data: { holder: 'a', until: 1, checkpoint: 'twelve' }, metadata: {} }], 'no_stream');
+  await t.store.append(
+    RELAY_STREAM,
+    [{ type: 'RelayLeased', data: { holder: 'a', until: 1, checkpoint: 'twelve' }, metadata: {} }],
+    'no_stream',
+  );
   await expect(relayCheckpoint(t.store)).rejects.toThrow(UnreadableEvent);
   await expect(acquireLease(t.store, 'b', 1000)).rejects.toThrow(/relay-signals@0 cannot be read/);
 });

@@ -12,11 +12,17 @@ import { waitForDispatch } from '../../support/signals';
 
 /** Stored signals, their delivery records and the turns of instance orders are kept for the retention window, then removed; trigger streams never are. */
 let rx: Receiver;
-beforeAll(async () => { rx = await startReceiver(); });
-afterAll(async () => { await rx?.close(); });
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(async () => {
+  await rx?.close();
+});
 
 const trigger = (model: string) => ({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'kept', model_name: model }], active: true,
+  config_signals: [{ signal: 'post_save' }],
+  content_types: [{ app_label: 'kept', model_name: model }],
+  active: true,
   webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }],
 });
 const signal = (model: string, id: string) => ({ id, signal: 'post_save', app_label: 'kept', model_name: model, instance: { id } });
@@ -25,7 +31,10 @@ test('past the window signals, delivery records and turns are removed from the s
   const h = await startDispatchHarness({});
   try {
     const created = await request(h.app).post('/api/action-triggers').send(trigger('old')).expect(201);
-    const inOrder = await request(h.app).post('/api/action-triggers').send({ ...trigger('inorder'), ordering: 'per_instance' }).expect(201);
+    const inOrder = await request(h.app)
+      .post('/api/action-triggers')
+      .send({ ...trigger('inorder'), ordering: 'per_instance' })
+      .expect(201);
     await request(h.app).post('/api/signals').send(signal('old', 'kept-1')).expect(202);
     await request(h.app).post('/api/signals').send(signal('nothing', 'kept-2')).expect(202);
     await request(h.app).post('/api/signals').send(signal('inorder', 'kept-3')).expect(202);
@@ -77,7 +86,9 @@ test('a signal the relay has not passed is kept however old (Temporal away)', as
     await sweep.stop();
     expect((await request(t.app).get('/api/signals/waiting-1').expect(200)).body).toMatchObject({ state: 'queued' });
     // Listing queued signals needs nothing from Temporal (away here).
-    expect((await request(t.app).get('/api/signals?state=queued').expect(200)).body.items).toEqual([expect.objectContaining({ id: 'waiting-1', state: 'queued' })]);
+    expect((await request(t.app).get('/api/signals?state=queued').expect(200)).body.items).toEqual([
+      expect.objectContaining({ id: 'waiting-1', state: 'queued' }),
+    ]);
   } finally {
     await t.close();
     await connection.close();

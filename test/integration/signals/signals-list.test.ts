@@ -13,14 +13,28 @@ beforeAll(async () => {
   rx = await startReceiver();
   h = await startDispatchHarness({ retry: { ...TEST_RETRY, max_attempts: 1 } });
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
 
-const createTrigger = async (model: string, path: string) => (await request(h.app).post('/api/action-triggers').send({
-  config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'listing', model_name: model }], active: true,
-  webhooks: [{ url: rx.url(path), http_method: 'POST' }],
-}).expect(201)).body.id as string;
-const send = (id: string, model: string) => request(h.app).post('/api/signals')
-  .send({ id, signal: 'post_save', app_label: 'listing', model_name: model, instance: { id } }).expect(202);
+const createTrigger = async (model: string, path: string) =>
+  (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'listing', model_name: model }],
+        active: true,
+        webhooks: [{ url: rx.url(path), http_method: 'POST' }],
+      })
+      .expect(201)
+  ).body.id as string;
+const send = (id: string, model: string) =>
+  request(h.app)
+    .post('/api/signals')
+    .send({ id, signal: 'post_save', app_label: 'listing', model_name: model, instance: { id } })
+    .expect(202);
 type Item = { id: string; state: string; trigger_ids: string[]; failed_actions?: boolean; workflow_id?: string };
 const allPages = async (query: string, limit: number) => {
   const ids: string[] = [];
@@ -48,7 +62,15 @@ test('lists by trigger, newest first, with each state, and pages without a gap o
 
   const byOk = await request(h.app).get(`/api/signals?trigger_id=${ok}`).expect(200);
   expect(byOk.body.items.map((i: Item) => i.id)).toEqual(['ok-6', 'ok-5', 'ok-4', 'ok-3', 'ok-2', 'ok-1', 'ok-0']);
-  expect(byOk.body.items[0]).toMatchObject({ state: 'completed', failed_actions: false, trigger_ids: [ok], workflow_id: 'signal-ok-6', signal: 'post_save', app_label: 'listing', model_name: 'ok' });
+  expect(byOk.body.items[0]).toMatchObject({
+    state: 'completed',
+    failed_actions: false,
+    trigger_ids: [ok],
+    workflow_id: 'signal-ok-6',
+    signal: 'post_save',
+    app_label: 'listing',
+    model_name: 'ok',
+  });
   expect(byOk.body.next_cursor).toBeNull();
   const byBad = await request(h.app).get(`/api/signals?trigger_id=${bad}`).expect(200);
   expect(byBad.body.items).toEqual([expect.objectContaining({ id: 'bad-0', state: 'completed', failed_actions: true })]);
@@ -79,14 +101,25 @@ test('a signal the relay has not passed is queued', async () => {
 
 test('bad query parameters are named; a made-up cursor is only a position', async () => {
   const res = await request(h.app).get('/api/signals?trigger_id=nope&state=done&limit=101&cursor=%%&colour=red').expect(400);
-  expect(res.body.errors.map((e: { path: string }) => e.path).sort())
-    .toEqual(['query.colour', 'query.cursor', 'query.limit', 'query.state', 'query.trigger_id']);
+  expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+    'query.colour',
+    'query.cursor',
+    'query.limit',
+    'query.state',
+    'query.trigger_id',
+  ]);
   await request(h.app).get('/api/signals?limit=0').expect(400);
   await request(h.app).get('/api/signals?state=queued&state=running').expect(400);
   // Well-formed but no position: no such page.
-  await request(h.app).get(`/api/signals?cursor=${Buffer.from('99999999999999999999').toString('base64url')}`).expect(404);
-  await request(h.app).get(`/api/signals?cursor=${Buffer.from('-1').toString('base64url')}`).expect(404);
+  await request(h.app)
+    .get(`/api/signals?cursor=${Buffer.from('99999999999999999999').toString('base64url')}`)
+    .expect(404);
+  await request(h.app)
+    .get(`/api/signals?cursor=${Buffer.from('-1').toString('base64url')}`)
+    .expect(404);
   await request(h.app).get('/api/signals?cursor=abc').expect(404);
-  const fromOne = await request(h.app).get(`/api/signals?cursor=${Buffer.from('1').toString('base64url')}`).expect(200);
+  const fromOne = await request(h.app)
+    .get(`/api/signals?cursor=${Buffer.from('1').toString('base64url')}`)
+    .expect(200);
   expect(fromOne.body).toEqual({ items: [], next_cursor: null });
 });

@@ -14,7 +14,10 @@ beforeAll(async () => {
   rx = await startReceiver();
   h = await startDispatchHarness({});
 });
-afterAll(async () => { await h?.close(); await rx?.close(); });
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
 
 const HELD_MS = 4000;
 
@@ -25,20 +28,39 @@ const statesWhileHeld = async (path: string, fast: string, slow: string) => {
 };
 
 test('a running dispatch whose workflow is busy shows the deliveries its ledger holds, for the signal and for a redelivery', async () => {
-  const trigger = (await request(h.app).post('/api/action-triggers').send({
-    config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'status', model_name: 'order' }], active: true,
-    webhooks: [{ url: rx.url('/fast'), http_method: 'POST' }, { url: rx.url('/slow'), http_method: 'POST' }],
-  }).expect(201)).body as { id: string };
+  const trigger = (
+    await request(h.app)
+      .post('/api/action-triggers')
+      .send({
+        config_signals: [{ signal: 'post_save' }],
+        content_types: [{ app_label: 'status', model_name: 'order' }],
+        active: true,
+        webhooks: [
+          { url: rx.url('/fast'), http_method: 'POST' },
+          { url: rx.url('/slow'), http_method: 'POST' },
+        ],
+      })
+      .expect(201)
+  ).body as { id: string };
   expect(trigger.id).toBeDefined();
   rx.script('/slow', [{ delayMs: HELD_MS }, { delayMs: HELD_MS }]);
-  await request(h.app).post('/api/signals').send({ id: 'status-busy-1', signal: 'post_save', app_label: 'status', model_name: 'order', instance: { id: 1 } }).expect(202);
-  expect(await statesWhileHeld('/api/signals/status-busy-1', '/fast', '/slow')).toEqual({ state: 'running', actions: ['delivered', 'pending'] });
+  await request(h.app)
+    .post('/api/signals')
+    .send({ id: 'status-busy-1', signal: 'post_save', app_label: 'status', model_name: 'order', instance: { id: 1 } })
+    .expect(202);
+  expect(await statesWhileHeld('/api/signals/status-busy-1', '/fast', '/slow')).toEqual({
+    state: 'running',
+    actions: ['delivered', 'pending'],
+  });
   const done = await waitForDispatch(h.app, 'status-busy-1');
 
   const deliveryIds = (done.actions as { delivery_id: string }[]).map((a) => a.delivery_id);
   await request(h.app).post('/api/signals/status-busy-1/redeliver').send({ mode: 'as_dispatched', delivery_ids: deliveryIds }).expect(202);
   const before = { fast: rx.on('/fast').length, slow: rx.on('/slow').length };
   await rx.waitFor(() => rx.on('/fast').length > before.fast && rx.on('/slow').length > before.slow);
-  const seen = (await request(h.app).get('/api/signals/status-busy-1/redeliveries/1').expect(200)).body as { state: string; actions: { state: string }[] };
+  const seen = (await request(h.app).get('/api/signals/status-busy-1/redeliveries/1').expect(200)).body as {
+    state: string;
+    actions: { state: string }[];
+  };
   expect({ state: seen.state, actions: seen.actions.map((a) => a.state) }).toEqual({ state: 'running', actions: ['delivered', 'pending'] });
 }, 60_000);

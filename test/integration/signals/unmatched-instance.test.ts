@@ -7,19 +7,33 @@ import { aTrigger, startTestApp } from '../../support/test-app';
  * does not need, it does not keep); why it matched nothing stays, read from the store itself.
  */
 const signal = (id: string, model: string) => ({
-  id, signal: 'post_save', app_label: 'least', model_name: model,
+  id,
+  signal: 'post_save',
+  app_label: 'least',
+  model_name: model,
   instance: { id: 7, password: 'pbkdf2_sha256$600000$hash', email: 'someone@example.org' },
 });
 
-const stored = async (t: Awaited<ReturnType<typeof startTestApp>>, id: string) => storedSignalOf(await t.store.read(signalStreamOf(id)))!.record;
+const stored = async (t: Awaited<ReturnType<typeof startTestApp>>, id: string) =>
+  storedSignalOf(await t.store.read(signalStreamOf(id)))!.record;
 
 test('an unmatched signal is stored without its instance, its reason kept; a matched one whole', async () => {
   const t = await startTestApp();
   try {
-    const inactive = (await request(t.app).post('/api/action-triggers')
-      .send(aTrigger({ content_types: [{ app_label: 'least', model_name: 'user' }], msg_broker_queues: [], active: false })).expect(201)).body as { id: string };
-    await request(t.app).post('/api/action-triggers').send(aTrigger({ content_types: [{ app_label: 'least', model_name: 'order' }], msg_broker_queues: [] })).expect(201);
-    await request(t.app).post('/api/signals').send([signal('least-unwatched', 'session'), signal('least-inactive', 'user'), signal('least-matched', 'order')]).expect(202);
+    const inactive = (
+      await request(t.app)
+        .post('/api/action-triggers')
+        .send(aTrigger({ content_types: [{ app_label: 'least', model_name: 'user' }], msg_broker_queues: [], active: false }))
+        .expect(201)
+    ).body as { id: string };
+    await request(t.app)
+      .post('/api/action-triggers')
+      .send(aTrigger({ content_types: [{ app_label: 'least', model_name: 'order' }], msg_broker_queues: [] }))
+      .expect(201);
+    await request(t.app)
+      .post('/api/signals')
+      .send([signal('least-unwatched', 'session'), signal('least-inactive', 'user'), signal('least-matched', 'order')])
+      .expect(202);
 
     const unwatched = await stored(t, 'least-unwatched');
     expect(unwatched).toMatchObject({ instance_dropped: true, not_matched: [] });
@@ -33,7 +47,11 @@ test('an unmatched signal is stored without its instance, its reason kept; a mat
     // The raw event holds no trace of the dropped instance.
     expect(JSON.stringify((await t.store.read(signalStreamOf('least-inactive'))).map((e) => [e.data, e.metadata]))).not.toContain('pbkdf2');
 
-    const why = (await request(t.app).get('/api/signals/least-inactive').expect(200)).body as { state: string; reason: string; not_matched: unknown[] };
+    const why = (await request(t.app).get('/api/signals/least-inactive').expect(200)).body as {
+      state: string;
+      reason: string;
+      not_matched: unknown[];
+    };
     expect(why).toMatchObject({ state: 'unmatched', reason: expect.stringMatching(/no active trigger watches post_save of least\.user/) });
     expect(why.not_matched).toHaveLength(1);
   } finally {

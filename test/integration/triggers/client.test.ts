@@ -10,16 +10,30 @@ let baseUrl: string;
 beforeAll(async () => {
   rx = await startReceiver();
   h = await startDispatchHarness({});
-  server = await new Promise<Server>((r) => { const s = h.app.listen(0, '127.0.0.1', () => r(s)); });
+  server = await new Promise<Server>((r) => {
+    const s = h.app.listen(0, '127.0.0.1', () => r(s));
+  });
   const address = server.address();
   baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
-afterAll(async () => { await new Promise((r) => server.close(r)); await h.close(); await rx.close(); });
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await h.close();
+  await rx.close();
+});
 
 test('manages triggers: create, get, list with cursor, patch with If-Match, history, delete', async () => {
   const client = createClient({ baseUrl });
-  const created = await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'crm', model_name: 'lead' }], active: true });
-  await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'crm', model_name: 'lead' }], active: true });
+  const created = await client.triggers.create({
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'crm', model_name: 'lead' }],
+    active: true,
+  });
+  await client.triggers.create({
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'crm', model_name: 'lead' }],
+    active: true,
+  });
   expect((await client.triggers.get(created.id)).version).toBe(1);
   const first = await client.triggers.list({ app_label: 'crm', limit: 1 });
   expect(first.items).toHaveLength(1);
@@ -42,8 +56,13 @@ test('manages triggers: create, get, list with cursor, patch with If-Match, hist
 
 test('dry runs: a stored trigger and a trigger body, nothing sent', async () => {
   const client = createClient({ baseUrl });
-  const trigger = { config_signals: [{ signal: 'post_save' as const }], content_types: [{ app_label: 'crm', model_name: 'deal' }], active: true,
-    webhooks: [{ url: rx.url('/client-dry'), http_method: 'POST' as const }], payload: { deal: '{{ instance.id }}' } };
+  const trigger = {
+    config_signals: [{ signal: 'post_save' as const }],
+    content_types: [{ app_label: 'crm', model_name: 'deal' }],
+    active: true,
+    webhooks: [{ url: rx.url('/client-dry'), http_method: 'POST' as const }],
+    payload: { deal: '{{ instance.id }}' },
+  };
   const created = await client.triggers.create(trigger);
   const stored = await client.triggers.dryRun(created.id, { signal: 'post_save', instance: { id: 3 } });
   expect(stored.actions[0]!.request!.body).toBe('{"deal":3}');
@@ -54,17 +73,26 @@ test('dry runs: a stored trigger and a trigger body, nothing sent', async () => 
 
 test('redeliver: a failed webhook sent again with its delivery id, its redelivery readable; asking while nothing is left is a 409', async () => {
   const client = createClient({ baseUrl });
-  await client.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'again' }], active: true,
-    webhooks: [{ url: rx.url('/again'), http_method: 'POST' }] });
-  rx.script('/again', Array.from({ length: 5 }, () => ({ status: 503 })));
+  await client.triggers.create({
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'shop', model_name: 'again' }],
+    active: true,
+    webhooks: [{ url: rx.url('/again'), http_method: 'POST' }],
+  });
+  rx.script(
+    '/again',
+    Array.from({ length: 5 }, () => ({ status: 503 })),
+  );
   const accepted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'again', instance: { id: 1 } });
   let status = await client.signals.status(accepted.id);
-  for (let i = 0; i < 300 && status.state !== 'completed'; i++) status = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.status(accepted.id));
+  for (let i = 0; i < 300 && status.state !== 'completed'; i++)
+    status = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.status(accepted.id));
   expect(status.actions[0]).toMatchObject({ state: 'failed' });
   const queued = await client.signals.redeliver(accepted.id, { mode: 'as_dispatched' });
   expect(queued).toMatchObject({ number: 1, delivery_ids: [status.actions[0]!.delivery_id], state: 'queued' });
   let again = await client.signals.redelivery(accepted.id, 1);
-  for (let i = 0; i < 100 && again.state !== 'completed'; i++) again = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.redelivery(accepted.id, 1));
+  for (let i = 0; i < 100 && again.state !== 'completed'; i++)
+    again = await new Promise((r) => setTimeout(r, 100)).then(() => client.signals.redelivery(accepted.id, 1));
   expect(again.actions[0]).toMatchObject({ state: 'delivered', delivery_id: status.actions[0]!.delivery_id });
   expect(new Set(rx.on('/again').map((r) => r.headers['webhook-id']))).toEqual(new Set([status.actions[0]!.delivery_id]));
   await expect(client.signals.redeliver(accepted.id, { mode: 'as_dispatched' })).rejects.toMatchObject({ status: 409 });
@@ -72,8 +100,12 @@ test('redeliver: a failed webhook sent again with its delivery id, its redeliver
 
 test('a signal whose response is lost is retried with the same id and dispatched once', async () => {
   const base = createClient({ baseUrl });
-  await base.triggers.create({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'lost' }], active: true,
-    webhooks: [{ url: rx.url('/lost'), http_method: 'POST' }] });
+  await base.triggers.create({
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label: 'shop', model_name: 'lost' }],
+    active: true,
+    webhooks: [{ url: rx.url('/lost'), http_method: 'POST' }],
+  });
   let calls = 0;
   // The first POST reaches the server, then the connection "drops" before the answer arrives.
   const flakyFetch: typeof fetch = async (input, init) => {
@@ -85,7 +117,8 @@ test('a signal whose response is lost is retried with the same id and dispatched
   const accepted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'lost', instance: { id: 1 } });
   expect(calls).toBe(2);
   expect(accepted.duplicate).toBe(true);
-  for (let i = 0; i < 100 && (await client.signals.status(accepted.id)).state !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && (await client.signals.status(accepted.id)).state !== 'completed'; i++)
+    await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 300));
   expect(rx.on('/lost')).toHaveLength(1);
 });
@@ -97,7 +130,9 @@ test('a redirect is never followed: no request reaches the other origin, the key
     for (const status of [301, 302, 303, 307, 308]) {
       redirector.respond(() => ({ status, headers: { location: elsewhere.url('/api/signals') } }));
       const client = createClient({ baseUrl: redirector.url(''), apiKey: 'the-key' });
-      const emitted = await client.signals.emit({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } }).catch((e: unknown) => e);
+      const emitted = await client.signals
+        .emit({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } })
+        .catch((e: unknown) => e);
       expect(emitted).toBeInstanceOf(RedirectRefused);
       expect(emitted).toMatchObject({ status, location: elsewhere.url('/api/signals') });
       await expect(client.triggers.list()).rejects.toBeInstanceOf(RedirectRefused);

@@ -6,9 +6,14 @@ test('twenty concurrent updates with the same If-Match: one wins, nineteen get 4
   try {
     const created = await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201);
     const id = created.body.id as string;
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      request(t.app).patch(`/api/action-triggers/${id}`).set('If-Match', '"1"')
-        .send({ payload: { writer: i } })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(t.app)
+          .patch(`/api/action-triggers/${id}`)
+          .set('If-Match', '"1"')
+          .send({ payload: { writer: i } }),
+      ),
+    );
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 412)).toHaveLength(19);
@@ -18,8 +23,13 @@ test('twenty concurrent updates with the same If-Match: one wins, nineteen get 4
     expect(now.body.version).toBe(2);
 
     // Without If-Match every update lands: the losers of a race re-read and retry.
-    const free = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: { writer: `free-${i}` } })));
+    const free = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(t.app)
+          .patch(`/api/action-triggers/${id}`)
+          .send({ payload: { writer: `free-${i}` } }),
+      ),
+    );
     expect(free.every((r) => r.status === 200)).toBe(true);
     const history = await request(t.app).get(`/api/action-triggers/${id}/history`).expect(200);
     expect(history.body).toHaveLength(22);

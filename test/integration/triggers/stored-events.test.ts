@@ -5,15 +5,21 @@ import { aTrigger, BROKERS_CONFIG, startTestApp } from '../../support/test-app';
 
 const meta = { actor: 'test', request_id: 'r1', occurred_at: '2026-01-01T00:00:00.000Z' };
 
-test('a stored trigger that today\'s request rules would refuse is still served and updatable', async () => {
+test("a stored trigger that today's request rules would refuse is still served and updatable", async () => {
   // Written by an older build: lower-case method, a URL and a broker today's config refuses, extra keys.
   const t = await startTestApp({ ...BROKERS_CONFIG, webhook_url_patterns: ['^https://hooks\\.example\\.com/'] });
   const id = uuidv7();
   const definition = {
-    ...aTrigger(), webhooks: [{ url: 'http://old.example.net/hook', http_method: 'post', retired: true }],
-    msg_broker_queues: [{ name: 'a-removed-broker' }], legacy_flag: 'x',
+    ...aTrigger(),
+    webhooks: [{ url: 'http://old.example.net/hook', http_method: 'post', retired: true }],
+    msg_broker_queues: [{ name: 'a-removed-broker' }],
+    legacy_flag: 'x',
   };
-  const { position } = await t.store.append(streamOf(id), [{ type: 'TriggerCreated', data: { schema_version: 1, trigger_id: id, definition, extra: 1 }, metadata: meta }], 'no_stream');
+  const { position } = await t.store.append(
+    streamOf(id),
+    [{ type: 'TriggerCreated', data: { schema_version: 1, trigger_id: id, definition, extra: 1 }, metadata: meta }],
+    'no_stream',
+  );
   await t.projection.waitFor(position, 5000);
   const got = await request(t.app).get(`/api/action-triggers/${id}`).expect(200);
   expect(got.body.webhooks).toEqual([{ url: 'http://old.example.net/hook', http_method: 'POST' }]);
@@ -30,10 +36,14 @@ test('an event that cannot be read stops the projection there, loudly: 503 namin
   const t = await startTestApp(BROKERS_CONFIG);
   const good = (await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201)).body.id as string;
   const bad = uuidv7();
-  await t.store.append(streamOf(bad), [
-    { type: 'TriggerCreated', data: { schema_version: 1, trigger_id: bad, definition: aTrigger() }, metadata: meta },
-    { type: 'TriggerCreated', data: { schema_version: 99, trigger_id: bad, definition: aTrigger() }, metadata: meta },
-  ], 'no_stream');
+  await t.store.append(
+    streamOf(bad),
+    [
+      { type: 'TriggerCreated', data: { schema_version: 1, trigger_id: bad, definition: aTrigger() }, metadata: meta },
+      { type: 'TriggerCreated', data: { schema_version: 99, trigger_id: bad, definition: aTrigger() }, metadata: meta },
+    ],
+    'no_stream',
+  );
   const after = (await request(t.app).post('/api/action-triggers').send(aTrigger()).expect(201)).body.id as string;
   const ready = await request(t.app).get('/readyz').expect(503);
   expect(ready.body.reasons.projection).toMatch(new RegExp(`stored event ${streamOf(bad)}@1 cannot be read: schema_version 99 is newer`));

@@ -9,8 +9,12 @@ const pause = () => new Promise((r) => setTimeout(r, 30));
 const shift = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
 let t: App;
-beforeAll(async () => { t = await startTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 const asOf = (id: string, at: string) => request(t.app).get(`/api/action-triggers/${id}`).query({ as_of: at });
 
@@ -18,13 +22,18 @@ test('as_of answers before creation, at and between updates (what GET showed the
   const created = await request(t.app).post('/api/action-triggers').send(trigger).expect(201);
   const id = (created.body as { id: string }).id;
   await pause();
-  const updated = await request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: { step: 2 } }).expect(200);
+  const updated = await request(t.app)
+    .patch(`/api/action-triggers/${id}`)
+    .send({ payload: { step: 2 } })
+    .expect(200);
   await pause();
   const deactivated = await request(t.app).patch(`/api/action-triggers/${id}`).send({ active: false }).expect(200);
   await pause();
   const lastLive = await request(t.app).get(`/api/action-triggers/${id}`).expect(200);
   await request(t.app).delete(`/api/action-triggers/${id}`).expect(204);
-  const times = ((await request(t.app).get(`/api/action-triggers/${id}/history`).expect(200)).body as Event[]).map((e) => e.metadata.occurred_at);
+  const times = ((await request(t.app).get(`/api/action-triggers/${id}/history`).expect(200)).body as Event[]).map(
+    (e) => e.metadata.occurred_at,
+  );
   expect(times).toHaveLength(4);
 
   await asOf(id, shift(times[0]!, -1)).expect(404);

@@ -7,15 +7,32 @@ import { MAX_LIST_PAGE_BYTES } from '../../../src/kernel/limits';
 jest.setTimeout(120_000);
 
 let t: Awaited<ReturnType<typeof startTestApp>>;
-beforeAll(async () => { t = await startTestApp(BROKERS_CONFIG); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp(BROKERS_CONFIG);
+});
+afterAll(async () => {
+  await t.close();
+});
 
-interface Entry { type: string; version: number; data: { definition?: Record<string, unknown> } }
+interface Entry {
+  type: string;
+  version: number;
+  data: { definition?: Record<string, unknown> };
+}
 
 /** A trigger with `versions` versions: created, then PATCHed (each patch a new payload). */
 const triggerWith = async (versions: number, payload: (i: number) => unknown = (i) => ({ n: i })) => {
-  const id = (await request(t.app).post('/api/action-triggers').send(aTrigger({ payload: payload(1) })).expect(201)).body.id as string;
-  for (let i = 2; i <= versions; i++) await request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: payload(i) }).expect(200);
+  const id = (
+    await request(t.app)
+      .post('/api/action-triggers')
+      .send(aTrigger({ payload: payload(1) }))
+      .expect(201)
+  ).body.id as string;
+  for (let i = 2; i <= versions; i++)
+    await request(t.app)
+      .patch(`/api/action-triggers/${id}`)
+      .send({ payload: payload(i) })
+      .expect(200);
   return id;
 };
 
@@ -52,7 +69,12 @@ test('250 versions by 100: three pages, versions 1..250 each once in order, Link
   // Without parameters: the first 100, oldest first, the same entries as before.
   const first = await request(t.app).get(`/api/action-triggers/${id}/history`).expect(200);
   expect((first.body as Entry[]).map((e) => e.version)).toEqual(range(1, 100));
-  expect(first.body[0]).toMatchObject({ type: 'TriggerCreated', version: 1, data: { definition: { payload: { n: 1 } } }, metadata: { actor: 'anonymous' } });
+  expect(first.body[0]).toMatchObject({
+    type: 'TriggerCreated',
+    version: 1,
+    data: { definition: { payload: { n: 1 } } },
+    metadata: { actor: 'anonymous' },
+  });
   expect(first.headers.link).toBe(`</api/action-triggers/${id}/history?after=100>; rel="next"`);
   // A page that ends exactly at the last version has no Link.
   const last = await request(t.app).get(`/api/action-triggers/${id}/history?after=150&limit=100`).expect(200);
@@ -91,21 +113,40 @@ test('after the last version: 200 and an empty page (the trigger exists, nothing
   expect(end.body).toEqual([]);
   expect(end.headers.link).toBeUndefined();
   expect((await request(t.app).get(`/api/action-triggers/${id}/history?after=9007199254740991`).expect(200)).body).toEqual([]);
-  expect((await request(t.app).get(`/api/action-triggers/${id}/history?after=3`).expect(200)).body.map((e: Entry) => e.type)).toEqual(['TriggerDeleted']);
+  expect((await request(t.app).get(`/api/action-triggers/${id}/history?after=3`).expect(200)).body.map((e: Entry) => e.type)).toEqual([
+    'TriggerDeleted',
+  ]);
   const unknown = '01900000-0000-7000-8000-00000000abcd';
-  await request(t.app).get(`/api/action-triggers/${unknown}/history`).expect(404).expect('content-type', /problem\+json/);
+  await request(t.app)
+    .get(`/api/action-triggers/${unknown}/history`)
+    .expect(404)
+    .expect('content-type', /problem\+json/);
   await request(t.app).get(`/api/action-triggers/${unknown}/history?after=5`).expect(404);
   await request(t.app).get('/api/action-triggers/not-a-uuid/history?after=5').expect(404);
 });
 
 test.each([
-  ['after=-1', 'query.after'], ['after=1.5', 'query.after'], ['after=1e30', 'query.after'], ['after=abc', 'query.after'],
-  ['after=', 'query.after'], ['after=1&after=2', 'query.after'], ['after=99999999999999999999', 'query.after'], ['after=9007199254740992', 'query.after'],
-  ['limit=0', 'query.limit'], ['limit=1001', 'query.limit'], ['limit=-5', 'query.limit'], ['limit=1e3', 'query.limit'],
-  ['limit=10&limit=20', 'query.limit'], ['limit= 10', 'query.limit'], ['cursor=abc', 'query.cursor'],
+  ['after=-1', 'query.after'],
+  ['after=1.5', 'query.after'],
+  ['after=1e30', 'query.after'],
+  ['after=abc', 'query.after'],
+  ['after=', 'query.after'],
+  ['after=1&after=2', 'query.after'],
+  ['after=99999999999999999999', 'query.after'],
+  ['after=9007199254740992', 'query.after'],
+  ['limit=0', 'query.limit'],
+  ['limit=1001', 'query.limit'],
+  ['limit=-5', 'query.limit'],
+  ['limit=1e3', 'query.limit'],
+  ['limit=10&limit=20', 'query.limit'],
+  ['limit= 10', 'query.limit'],
+  ['cursor=abc', 'query.cursor'],
 ])('?%s is a 400 naming %s', async (query, path) => {
   const id = await triggerWith(1);
-  const res = await request(t.app).get(`/api/action-triggers/${id}/history?${query}`).expect(400).expect('content-type', /problem\+json/);
+  const res = await request(t.app)
+    .get(`/api/action-triggers/${id}/history?${query}`)
+    .expect(400)
+    .expect('content-type', /problem\+json/);
   expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
 });
 

@@ -26,24 +26,41 @@ const counting = (store: EventStore): EventStore => ({
     return events;
   },
 });
-beforeAll(async () => { t = await startTestApp({}, undefined, undefined, {}, undefined, (store) => ({ store: counting(store) })); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await startTestApp({}, undefined, undefined, {}, undefined, (store) => ({ store: counting(store) }));
+});
+afterAll(async () => {
+  await t.close();
+});
 
 /** The reference: every event of the stream folded, as before snapshots. */
 const foldAll = async (id: string, upTo = Infinity) => {
   const stored = (await t.store.read(streamOf(id))).slice(0, upTo);
   return {
     state: stored.reduce((s: TriggerState, e) => evolve(s, readStoredEvent(e)), initialState),
-    version: stored.length, createdAt: stored[0] && occurredAt(stored[0].metadata), updatedAt: stored.at(-1) && occurredAt(stored.at(-1)!.metadata),
+    version: stored.length,
+    createdAt: stored[0] && occurredAt(stored[0].metadata),
+    updatedAt: stored.at(-1) && occurredAt(stored.at(-1)!.metadata),
   };
 };
 const loaded = async (id: string, upTo?: number) => {
   const { state, version, createdAt, updatedAt } = await loadTrigger(t.store, streamOf(id), upTo);
   return { state, version, createdAt, updatedAt };
 };
-const create = async () => ((await request(t.app).post('/api/action-triggers').send(aTrigger({ msg_broker_queues: [] })).expect(201)).body as { id: string }).id;
-const edit = (id: string, i: number) => request(t.app).patch(`/api/action-triggers/${id}`)
-  .send(i % 3 === 0 ? { active: i % 2 === 0 } : { payload: { step: i } }).expect(200);
+const create = async () =>
+  (
+    (
+      await request(t.app)
+        .post('/api/action-triggers')
+        .send(aTrigger({ msg_broker_queues: [] }))
+        .expect(201)
+    ).body as { id: string }
+  ).id;
+const edit = (id: string, i: number) =>
+  request(t.app)
+    .patch(`/api/action-triggers/${id}`)
+    .send(i % 3 === 0 ? { active: i % 2 === 0 } : { payload: { step: i } })
+    .expect(200);
 
 test('a trigger with 130 versions: 2 snapshots, every version loads as the full fold does, and a write reads < SNAPSHOT_EVERY events', async () => {
   const id = await create();
@@ -58,7 +75,11 @@ test('a trigger with 130 versions: 2 snapshots, every version loads as the full 
   expect(res.headers.etag).toBe('"131"');
   // Before snapshots this write read all 130 events.
   expect(readsOfTriggers).toEqual([130 - 2 * SNAPSHOT_EVERY]);
-  const body = (await request(t.app).get(`/api/action-triggers/${id}`).expect(200)).body as { payload: unknown; created_at: string; updated_at: string };
+  const body = (await request(t.app).get(`/api/action-triggers/${id}`).expect(200)).body as {
+    payload: unknown;
+    created_at: string;
+    updated_at: string;
+  };
   const full = await foldAll(id);
   expect(body.payload).toMatchObject({ step: 131 });
   expect(full.state.status === 'live' && full.state.definition.payload).toEqual(body.payload);
@@ -69,7 +90,10 @@ test('a trigger with 130 versions: 2 snapshots, every version loads as the full 
   for (const v of [49, 50, 51, 101]) {
     const at = times[v - 1]!;
     const expected = times.findIndex((x) => x > at) === -1 ? times.length : times.findIndex((x) => x > at);
-    const asOf = await request(t.app).get(`/api/action-triggers/${id}`).query({ as_of: new Date(at).toISOString() }).expect(200);
+    const asOf = await request(t.app)
+      .get(`/api/action-triggers/${id}`)
+      .query({ as_of: new Date(at).toISOString() })
+      .expect(200);
     expect(asOf.headers.etag).toBe(`"${expected}"`);
     const then = await foldAll(id, expected);
     expect(then.state.status === 'live' && then.state.definition.payload).toEqual((asOf.body as { payload: unknown }).payload);
@@ -79,8 +103,12 @@ test('a trigger with 130 versions: 2 snapshots, every version loads as the full 
 test('a deleted trigger and a reason set by the circuit breaker come back from a snapshot', async () => {
   const id = await create();
   for (let i = 2; i < SNAPSHOT_EVERY; i++) await edit(id, 3 * i + 1); // payload edits, active stays true
-  const deactivated = await handleCommand(t.store, streamOf(id), (s) => decide({ type: 'DeactivateTrigger', data: { trigger_id: id, reason: 'webhook 0 failed 5 times' } }, s),
-    { metadata: { actor: 'breaker', request_id: 'r', occurred_at: new Date().toISOString() } });
+  const deactivated = await handleCommand(
+    t.store,
+    streamOf(id),
+    (s) => decide({ type: 'DeactivateTrigger', data: { trigger_id: id, reason: 'webhook 0 failed 5 times' } }, s),
+    { metadata: { actor: 'breaker', request_id: 'r', occurred_at: new Date().toISOString() } },
+  );
   expect(E.isRight(deactivated) && deactivated.right.version).toBe(SNAPSHOT_EVERY);
   const atSnapshot = await loaded(id);
   expect(atSnapshot).toEqual(await foldAll(id));
@@ -91,14 +119,33 @@ test('a deleted trigger and a reason set by the circuit breaker come back from a
   await request(t.app).delete(`/api/action-triggers/${gone}`).expect(204);
   expect((await t.store.read(snapshotStreamOf(streamOf(gone)))).map((s) => s.data.version)).toEqual([SNAPSHOT_EVERY]);
   expect((await loaded(gone)).state).toEqual({ status: 'deleted' });
-  await request(t.app).put(`/api/action-triggers/${gone}`).send(aTrigger({ msg_broker_queues: [] })).expect((r) => expect([404, 410]).toContain(r.status));
+  await request(t.app)
+    .put(`/api/action-triggers/${gone}`)
+    .send(aTrigger({ msg_broker_queues: [] }))
+    .expect((r) => expect([404, 410]).toContain(r.status));
 });
 
 test('a snapshot this build cannot use is passed over: the events are read instead', async () => {
   const id = await create();
   for (let i = 2; i <= SNAPSHOT_EVERY + 3; i++) await edit(id, i);
   const stream = snapshotStreamOf(streamOf(id));
-  await t.store.append(stream, [{ type: 'TriggerSnapshot', data: { format: 1, version: 2 * SNAPSHOT_EVERY, created_at: 'x', updated_at: 'y', events: [{ type: 'TriggerCreated', data: { schema_version: 99 } }] }, metadata: {} }], 0n);
+  await t.store.append(
+    stream,
+    [
+      {
+        type: 'TriggerSnapshot',
+        data: {
+          format: 1,
+          version: 2 * SNAPSHOT_EVERY,
+          created_at: 'x',
+          updated_at: 'y',
+          events: [{ type: 'TriggerCreated', data: { schema_version: 99 } }],
+        },
+        metadata: {},
+      },
+    ],
+    0n,
+  );
   // The damaged one is at version 100; a load of 53 uses the good one at 50; past 100 the damaged one would be newest.
   for (let i = SNAPSHOT_EVERY + 4; i <= 2 * SNAPSHOT_EVERY + 2; i++) await edit(id, i);
   expect(await loaded(id)).toEqual(await foldAll(id));
@@ -109,7 +156,14 @@ test('a snapshot this build cannot use is passed over: the events are read inste
 test('writers racing across a snapshot boundary leave one consistent snapshot', async () => {
   const id = await create();
   for (let i = 2; i <= SNAPSHOT_EVERY - 5; i++) await edit(id, i);
-  await Promise.all(Array.from({ length: 12 }, (_, i) => request(t.app).patch(`/api/action-triggers/${id}`).send({ payload: { racer: i } }).expect(200)));
+  await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      request(t.app)
+        .patch(`/api/action-triggers/${id}`)
+        .send({ payload: { racer: i } })
+        .expect(200),
+    ),
+  );
   const snapshots = await t.store.read(snapshotStreamOf(streamOf(id)));
   expect(snapshots.map((s) => s.data.version)).toEqual([SNAPSHOT_EVERY]);
   expect(await loaded(id, SNAPSHOT_EVERY)).toEqual(await foldAll(id, SNAPSHOT_EVERY));

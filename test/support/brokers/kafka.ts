@@ -9,7 +9,10 @@ import { ROOT, runToEnd, spawnServer, waitUntil } from './process-group';
  * A single-node Apache Kafka in KRaft mode (broker and controller in one JVM) on loopback,
  * every replication factor 1. Jars from Maven Central in .tools/kafka (scripts/install-tools.sh).
  */
-export interface KafkaServer { brokers: string[]; pgid: number }
+export interface KafkaServer {
+  brokers: string[];
+  pgid: number;
+}
 
 const CLASSPATH = join(ROOT, '.tools', 'kafka', 'libs', '*');
 // A small heap, and the quick JIT tier only: the tests send a few records, a start costs seconds.
@@ -65,15 +68,28 @@ const formatted = async (): Promise<string> => {
   const work = mkdtempSync(`${template}-`);
   const properties = join(work, 'server.properties');
   writeFileSync(properties, propertiesOf(work, 0, 1));
-  await runToEnd('kafka-format', work, 'java', [...JVM, '-cp', CLASSPATH, 'kafka.tools.StorageTool', 'format',
-    '--cluster-id', randomBytes(16).toString('base64url'), '--config', properties]);
-  try { renameSync(join(work, 'data'), template); } catch { /* another run was first */ }
+  await runToEnd('kafka-format', work, 'java', [
+    ...JVM,
+    '-cp',
+    CLASSPATH,
+    'kafka.tools.StorageTool',
+    'format',
+    '--cluster-id',
+    randomBytes(16).toString('base64url'),
+    '--config',
+    properties,
+  ]);
+  try {
+    renameSync(join(work, 'data'), template);
+  } catch {
+    /* another run was first */
+  }
   rmSync(work, { recursive: true, force: true });
   return template;
 };
 
 export const startKafka = async (dir: string): Promise<KafkaServer> => {
-  const [port, controllerPort] = await freePorts(2) as [number, number];
+  const [port, controllerPort] = (await freePorts(2)) as [number, number];
   const properties = join(dir, 'server.properties');
   const brokers = [`127.0.0.1:${port}`];
   mkdirSync(dir, { recursive: true });

@@ -6,12 +6,20 @@ import { ROOT, spawnServer, waitUntil } from './process-group';
  * moto in server mode: one HTTP endpoint for SQS and SNS (any region, any static credentials;
  * state in memory). Installed into .tools/moto by scripts/install-tools.sh.
  */
-export interface MotoServer { endpoint: string; region: string; pgid: number }
+export interface MotoServer {
+  endpoint: string;
+  region: string;
+  pgid: number;
+}
 
 const MOTO = join(ROOT, '.tools', 'moto', 'bin', 'moto_server');
 
 const answers = async (endpoint: string) => {
-  try { return (await fetch(`${endpoint}/moto-api/`)).ok; } catch { return false; }
+  try {
+    return (await fetch(`${endpoint}/moto-api/`)).ok;
+  } catch {
+    return false;
+  }
 };
 
 export const startMoto = async (dir: string): Promise<MotoServer> => {

@@ -8,7 +8,12 @@ import { killGroup, spawnServer, waitUntil } from './process-group';
 
 /** A private PostgreSQL server (Debian's binaries) on loopback, trust authentication. */
 export interface PostgresServer {
-  host: string; port: number; url: string; pgid: number; root: string; durable: boolean;
+  host: string;
+  port: number;
+  url: string;
+  pgid: number;
+  root: string;
+  durable: boolean;
   /** Addresses it listens on besides loopback (a bridge's, for hosts in network namespaces). */
   also: string[];
 }
@@ -19,11 +24,11 @@ const OWNER = 'postgres';
 const binDir = () => {
   const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
   const found = versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => existsSync(join(d, 'initdb')));
-  if (!found) throw new Error('PostgreSQL is not installed (bash scripts/install-tools.sh installs Debian\'s postgresql)');
+  if (!found) throw new Error("PostgreSQL is not installed (bash scripts/install-tools.sh installs Debian's postgresql)");
   return found;
 };
 const asOwner = (command: string, args: string[]): [string, string[]] =>
-  (userInfo().uid === 0 ? ['runuser', ['-u', OWNER, '--', command, ...args]] : [command, args]);
+  userInfo().uid === 0 ? ['runuser', ['-u', OWNER, '--', command, ...args]] : [command, args];
 
 const answers = async (url: string) => {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
@@ -41,8 +46,16 @@ const answers = async (url: string) => {
 
 const run = async (server: Omit<PostgresServer, 'pgid'>): Promise<PostgresServer> => {
   const [command, args] = asOwner(join(binDir(), 'postgres'), [
-    '-D', join(server.root, 'data'), '-p', String(server.port), '-k', server.root,
-    '-c', `listen_addresses=${['127.0.0.1', ...server.also].join(',')}`, '-c', 'max_connections=200',
+    '-D',
+    join(server.root, 'data'),
+    '-p',
+    String(server.port),
+    '-k',
+    server.root,
+    '-c',
+    `listen_addresses=${['127.0.0.1', ...server.also].join(',')}`,
+    '-c',
+    'max_connections=200',
     // A test server need not survive the machine (fsync off: the OS still has every write when
     // the server is killed); a benchmark's must, as production's. Commits stay synchronous: with
     // synchronous_commit=off a killed server loses commits it acknowledged, and the identity
@@ -59,19 +72,38 @@ const run = async (server: Omit<PostgresServer, 'pgid'>): Promise<PostgresServer
  * a free port. `durable` keeps fsync on, for benchmarks; `also` and `trustNetwork` let test hosts
  * in network namespaces connect.
  */
-export const startPostgres = async (options: { durable?: boolean; also?: string[]; trustNetwork?: string } = {}): Promise<PostgresServer> => {
+export const startPostgres = async (
+  options: { durable?: boolean; also?: string[]; trustNetwork?: string } = {},
+): Promise<PostgresServer> => {
   const root = mkdtempSync('/tmp/atc-pg-');
   if (userInfo().uid === 0) {
     const uid = Number(execFileSync('id', ['-u', OWNER]).toString());
     const gid = Number(execFileSync('id', ['-g', OWNER]).toString());
     chownSync(root, uid, gid);
   }
-  const [command, args] = asOwner(join(binDir(), 'initdb'), ['-D', join(root, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  const [command, args] = asOwner(join(binDir(), 'initdb'), [
+    '-D',
+    join(root, 'data'),
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
   execFileSync(command, args, { stdio: 'pipe' });
   // initdb trusts loopback only; test hosts in namespaces connect from their bridge's network.
   if (options.trustNetwork) appendFileSync(join(root, 'data', 'pg_hba.conf'), `host all all ${options.trustNetwork} trust\n`);
   const port = await freePort();
-  return run({ host: '127.0.0.1', port, url: `postgres://postgres@127.0.0.1:${port}/postgres`, root, durable: options.durable ?? false, also: options.also ?? [] });
+  return run({
+    host: '127.0.0.1',
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    root,
+    durable: options.durable ?? false,
+    also: options.also ?? [],
+  });
 };
 
 /** Kills the server (SIGKILL, as a crash) and starts it again on the same data and port. */

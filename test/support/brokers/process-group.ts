@@ -14,7 +14,9 @@ export const spawnServer = (name: string, dir: string, command: string, args: st
   const log = openSync(join(dir, `${name}.log`), 'a');
   const child = spawn(command, args, { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', log, log], detached: true });
   closeSync(log);
-  child.on('error', () => { /* reported by waitUntil through exitCode */ });
+  child.on('error', () => {
+    /* reported by waitUntil through exitCode */
+  });
   child.unref();
   return child;
 };
@@ -24,7 +26,9 @@ export const waitUntil = async (name: string, dir: string, child: ChildProcess, 
   const deadline = Date.now() + timeoutMs;
   while (!(await answers())) {
     if (child.exitCode !== null || child.pid === undefined) {
-      throw new Error(`${name} exited with ${child.exitCode} (log in ${join(dir, `${name}.log`)}; installed? bash scripts/install-tools.sh)`);
+      throw new Error(
+        `${name} exited with ${child.exitCode} (log in ${join(dir, `${name}.log`)}; installed? bash scripts/install-tools.sh)`,
+      );
     }
     if (Date.now() > deadline) {
       killGroup(child.pid);
@@ -35,14 +39,21 @@ export const waitUntil = async (name: string, dir: string, child: ChildProcess, 
 };
 
 /** Runs a command to its end (a setup step), failing with its log when it fails. */
-export const runToEnd = (name: string, dir: string, command: string, args: string[]) => new Promise<void>((resolve, reject) => {
-  const child = spawnServer(name, dir, command, args);
-  child.ref(); // waited for: keeps Node running until it ends
-  child.on('exit', (code) => code === 0 ? resolve() : reject(new Error(`${name} exited with ${code} (log in ${join(dir, `${name}.log`)})`)));
-  child.on('error', reject);
-});
+export const runToEnd = (name: string, dir: string, command: string, args: string[]) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawnServer(name, dir, command, args);
+    child.ref(); // waited for: keeps Node running until it ends
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${name} exited with ${code} (log in ${join(dir, `${name}.log`)})`)),
+    );
+    child.on('error', reject);
+  });
 
 /** Ends a server hard, with everything in its process group. */
 export const killGroup = (pgid: number) => {
-  try { process.kill(-pgid, 'SIGKILL'); } catch { /* already gone */ }
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
 };

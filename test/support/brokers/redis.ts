@@ -3,22 +3,49 @@ import { freePort } from '../free-port';
 import { spawnServer, waitUntil } from './process-group';
 
 /** A private Redis (Debian's redis-server) on loopback, nothing persisted. */
-export interface RedisServer { host: string; port: number; url: string; pgid: number }
+export interface RedisServer {
+  host: string;
+  port: number;
+  url: string;
+  pgid: number;
+}
 
-const pong = (port: number) => new Promise<boolean>((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  let reply = '';
-  socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
-  socket.on('connect', () => socket.write('PING\r\n'));
-  socket.on('data', (d) => { reply += d.toString(); if (reply.includes('\r\n')) { socket.destroy(); resolve(reply.startsWith('+PONG')); } });
-  socket.on('error', () => resolve(false));
-});
+const pong = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d) => {
+      reply += d.toString();
+      if (reply.includes('\r\n')) {
+        socket.destroy();
+        resolve(reply.startsWith('+PONG'));
+      }
+    });
+    socket.on('error', () => resolve(false));
+  });
 
 export const startRedis = async (dir: string): Promise<RedisServer> => {
   const port = await freePort();
   const child = spawnServer('redis', dir, 'redis-server', [
-    '--bind', '127.0.0.1', '--port', String(port), '--dir', dir,
-    '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', '',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
   ]);
   await waitUntil('redis', dir, child, () => pong(port), 20_000);
   return { host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, pgid: child.pid! };

@@ -12,12 +12,16 @@ export class ApiError extends Error {
   }
 
   /** `[{path, message}]` from a validation problem, else []. */
-  get fieldErrors() { return Array.isArray(this.problem.errors) ? this.problem.errors : []; }
+  get fieldErrors() {
+    return Array.isArray(this.problem.errors) ? this.problem.errors : [];
+  }
 }
 
 let askForKey = async () => undefined;
 /** How the page asks for a key (app.js sets a dialog); resolves to the key or undefined. */
-export const setKeyPrompt = (prompt) => { askForKey = prompt; };
+export const setKeyPrompt = (prompt) => {
+  askForKey = prompt;
+};
 export const storedKey = () => sessionStorage.getItem(KEY) ?? undefined;
 export const forgetKey = () => sessionStorage.removeItem(KEY);
 
@@ -41,10 +45,17 @@ export async function api(method, path, { body, query, ifMatch } = {}, retried =
   const res = await fetch(url, { method, headers: headersOf(body, ifMatch), body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   let parsed;
-  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
   if (res.status === 401 && !retried) {
     const key = await askForKey(storedKey() ? 'That API key was not accepted. Enter another.' : 'This service needs an API key.');
-    if (key) { sessionStorage.setItem(KEY, key); return api(method, path, { body, query, ifMatch }, true); }
+    if (key) {
+      sessionStorage.setItem(KEY, key);
+      return api(method, path, { body, query, ifMatch }, true);
+    }
   }
   if (!res.ok) throw new ApiError(res.status, parsed);
   return { status: res.status, body: parsed, etag: res.headers.get('ETag') ?? undefined, link: res.headers.get('Link') ?? undefined };
@@ -53,7 +64,7 @@ export async function api(method, path, { body, query, ifMatch } = {}, retried =
 /** The cursor of a `Link: <…?cursor=x>; rel="next"` header (or its `param`), or undefined. */
 export function nextCursor(link, param = 'cursor') {
   const m = /<([^>]*)>;\s*rel="next"/.exec(link ?? '');
-  return m ? new URL(m[1], location.origin).searchParams.get(param) ?? undefined : undefined;
+  return m ? (new URL(m[1], location.origin).searchParams.get(param) ?? undefined) : undefined;
 }
 
 /** The admin's settings (Temporal UI address, namespace), public. */

@@ -18,9 +18,14 @@ const lineOf = (l) => {
 export function diffView(before, after, label) {
   const { bounded, lines } = jsonDiff(before, after);
   const { added, removed } = changeCount(lines);
-  const summary = added + removed === 0 ? 'No change to the definition.'
-    : `${removed} line${removed === 1 ? '' : 's'} removed, ${added} added${bounded ? '' : ' (too large to compare line by line: before, then after)'}.`;
-  return h('div', { class: 'diff', role: 'group', 'aria-label': label },
+  const summary =
+    added + removed === 0
+      ? 'No change to the definition.'
+      : `${removed} line${removed === 1 ? '' : 's'} removed, ${added} added${bounded ? '' : ' (too large to compare line by line: before, then after)'}.`;
+  return h(
+    'div',
+    { class: 'diff', role: 'group', 'aria-label': label },
     h('p', { class: 'muted diff-summary' }, summary),
-    added + removed === 0 ? null : h('pre', {}, withContext(lines, bounded ? 3 : Infinity).map(lineOf)));
+    added + removed === 0 ? null : h('pre', {}, withContext(lines, bounded ? 3 : Infinity).map(lineOf)),
+  );
 }

@@ -8,7 +8,11 @@ export function stableStringify(value) {
 function sortKeys(value) {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys(value[k])]),
+  );
 }
 
 /**
@@ -26,8 +30,8 @@ export function diffLines(before, after, maxCells = MAX_CELLS) {
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let end = 0;
-  while (end < before.length - start && end < after.length - start
-    && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
+  while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end])
+    end++;
   const a = before.slice(start, before.length - end);
   const b = after.slice(start, after.length - end);
   const head = before.slice(0, start).map((text) => ({ op: '=', text }));
@@ -46,16 +50,19 @@ function lcsDiff(a, b) {
   const table = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] = a[i] === b[j] ? table[(i + 1) * width + j + 1] + 1
-        : Math.max(table[(i + 1) * width + j], table[i * width + j + 1]);
+      table[i * width + j] =
+        a[i] === b[j] ? table[(i + 1) * width + j + 1] + 1 : Math.max(table[(i + 1) * width + j], table[i * width + j + 1]);
     }
   }
   const out = [];
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) { out.push({ op: '=', text: a[i] }); i++; j++; }
-    else if (table[(i + 1) * width + j] >= table[i * width + j + 1]) out.push({ op: '-', text: a[i++] });
+    if (a[i] === b[j]) {
+      out.push({ op: '=', text: a[i] });
+      i++;
+      j++;
+    } else if (table[(i + 1) * width + j] >= table[i * width + j + 1]) out.push({ op: '-', text: a[i++] });
     else out.push({ op: '+', text: b[j++] });
   }
   while (i < n) out.push({ op: '-', text: a[i++] });

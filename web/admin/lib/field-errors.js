@@ -11,9 +11,11 @@ export function clearFieldErrors(root) {
   for (const el of root.querySelectorAll('.field-error')) el.remove();
   for (const el of root.querySelectorAll(`[${MARK}]`)) {
     const before = el.getAttribute(MARK);
-    if (before) el.setAttribute('aria-invalid', before); else el.removeAttribute('aria-invalid');
+    if (before) el.setAttribute('aria-invalid', before);
+    else el.removeAttribute('aria-invalid');
     const hint = el.getAttribute('data-hint');
-    if (hint) el.setAttribute('aria-describedby', hint); else el.removeAttribute('aria-describedby');
+    if (hint) el.setAttribute('aria-describedby', hint);
+    else el.removeAttribute('aria-describedby');
     el.removeAttribute(MARK);
   }
 }
@@ -32,7 +34,13 @@ export function markFields(root, registry, errors, { line = (e) => e.message } =
     byEntry.get(entry).lines.push(error);
   }
   for (const [entry, { id, lines }] of byEntry) {
-    entry.container.append(h('div', { class: 'field-error', id }, lines.map((e) => h('div', {}, line(e)))));
+    entry.container.append(
+      h(
+        'div',
+        { class: 'field-error', id },
+        lines.map((e) => h('div', {}, line(e))),
+      ),
+    );
     for (const input of entry.inputs) {
       if (!input.hasAttribute(MARK)) input.setAttribute(MARK, input.getAttribute('aria-invalid') ?? '');
       input.setAttribute('aria-invalid', 'true');
@@ -59,7 +67,10 @@ export function showErrors(form, summary, registry, errors, heading) {
     if (!entry) return h('li', {}, `${e.path}: ${e.message}`);
     const target = entry.focus;
     const link = h('a', { href: `#${target.id}` }, `${entry.label} (${e.path}): ${e.message}`);
-    link.addEventListener('click', (ev) => { ev.preventDefault(); target.focus(); });
+    link.addEventListener('click', (ev) => {
+      ev.preventDefault();
+      target.focus();
+    });
     return h('li', {}, link);
   });
   replace(summary, h('h2', {}, heading), h('p', {}, `${errors.length} problem${errors.length === 1 ? '' : 's'}:`), h('ul', {}, items));

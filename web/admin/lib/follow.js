@@ -21,13 +21,16 @@ export function follow(el, { load, show, fail, isLive, intervalMs = 1000 }) {
   const tick = async () => {
     if (gone()) return stop();
     let value;
-    try { value = await load(); } catch (e) {
+    try {
+      value = await load();
+    } catch (e) {
       if (!gone()) fail(e);
       return stop();
     }
     if (gone()) return stop();
     show(value);
-    if (isLive(value)) timer = setTimeout(tick, typeof intervalMs === 'function' ? intervalMs(value) : intervalMs); else stop();
+    if (isLive(value)) timer = setTimeout(tick, typeof intervalMs === 'function' ? intervalMs(value) : intervalMs);
+    else stop();
   };
   window.addEventListener('hashchange', stop);
   tick();

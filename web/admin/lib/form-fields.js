@@ -23,7 +23,15 @@ export function createRegistry() {
     }
     return undefined;
   };
-  return { add: (entry) => { entries.push(entry); }, find, reset: () => { entries = []; } };
+  return {
+    add: (entry) => {
+      entries.push(entry);
+    },
+    find,
+    reset: () => {
+      entries = [];
+    },
+  };
 }
 
 /** A labelled text input or textarea whose edits go to `model[key]`. */
@@ -34,8 +42,16 @@ export function textField(reg, { path, label, model, key, multiline = false, row
     ? h('textarea', { id, rows, spellcheck: 'false', 'aria-describedby': hintId, 'data-hint': hintId, ...attrs })
     : h('input', { id, type: 'text', autocomplete: 'off', 'aria-describedby': hintId, 'data-hint': hintId, ...attrs });
   input.value = model[key] ?? '';
-  input.addEventListener('input', () => { model[key] = input.value; });
-  const wrap = h('div', { class: 'field' }, h('label', { for: id }, label), hint ? h('div', { id: hintId, class: 'hint muted' }, hint) : null, input);
+  input.addEventListener('input', () => {
+    model[key] = input.value;
+  });
+  const wrap = h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    hint ? h('div', { id: hintId, class: 'hint muted' }, hint) : null,
+    input,
+  );
   reg.add({ path, label, focus: input, inputs: [input], container: wrap });
   return wrap;
 }
@@ -43,11 +59,17 @@ export function textField(reg, { path, label, model, key, multiline = false, row
 /** A labelled select whose choice goes to `model[key]`; an option is its value or `[value, text]`. */
 export function selectField(reg, { path, label, model, key, options, attrs = {} }) {
   const id = fieldId(path);
-  const select = h('select', { id, ...attrs }, options.map((o) => {
-    const [value, text] = Array.isArray(o) ? o : [o, o];
-    return h('option', { value, selected: value === model[key] }, text);
-  }));
-  select.addEventListener('change', () => { model[key] = select.value; });
+  const select = h(
+    'select',
+    { id, ...attrs },
+    options.map((o) => {
+      const [value, text] = Array.isArray(o) ? o : [o, o];
+      return h('option', { value, selected: value === model[key] }, text);
+    }),
+  );
+  select.addEventListener('change', () => {
+    model[key] = select.value;
+  });
   const wrap = h('div', { class: 'field' }, h('label', { for: id }, label), select);
   reg.add({ path, label, focus: select, inputs: [select], container: wrap });
   return wrap;
@@ -69,17 +91,32 @@ export function checkboxField(reg, { path, id = fieldId(path), label, checked, o
  */
 export function repeated(reg, { path, legend, noun, items, make, renderRow, changed, min = 0 }) {
   const add = h('button', { type: 'button', id: `${fieldId(path)}-add` }, `Add ${noun}`);
-  add.addEventListener('click', () => { items.push(make()); changed(`${fieldId(path)}-row-${items.length - 1}`); });
-  const rows = items.map((item, i) => {
-    const remove = items.length > min
-      ? h('button', { type: 'button', class: 'remove' }, `Remove ${noun} ${i + 1}`)
-      : null;
-    remove?.addEventListener('click', () => { items.splice(i, 1); changed(`${fieldId(path)}-add`); });
-    return h('fieldset', { class: 'row', id: `${fieldId(path)}-row-${i}` },
-      h('legend', {}, `${noun[0].toUpperCase()}${noun.slice(1)} ${i + 1}`), renderRow(item, i), remove);
+  add.addEventListener('click', () => {
+    items.push(make());
+    changed(`${fieldId(path)}-row-${items.length - 1}`);
   });
-  const set = h('fieldset', { class: 'group' }, h('legend', {}, legend),
-    items.length === 0 ? h('p', { class: 'muted' }, `No ${noun}s.`) : null, rows, h('div', { class: 'actions' }, add));
+  const rows = items.map((item, i) => {
+    const remove = items.length > min ? h('button', { type: 'button', class: 'remove' }, `Remove ${noun} ${i + 1}`) : null;
+    remove?.addEventListener('click', () => {
+      items.splice(i, 1);
+      changed(`${fieldId(path)}-add`);
+    });
+    return h(
+      'fieldset',
+      { class: 'row', id: `${fieldId(path)}-row-${i}` },
+      h('legend', {}, `${noun[0].toUpperCase()}${noun.slice(1)} ${i + 1}`),
+      renderRow(item, i),
+      remove,
+    );
+  });
+  const set = h(
+    'fieldset',
+    { class: 'group' },
+    h('legend', {}, legend),
+    items.length === 0 ? h('p', { class: 'muted' }, `No ${noun}s.`) : null,
+    rows,
+    h('div', { class: 'actions' }, add),
+  );
   reg.add({ path, label: legend, focus: add, inputs: [], container: set });
   return set;
 }

@@ -6,22 +6,39 @@ import { h } from './dom.js';
 export function leaveDialog(what) {
   const stay = h('button', { type: 'button' }, 'Stay');
   const leave = h('button', { type: 'button', class: 'danger' }, 'Leave');
-  const dialog = h('dialog', { 'aria-labelledby': 'leave-title', 'aria-describedby': 'leave-text' },
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': 'leave-title', 'aria-describedby': 'leave-text' },
     h('h2', { id: 'leave-title' }, 'Leave without saving?'),
     h('p', { id: 'leave-text' }, what),
-    h('div', { class: 'actions' }, stay, leave));
+    h('div', { class: 'actions' }, stay, leave),
+  );
   // Each answer settles its question at once: a 'close' event arrives later, and a new question
   // asked before it (a second hash change right after Stay) must not take the old answer.
   let pending;
-  const settle = (leaving) => { const p = pending; pending = undefined; p?.(leaving); };
-  stay.addEventListener('click', () => { dialog.close('stay'); settle(false); });
-  leave.addEventListener('click', () => { dialog.close('leave'); settle(true); });
+  const settle = (leaving) => {
+    const p = pending;
+    pending = undefined;
+    p?.(leaving);
+  };
+  stay.addEventListener('click', () => {
+    dialog.close('stay');
+    settle(false);
+  });
+  leave.addEventListener('click', () => {
+    dialog.close('leave');
+    settle(true);
+  });
   dialog.addEventListener('cancel', () => settle(false)); // Escape
-  dialog.addEventListener('close', () => { if (!dialog.open) settle(dialog.returnValue === 'leave'); });
+  dialog.addEventListener('close', () => {
+    if (!dialog.open) settle(dialog.returnValue === 'leave');
+  });
   let asking;
   const ask = () => {
     if (pending) return asking;
-    asking = new Promise((resolve) => { pending = resolve; });
+    asking = new Promise((resolve) => {
+      pending = resolve;
+    });
     dialog.returnValue = '';
     dialog.showModal();
     stay.focus();

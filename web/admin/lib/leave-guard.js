@@ -7,8 +7,12 @@ let guard;
  * While this page is shown: `changed()` says whether leaving would lose edits, `confirm()`
  * resolves to true when the reader chooses to leave anyway.
  */
-export const guardLeaving = (g) => { guard = g; };
-export const dropGuard = () => { guard = undefined; };
+export const guardLeaving = (g) => {
+  guard = g;
+};
+export const dropGuard = () => {
+  guard = undefined;
+};
 
 /** True when leaving now would lose edits. */
 export const leavingLosesEdits = () => Boolean(guard?.changed());
@@ -23,14 +27,18 @@ const plainClick = (e) => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shift
  * entry), and lets the browser ask before the tab is closed or reloaded.
  */
 export function installLeaveGuard() {
-  document.addEventListener('click', async (e) => {
-    const link = e.target.closest?.('a[href^="#/"]');
-    if (!link || link.target || !plainClick(e) || link.getAttribute('href') === location.hash || !leavingLosesEdits()) return;
-    e.preventDefault();
-    if (!(await guard.confirm())) return;
-    dropGuard();
-    location.hash = link.getAttribute('href');
-  }, true);
+  document.addEventListener(
+    'click',
+    async (e) => {
+      const link = e.target.closest?.('a[href^="#/"]');
+      if (!link || link.target || !plainClick(e) || link.getAttribute('href') === location.hash || !leavingLosesEdits()) return;
+      e.preventDefault();
+      if (!(await guard.confirm())) return;
+      dropGuard();
+      location.hash = link.getAttribute('href');
+    },
+    true,
+  );
   window.addEventListener('beforeunload', (e) => {
     if (!leavingLosesEdits()) return;
     e.preventDefault();

@@ -20,8 +20,11 @@ export function addPaging(params, { cursor, before = [] } = {}) {
 /** First, Previous and Next page links; `hrefOf(paging)` is the list's hash for a page's paging. */
 export function pageLinks(hrefOf, { cursor, before }, next) {
   const previous = before.length > 0 ? { cursor: before.at(-1), before: before.slice(0, -1) } : {};
-  return h('nav', { class: 'actions', 'aria-label': 'Pages' },
+  return h(
+    'nav',
+    { class: 'actions', 'aria-label': 'Pages' },
     cursor ? h('a', { href: hrefOf({}) }, 'First page') : null,
     cursor ? h('a', { href: hrefOf(previous), rel: 'prev' }, 'Previous page') : null,
-    next ? h('a', { href: hrefOf({ cursor: next, before: cursor ? [...before, cursor] : [] }), rel: 'next' }, 'Next page') : null);
+    next ? h('a', { href: hrefOf({ cursor: next, before: cursor ? [...before, cursor] : [] }), rel: 'next' }, 'Next page') : null,
+  );
 }

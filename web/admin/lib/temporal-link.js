@@ -7,5 +7,9 @@ export const workflowUrl = (config, workflowId) =>
 
 /** `<a>` to the workflow, in a new tab; the text says so. */
 export const workflowLink = (config, workflowId, text = 'Temporal UI') =>
-  h('a', { href: workflowUrl(config, workflowId), target: '_blank', rel: 'noopener', class: 'temporal-link' },
-    text, h('span', { class: 'sr-only' }, ` (workflow ${workflowId}, opens in a new tab)`));
+  h(
+    'a',
+    { href: workflowUrl(config, workflowId), target: '_blank', rel: 'noopener', class: 'temporal-link' },
+    text,
+    h('span', { class: 'sr-only' }, ` (workflow ${workflowId}, opens in a new tab)`),
+  );

@@ -25,12 +25,15 @@ export const draftOf = (t) => ({
   content_types: t.content_types.map((ct) => ({ ...ct })),
   active: t.active,
   webhooks: t.webhooks.map((w) => ({
-    url: w.url, http_method: w.http_method,
+    url: w.url,
+    http_method: w.http_method,
     headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ name, value })),
     timeout_secs: w.timeout_secs === undefined ? '' : String(w.timeout_secs),
   })),
   msg_broker_queues: t.msg_broker_queues.map((q) => ({
-    name: q.name, conn_details: jsonText(q.conn_details), parameters: jsonText(q.parameters),
+    name: q.name,
+    conn_details: jsonText(q.conn_details),
+    parameters: jsonText(q.parameters),
     timeout_secs: q.timeout_secs === undefined ? '' : String(q.timeout_secs),
   })),
   payload: jsonText(t.payload),
@@ -53,7 +56,9 @@ export function bodyOf(draft) {
   const errors = [];
   const json = (text, path) => {
     if (text.trim() === '') return undefined;
-    try { return JSON.parse(text); } catch (e) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
       errors.push({ path, message: `is not valid JSON (${e.message})` });
       return undefined;
     }
@@ -61,7 +66,11 @@ export function bodyOf(draft) {
   const webhooks = draft.webhooks.map((w) => {
     const named = w.headers.filter((x) => x.name.trim() !== '' || x.value !== '');
     const headers = named.length === 0 ? undefined : Object.fromEntries(named.map((x) => [x.name.trim(), x.value]));
-    return withOptional(withOptional({ url: w.url.trim(), http_method: w.http_method }, 'headers', headers), 'timeout_secs', numberOf(w.timeout_secs));
+    return withOptional(
+      withOptional({ url: w.url.trim(), http_method: w.http_method }, 'headers', headers),
+      'timeout_secs',
+      numberOf(w.timeout_secs),
+    );
   });
   const queues = draft.msg_broker_queues.map((q, i) => {
     let out = { name: q.name.trim() };
@@ -69,13 +78,17 @@ export function bodyOf(draft) {
     out = withOptional(out, 'parameters', json(q.parameters, `msg_broker_queues[${i}].parameters`));
     return withOptional(out, 'timeout_secs', numberOf(q.timeout_secs));
   });
-  const body = withOptional({
-    config_signals: SIGNALS.filter((s) => draft.signals.has(s)).map((signal) => ({ signal })),
-    content_types: draft.content_types.map((ct) => ({ app_label: ct.app_label.trim(), model_name: ct.model_name.trim() })),
-    webhooks,
-    msg_broker_queues: queues,
-    active: draft.active,
-    ordering: draft.ordering,
-  }, 'payload', json(draft.payload, 'payload'));
+  const body = withOptional(
+    {
+      config_signals: SIGNALS.filter((s) => draft.signals.has(s)).map((signal) => ({ signal })),
+      content_types: draft.content_types.map((ct) => ({ app_label: ct.app_label.trim(), model_name: ct.model_name.trim() })),
+      webhooks,
+      msg_broker_queues: queues,
+      active: draft.active,
+      ordering: draft.ordering,
+    },
+    'payload',
+    json(draft.payload, 'payload'),
+  );
   return { body, errors };
 }

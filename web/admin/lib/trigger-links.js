@@ -2,7 +2,10 @@
 import { h } from './dom.js';
 
 const PAGES = [
-  ['', 'Definition'], ['/history', 'History'], ['/dispatches', 'Dispatches'], ['/send-test', 'Send a test signal'],
+  ['', 'Definition'],
+  ['/history', 'History'],
+  ['/dispatches', 'Dispatches'],
+  ['/send-test', 'Send a test signal'],
 ];
 
 /**
@@ -12,8 +15,11 @@ const PAGES = [
 export function triggerLinks(id, current, { deleted = false } = {}) {
   const base = `#/triggers/${encodeURIComponent(id)}`;
   const shown = deleted ? PAGES.filter(([path]) => path === '/history' || path === '/dispatches') : PAGES;
-  return h('nav', { class: 'actions', 'aria-label': 'This trigger' },
-    shown.map(([path, text]) => (path === current
-      ? h('a', { href: base + path, 'aria-current': 'page' }, text)
-      : h('a', { href: base + path }, text))));
+  return h(
+    'nav',
+    { class: 'actions', 'aria-label': 'This trigger' },
+    shown.map(([path, text]) =>
+      path === current ? h('a', { href: base + path, 'aria-current': 'page' }, text) : h('a', { href: base + path }, text),
+    ),
+  );
 }

@@ -14,6 +14,9 @@ export const triggerName = (t) => `${contentTypesText(t) || 'trigger'} (${String
 export const etagOf = (version) => `"${version}"`;
 
 /** A string map (headers, conn_details, parameters) as `key: value` lines. */
-export const mapText = (m) => Object.entries(m ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n');
+export const mapText = (m) =>
+  Object.entries(m ?? {})
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
 
 export const activeBadge = (t) => h('span', { class: t.active ? 'badge badge-on' : 'badge badge-off' }, t.active ? 'active' : 'inactive');

@@ -33,6 +33,9 @@ function evolve(definition, event) {
 
 /** What an event did, in a word or two. */
 export const EVENT_LABELS = {
-  TriggerCreated: 'Created', TriggerUpdated: 'Updated', TriggerActivated: 'Activated',
-  TriggerDeactivated: 'Deactivated', TriggerDeleted: 'Deleted',
+  TriggerCreated: 'Created',
+  TriggerUpdated: 'Updated',
+  TriggerActivated: 'Activated',
+  TriggerDeactivated: 'Deactivated',
+  TriggerDeleted: 'Deleted',
 };

@@ -31,7 +31,11 @@ const viewPathOf = (d) => {
 };
 
 /** The dispatch's view, or the error that kept it (shown in its row, not for the whole page). */
-const detailsOf = (d) => api('GET', viewPathOf(d)).then((r) => ({ view: r.body }), (error) => ({ error }));
+const detailsOf = (d) =>
+  api('GET', viewPathOf(d)).then(
+    (r) => ({ view: r.body }),
+    (error) => ({ error }),
+  );
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -40,29 +44,44 @@ function outcomeOf(triggerId, { view, error }) {
   if (error) return h('span', { class: 'muted' }, `details unavailable (${error.status ?? ''} ${error.message})`);
   const mine = view.actions.filter((a) => a.trigger_id === triggerId);
   if (mine.length === 0) return h('span', { class: 'muted' }, view.reason ?? 'no action of this trigger');
-  return h('ul', { class: 'plain outcomes' }, mine.map((a) => h('li', { 'data-delivery-id': a.delivery_id },
-    h('strong', {}, `${a.kind} #${a.index}`), ' ',
-    h('span', { class: `state state-${a.state}` }, a.state),
-    ` · ${plural(a.attempts, 'attempt')}`,
-    a.status_code === undefined ? '' : ` · status ${a.status_code}`,
-    a.last_error ? h('div', { class: 'last-error' }, `Last error: ${a.last_error}`) : null)));
+  return h(
+    'ul',
+    { class: 'plain outcomes' },
+    mine.map((a) =>
+      h(
+        'li',
+        { 'data-delivery-id': a.delivery_id },
+        h('strong', {}, `${a.kind} #${a.index}`),
+        ' ',
+        h('span', { class: `state state-${a.state}` }, a.state),
+        ` · ${plural(a.attempts, 'attempt')}`,
+        a.status_code === undefined ? '' : ` · status ${a.status_code}`,
+        a.last_error ? h('div', { class: 'last-error' }, `Last error: ${a.last_error}`) : null,
+      ),
+    ),
+  );
 }
 
 function stateOf(d) {
-  return [h('span', { class: `state state-${d.state}` }, d.state),
+  return [
+    h('span', { class: `state state-${d.state}` }, d.state),
     isLive(d) ? h('span', { class: 'muted' }, ' (following live)') : null,
     d.failed ? [' ', h('span', { class: 'state state-failed' }, '(an action failed)')] : null,
-    d.redelivery_of ? h('div', { class: 'muted' }, 'redelivery') : null];
+    d.redelivery_of ? h('div', { class: 'muted' }, 'redelivery') : null,
+  ];
 }
 
 function row(triggerId, d, details, config) {
-  return h('tr', { 'data-workflow-id': d.workflow_id },
+  return h(
+    'tr',
+    { 'data-workflow-id': d.workflow_id },
     h('td', {}, time(d.started_at)),
     h('td', {}, d.closed_at ? time(d.closed_at) : '—'),
     h('td', {}, stateOf(d)),
     h('th', { scope: 'row' }, h('a', { href: `#/signals/${encodeURIComponent(d.signal_id)}` }, d.signal_id)),
     h('td', {}, outcomeOf(triggerId, details)),
-    h('td', {}, workflowLink(config, d.workflow_id)));
+    h('td', {}, workflowLink(config, d.workflow_id)),
+  );
 }
 
 /** Loads the page again in place; keeps the keyboard on the Refresh button. */
@@ -71,14 +90,20 @@ async function refresh(main, id, query) {
     await render(main, { id }, query);
     main.querySelector('.actions button')?.focus();
     announce('Dispatches refreshed');
-  } catch (e) { replace(main, errorView(e)); }
+  } catch (e) {
+    replace(main, errorView(e));
+  }
 }
 
 /** False once the trigger is deleted (404); its dispatches stay listed, from Temporal. */
-const stillExists = (id) => api('GET', `/api/action-triggers/${encodeURIComponent(id)}`).then(() => true, (e) => {
-  if (e instanceof ApiError && e.status === 404) return false;
-  throw e;
-});
+const stillExists = (id) =>
+  api('GET', `/api/action-triggers/${encodeURIComponent(id)}`).then(
+    () => true,
+    (e) => {
+      if (e instanceof ApiError && e.status === 404) return false;
+      throw e;
+    },
+  );
 
 /**
  * A page of dispatches with each one's details. A closed dispatch no longer changes: its details
@@ -110,10 +135,14 @@ function followRows(parts, { id, cursor, closed, items, watch }) {
     load: () => loadPage(id, cursor, closed),
     show: (page) => {
       const rows = page.items.map((d, i) => draw(d, page.details[i]));
-      const sameRows = rows.length === tbody.rows.length && rows.every((tr, i) => tr.dataset.workflowId === tbody.rows[i].dataset.workflowId);
+      const sameRows =
+        rows.length === tbody.rows.length && rows.every((tr, i) => tr.dataset.workflowId === tbody.rows[i].dataset.workflowId);
       const changed = !sameRows || rows.some((tr, i) => tr.dataset.signature !== tbody.rows[i].dataset.signature);
       if (!sameRows) tbody.replaceChildren(...rows);
-      else rows.forEach((tr, i) => { if (tr.dataset.signature !== tbody.rows[i].dataset.signature) tbody.rows[i].replaceWith(tr); });
+      else
+        rows.forEach((tr, i) => {
+          if (tr.dataset.signature !== tbody.rows[i].dataset.signature) tbody.rows[i].replaceWith(tr);
+        });
       for (const d of page.items) {
         if (!states.has(d.workflow_id)) announce(`New dispatch of signal ${d.signal_id}: ${d.state}`);
         else if (states.get(d.workflow_id) !== d.state) announce(`Dispatch of signal ${d.signal_id}: ${d.state}`);
@@ -132,10 +161,17 @@ function followRows(parts, { id, cursor, closed, items, watch }) {
 
 /** The first page's line about watching: what it does, or that it stopped and how to start again. */
 function watchLine(onRestart) {
-  const line = h('p', { class: 'muted watch-line' }, `New dispatches appear here as they start (checked every ${WATCH_MS / 1000} seconds).`);
+  const line = h(
+    'p',
+    { class: 'muted watch-line' },
+    `New dispatches appear here as they start (checked every ${WATCH_MS / 1000} seconds).`,
+  );
   const idle = () => {
-    replace(line, `Nothing new for ${WATCH_FOR_MS / 60_000} minutes, so this page stopped checking. `,
-      h('button', { type: 'button', onclick: onRestart }, 'Watch again'));
+    replace(
+      line,
+      `Nothing new for ${WATCH_FOR_MS / 60_000} minutes, so this page stopped checking. `,
+      h('button', { type: 'button', onclick: onRestart }, 'Watch again'),
+    );
     announce('Stopped watching for new dispatches');
   };
   return { line, idle };
@@ -154,13 +190,28 @@ export default async function render(main, { id }, query) {
     tr.dataset.signature = JSON.stringify([d, detail.view ?? detail.error?.message]);
     return tr;
   };
-  const tbody = h('tbody', {}, items.map((d, i) => draw(d, details[i])));
+  const tbody = h(
+    'tbody',
+    {},
+    items.map((d, i) => draw(d, details[i])),
+  );
   const note = h('div');
   const empty = h('p', { hidden: items.length > 0 }, cursor ? 'No more dispatches.' : 'No dispatches yet.');
-  const table = h('table', { class: 'dispatches', hidden: items.length === 0 },
-    h('caption', { class: 'muted' }, 'Newest first. Outcome: this trigger\'s actions in the dispatch.'),
-    h('thead', {}, h('tr', {}, ['Started', 'Closed', 'State', 'Signal', 'Outcome', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)))),
-    tbody);
+  const table = h(
+    'table',
+    { class: 'dispatches', hidden: items.length === 0 },
+    h('caption', { class: 'muted' }, "Newest first. Outcome: this trigger's actions in the dispatch."),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Started', 'Closed', 'State', 'Signal', 'Outcome', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    tbody,
+  );
   const hrefOf = (p) => {
     const search = addPaging(new URLSearchParams(), p).toString();
     return search ? `${base}?${search}` : base;
@@ -168,13 +219,18 @@ export default async function render(main, { id }, query) {
   const pages = (nextCursor) => pageLinks(hrefOf, paging, nextCursor);
   let nav = pages(next);
   const watching = cursor ? undefined : watchLine(() => refresh(main, id, query));
-  replace(main,
+  replace(
+    main,
     pageHeading(`Dispatches of trigger ${id}`),
     triggerLinks(id, '/dispatches', { deleted: !exists }),
     exists ? null : h('p', { class: 'notice' }, 'This trigger is deleted. Its dispatches are kept and listed here.'),
     h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => refresh(main, id, query) }, 'Refresh')),
     watching?.line,
-    note, empty, table, nav);
+    note,
+    empty,
+    table,
+    nav,
+  );
   const shown = (p) => {
     table.hidden = p.items.length === 0;
     empty.hidden = p.items.length > 0;

@@ -13,9 +13,7 @@ const COLUMNS = ['Version', 'Event', 'Actor', 'Request id', 'Time'];
 function changeOf({ event, before, after }, first) {
   const v = event.version;
   if (first && after !== undefined) {
-    return h('details', {},
-      h('summary', {}, `Definition at version ${v}`),
-      h('pre', { class: 'json' }, stableStringify(after)));
+    return h('details', {}, h('summary', {}, `Definition at version ${v}`), h('pre', { class: 'json' }, stableStringify(after)));
   }
   if (event.type === 'TriggerDeleted') return h('p', {}, 'The trigger was deleted; its history and dispatches are kept.');
   if (before === undefined && after === undefined) return h('p', { class: 'muted' }, 'No definition.');
@@ -29,24 +27,32 @@ function rowsOf(entry, first) {
   const label = EVENT_LABELS[event.type] ?? event.type;
   const reason = event.type === 'TriggerDeactivated' && event.data?.reason ? ` (by the service: ${event.data.reason})` : '';
   return [
-    h('tr', { id: `v${event.version}` },
+    h(
+      'tr',
+      { id: `v${event.version}` },
       h('th', { scope: 'row' }, String(event.version)),
       h('td', {}, label + reason),
       h('td', {}, meta.actor ?? '—'),
       h('td', {}, h('code', {}, meta.request_id ?? '—')),
-      h('td', {}, time(meta.occurred_at))),
+      h('td', {}, time(meta.occurred_at)),
+    ),
     h('tr', { class: 'change' }, h('td', { colspan: COLUMNS.length }, changeOf(entry, first))),
   ];
 }
 
-const exists = (id) => api('GET', `/api/action-triggers/${encodeURIComponent(id)}`).then(() => true, (e) => {
-  if (e instanceof ApiError && e.status === 404) return false;
-  throw e;
-});
+const exists = (id) =>
+  api('GET', `/api/action-triggers/${encodeURIComponent(id)}`).then(
+    () => true,
+    (e) => {
+      if (e instanceof ApiError && e.status === 404) return false;
+      throw e;
+    },
+  );
 
-const deletedNotice = (last) => (last?.type === 'TriggerDeleted'
-  ? ['This trigger is deleted (version ', String(last.version), ', ', time(last.metadata?.occurred_at), '). Its history stays.']
-  : ['This trigger is deleted; the deletion is among the later versions. Its history stays.']);
+const deletedNotice = (last) =>
+  last?.type === 'TriggerDeleted'
+    ? ['This trigger is deleted (version ', String(last.version), ', ', time(last.metadata?.occurred_at), '). Its history stays.']
+    : ['This trigger is deleted; the deletion is among the later versions. Its history stays.'];
 
 /**
  * The history comes a page at a time (the API answers at most 100 events by default). "Later
@@ -74,11 +80,29 @@ export default async function render(main, { id }) {
     if (entries.length > 0) definition = entries[entries.length - 1].after;
     const end = page[page.length - 1];
     if (notice && (shown === page.length || end?.type === 'TriggerDeleted')) replace(notice, deletedNotice(end));
-    replace(caption, `${shown} event${shown === 1 ? '' : 's'}, oldest first; below each, what it changed.${link ? ' Later versions follow.' : ''}`);
+    replace(
+      caption,
+      `${shown} event${shown === 1 ? '' : 's'}, oldest first; below each, what it changed.${link ? ' Later versions follow.' : ''}`,
+    );
     offer(nextCursor(link, 'after'));
   };
-  const offer = (after) => replace(more, after === undefined ? null
-    : h('button', { type: 'button', onclick: (e) => { e.currentTarget.disabled = true; later(after); } }, 'Later versions'));
+  const offer = (after) =>
+    replace(
+      more,
+      after === undefined
+        ? null
+        : h(
+            'button',
+            {
+              type: 'button',
+              onclick: (e) => {
+                e.currentTarget.disabled = true;
+                later(after);
+              },
+            },
+            'Later versions',
+          ),
+    );
   const later = async (after) => {
     replace(note);
     try {
@@ -96,12 +120,27 @@ export default async function render(main, { id }) {
     }
   };
   add(events, first.link);
-  replace(main,
+  replace(
+    main,
     pageHeading(`History of trigger ${id}`),
     triggerLinks(id, '/history', { deleted }),
     notice,
-    h('table', { class: 'history' }, caption,
-      h('thead', {}, h('tr', {}, COLUMNS.map((c) => h('th', { scope: 'col' }, c)))),
-      tbody),
-    note, more);
+    h(
+      'table',
+      { class: 'history' },
+      caption,
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          COLUMNS.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      tbody,
+    ),
+    note,
+    more,
+  );
 }

@@ -17,23 +17,55 @@ const VALID = { 'aria-invalid': 'false' };
 
 /** The form's fields, bound to `values` and registered under the request paths whose errors they show. */
 function fields(reg, values, trigger) {
-  const contentType = selectField(reg, { path: 'content_type', label: 'Content type', model: values, key: 'content_type', attrs: VALID,
-    options: trigger.content_types.map((c, i) => [String(i), `${c.app_label}.${c.model_name}`]) });
+  const contentType = selectField(reg, {
+    path: 'content_type',
+    label: 'Content type',
+    model: values,
+    key: 'content_type',
+    attrs: VALID,
+    options: trigger.content_types.map((c, i) => [String(i), `${c.app_label}.${c.model_name}`]),
+  });
   const select = contentType.querySelector('select');
-  for (const path of ['app_label', 'model_name']) reg.add({ path, label: 'Content type', focus: select, inputs: [select], container: contentType });
+  for (const path of ['app_label', 'model_name'])
+    reg.add({ path, label: 'Content type', focus: select, inputs: [select], container: contentType });
   return [
-    selectField(reg, { path: 'signal', label: 'Signal', model: values, key: 'signal', attrs: VALID, options: trigger.config_signals.map((x) => x.signal) }),
+    selectField(reg, {
+      path: 'signal',
+      label: 'Signal',
+      model: values,
+      key: 'signal',
+      attrs: VALID,
+      options: trigger.config_signals.map((x) => x.signal),
+    }),
     contentType,
-    textField(reg, { path: 'instance', label: 'Sample instance (JSON object)', model: values, key: 'instance', multiline: true, rows: 8, attrs: VALID,
-      hint: 'The attributes of the model instance, as your application would send them; the payload is rendered from them.' }),
-    textField(reg, { path: 'id', label: 'Signal id', model: values, key: 'id', attrs: VALID,
-      hint: 'Generated; a signal id already used is not dispatched again.' }),
+    textField(reg, {
+      path: 'instance',
+      label: 'Sample instance (JSON object)',
+      model: values,
+      key: 'instance',
+      multiline: true,
+      rows: 8,
+      attrs: VALID,
+      hint: 'The attributes of the model instance, as your application would send them; the payload is rendered from them.',
+    }),
+    textField(reg, {
+      path: 'id',
+      label: 'Signal id',
+      model: values,
+      key: 'id',
+      attrs: VALID,
+      hint: 'Generated; a signal id already used is not dispatched again.',
+    }),
   ];
 }
 
 function bodyOf(values, contentTypes) {
   let instance;
-  try { instance = JSON.parse(values.instance); } catch (e) { return { errors: [{ path: 'instance', message: `is not JSON: ${e.message}` }] }; }
+  try {
+    instance = JSON.parse(values.instance);
+  } catch (e) {
+    return { errors: [{ path: 'instance', message: `is not JSON: ${e.message}` }] };
+  }
   const ct = contentTypes[Number(values.content_type)];
   const id = values.id.trim();
   return { body: { signal: values.signal, app_label: ct.app_label, model_name: ct.model_name, instance, ...(id ? { id } : {}) } };
@@ -46,8 +78,14 @@ function bodyOf(values, contentTypes) {
 function refuse(box, error) {
   const scope = /lacks the scope (\S+)/.exec(error.message)?.[1];
   if (!scope) return false;
-  replace(box, h('div', { class: 'error', role: 'alert', tabindex: '-1' },
-    `Your API key may not send signals: it lacks the ${scope} scope. Nothing was sent.`));
+  replace(
+    box,
+    h(
+      'div',
+      { class: 'error', role: 'alert', tabindex: '-1' },
+      `Your API key may not send signals: it lacks the ${scope} scope. Nothing was sent.`,
+    ),
+  );
   box.firstChild.focus();
   return true;
 }
@@ -61,10 +99,13 @@ export default async function render(main, { id }) {
   const values = { signal: trigger.config_signals[0]?.signal, content_type: '0', instance: '{\n  "id": 1\n}', id: newSignalId() };
   const registry = createRegistry();
   let following;
-  const form = h('form', { novalidate: true, 'aria-label': 'Test signal' },
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-label': 'Test signal' },
     fields(registry, values, trigger),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send test signal')),
-    formError);
+    formError,
+  );
   /** Shows the errors at their fields (the first focused); returns those no field shows. */
   const mark = (errors) => {
     const { placed, rest } = markFields(form, registry, errors, { line: errorLine });
@@ -75,14 +116,26 @@ export default async function render(main, { id }) {
     event.preventDefault();
     replace(formError);
     const { body, errors } = bodyOf(values, contentTypes);
-    if (errors) { mark(errors); return; }
+    if (errors) {
+      mark(errors);
+      return;
+    }
     mark([]);
     try {
       const { body: accepted } = await api('POST', '/api/signals', { body });
       following?.stop();
       const box = h('div', { class: 'signal-view' });
-      replace(result, h('h2', { id: 'result-heading' }, 'Signal ', h('a', { href: `#/signals/${encodeURIComponent(accepted.id)}` }, accepted.id),
-        accepted.duplicate ? ' (sent before: not dispatched again)' : ''), box);
+      replace(
+        result,
+        h(
+          'h2',
+          { id: 'result-heading' },
+          'Signal ',
+          h('a', { href: `#/signals/${encodeURIComponent(accepted.id)}` }, accepted.id),
+          accepted.duplicate ? ' (sent before: not dispatched again)' : '',
+        ),
+        box,
+      );
       result.hidden = false;
       announce(`Test signal ${accepted.id} accepted`);
       following = followSignal(box, accepted.id, config);
@@ -94,10 +147,13 @@ export default async function render(main, { id }) {
       if (!(e instanceof ApiError) || e.fieldErrors.length === 0 || rest.length > 0) replace(formError, errorView(e));
     }
   });
-  replace(main,
+  replace(
+    main,
     pageHeading(`Send a test signal for trigger ${id}`),
     triggerLinks(id, '/send-test'),
     h('p', {}, 'The signal is real: every active trigger that watches it, not only this one, dispatches it to its targets.'),
     trigger.active ? null : h('p', { class: 'notice' }, 'This trigger is inactive: a test signal will not match it.'),
-    form, result);
+    form,
+    result,
+  );
 }

@@ -19,15 +19,32 @@ const hashOf = (params, paging) => {
 };
 
 function filterForm(current) {
-  const triggerInput = h('input', { type: 'text', id: fieldId('trigger_id'), name: 'trigger_id', value: current.trigger_id ?? '',
-    autocomplete: 'off', 'aria-describedby': `${fieldId('trigger_id')}-error` });
+  const triggerInput = h('input', {
+    type: 'text',
+    id: fieldId('trigger_id'),
+    name: 'trigger_id',
+    value: current.trigger_id ?? '',
+    autocomplete: 'off',
+    'aria-describedby': `${fieldId('trigger_id')}-error`,
+  });
   const triggerError = h('p', { class: 'field-error', id: `${fieldId('trigger_id')}-error`, hidden: true });
-  const form = h('form', { class: 'filters', 'aria-label': 'Filter signals' },
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Filter signals' },
     h('div', { class: 'field' }, h('label', { for: triggerInput.id }, 'Trigger id'), triggerInput, triggerError),
-    h('div', { class: 'field' }, h('label', { for: fieldId('state') }, 'State'),
-      h('select', { id: fieldId('state'), name: 'state' }, h('option', { value: '' }, 'any'),
-        STATES.map((s) => h('option', { value: s, selected: current.state === s }, s)))),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')));
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: fieldId('state') }, 'State'),
+      h(
+        'select',
+        { id: fieldId('state'), name: 'state' },
+        h('option', { value: '' }, 'any'),
+        STATES.map((s) => h('option', { value: s, selected: current.state === s }, s)),
+      ),
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter')),
+  );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const triggerId = triggerInput.value.trim();
@@ -36,7 +53,10 @@ function filterForm(current) {
     triggerError.hidden = !bad;
     triggerError.textContent = bad ? 'trigger_id: must be a trigger id (a UUID)' : '';
     triggerInput.setAttribute('aria-invalid', String(bad));
-    if (bad) { triggerInput.focus(); return; }
+    if (bad) {
+      triggerInput.focus();
+      return;
+    }
     location.hash = hashOf({ trigger_id: triggerId, state: form.elements.state.value, limit: current.limit });
   });
   return form;
@@ -44,9 +64,13 @@ function filterForm(current) {
 
 function jumpForm() {
   const input = h('input', { type: 'text', id: 'signal-jump', name: 'signal_id', autocomplete: 'off', required: true });
-  const form = h('form', { class: 'jump', 'aria-label': 'Open a signal' },
-    h('label', { for: 'signal-jump' }, 'Open a signal by id'), input,
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Open')));
+  const form = h(
+    'form',
+    { class: 'jump', 'aria-label': 'Open a signal' },
+    h('label', { for: 'signal-jump' }, 'Open a signal by id'),
+    input,
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Open')),
+  );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     if (input.value.trim()) location.hash = `#/signals/${encodeURIComponent(input.value.trim())}`;
@@ -56,18 +80,51 @@ function jumpForm() {
 
 function table(items, config) {
   if (items.length === 0) return h('p', {}, 'No signals match.');
-  return h('table', { class: 'signals' },
+  return h(
+    'table',
+    { class: 'signals' },
     h('caption', { class: 'muted' }, 'Newest first.'),
-    h('thead', {}, h('tr', {}, ['Signal', 'Kind', 'Accepted', 'State', 'Triggers', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, items.map((s) => h('tr', {},
-      h('th', { scope: 'row' }, h('a', { href: `#/signals/${encodeURIComponent(s.id)}` }, s.id)),
-      h('td', {}, `${s.signal} of ${s.app_label}.${s.model_name}`),
-      h('td', {}, time(s.accepted_at)),
-      h('td', {}, h('span', { class: `state state-${s.state}` }, s.state),
-        s.failed_actions ? [' ', h('span', { class: 'state-failed' }, '(an action failed)')] : null),
-      h('td', {}, (s.trigger_ids ?? []).length === 0 ? '—' : h('ul', { class: 'plain' }, s.trigger_ids.map((t) => h('li', {},
-        h('a', { href: `#/triggers/${encodeURIComponent(t)}` }, t))))),
-      h('td', {}, s.workflow_id ? workflowLink(config, s.workflow_id) : '—')))));
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Signal', 'Kind', 'Accepted', 'State', 'Triggers', 'Workflow'].map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      items.map((s) =>
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, h('a', { href: `#/signals/${encodeURIComponent(s.id)}` }, s.id)),
+          h('td', {}, `${s.signal} of ${s.app_label}.${s.model_name}`),
+          h('td', {}, time(s.accepted_at)),
+          h(
+            'td',
+            {},
+            h('span', { class: `state state-${s.state}` }, s.state),
+            s.failed_actions ? [' ', h('span', { class: 'state-failed' }, '(an action failed)')] : null,
+          ),
+          h(
+            'td',
+            {},
+            (s.trigger_ids ?? []).length === 0
+              ? '—'
+              : h(
+                  'ul',
+                  { class: 'plain' },
+                  s.trigger_ids.map((t) => h('li', {}, h('a', { href: `#/triggers/${encodeURIComponent(t)}` }, t))),
+                ),
+          ),
+          h('td', {}, s.workflow_id ? workflowLink(config, s.workflow_id) : '—'),
+        ),
+      ),
+    ),
+  );
 }
 
 export default async function render(main, _params, query) {
@@ -79,5 +136,10 @@ export default async function render(main, _params, query) {
   const config = await adminConfig();
   const page = await api('GET', '/api/signals', { query: { limit: PAGE_SIZE, ...current, cursor } });
   const next = page.body.next_cursor ?? nextCursor(page.link);
-  replace(main, top, table(page.body.items, config), pageLinks((p) => hashOf(current, p), paging, next));
+  replace(
+    main,
+    top,
+    table(page.body.items, config),
+    pageLinks((p) => hashOf(current, p), paging, next),
+  );
 }

@@ -30,10 +30,21 @@ export default async function render(main, params) {
   const fields = h('div', { class: 'fields' });
   const submit = h('button', { type: 'submit', class: 'primary' }, editing ? 'Save changes' : 'Create trigger');
   const cancel = h('a', { href: editing ? `#/triggers/${encodeURIComponent(params.id)}` : '#/triggers' }, 'Cancel');
-  const form = h('form', { novalidate: true, 'aria-label': editing ? 'Edit the trigger' : 'New trigger' }, summary, fields, h('div', { class: 'actions' }, submit, cancel));
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-label': editing ? 'Edit the trigger' : 'New trigger' },
+    summary,
+    fields,
+    h('div', { class: 'actions' }, submit, cancel),
+  );
   const intro = h('p', { class: 'muted' });
-  const describe = () => replace(intro, editing ? `Version ${loaded.body.version}. Saving replaces the whole trigger.`
-    : 'A trigger dispatches its webhooks and broker queues when a watched signal arrives for a watched content type.');
+  const describe = () =>
+    replace(
+      intro,
+      editing
+        ? `Version ${loaded.body.version}. Saving replaces the whole trigger.`
+        : 'A trigger dispatches its webhooks and broker queues when a watched signal arrives for a watched content type.',
+    );
   describe();
   const preview = livePreview(() => bodyOf(draft), { startNow: editing });
 
@@ -89,9 +100,18 @@ export default async function render(main, params) {
         showErrors(form, summary, registry, err.fieldErrors, 'The trigger was not saved');
       } else if (err.status === 412) {
         const button = h('button', { type: 'button' }, 'Reload the current version');
-        button.addEventListener('click', () => { reload().catch((x) => refuse(`Could not reload: ${x.message}`)); });
-        refuse(h('p', {}, 'Someone else changed this trigger since you opened it, so your changes were not saved. ',
-          'Reload to edit the current version (your edits here will be replaced).'), button);
+        button.addEventListener('click', () => {
+          reload().catch((x) => refuse(`Could not reload: ${x.message}`));
+        });
+        refuse(
+          h(
+            'p',
+            {},
+            'Someone else changed this trigger since you opened it, so your changes were not saved. ',
+            'Reload to edit the current version (your edits here will be replaced).',
+          ),
+          button,
+        );
       } else if (err.status === 403) {
         refuse('Your API key may not change triggers: it lacks the triggers:write scope. Nothing was saved.');
       } else if (err.status === 404) {
@@ -104,14 +124,18 @@ export default async function render(main, params) {
     }
   });
 
-  const leave = leaveDialog(editing
-    ? 'Your changes to this trigger are not saved; leaving this page loses them.'
-    : 'This trigger is not created yet; leaving this page loses what you entered.');
-  replace(main,
+  const leave = leaveDialog(
+    editing
+      ? 'Your changes to this trigger are not saved; leaving this page loses them.'
+      : 'This trigger is not created yet; leaving this page loses what you entered.',
+  );
+  replace(
+    main,
     pageHeading(editing ? `Edit trigger ${triggerName(loaded.body)}` : 'New trigger'),
     intro,
     notice,
     h('div', { class: 'form-and-preview' }, form, preview.element),
-    leave.dialog);
+    leave.dialog,
+  );
   guardLeaving({ changed: () => snapshotOf(draft) !== kept, confirm: leave.ask });
 }

@@ -17,8 +17,11 @@ const listHash = (filter, paging) => {
 
 const choice = (name, label, options, current) => [
   h('label', { for: fieldId(`query.${name}`) }, label),
-  h('select', { id: fieldId(`query.${name}`), name },
-    options.map(([value, text]) => h('option', { value, selected: value === current }, text))),
+  h(
+    'select',
+    { id: fieldId(`query.${name}`), name },
+    options.map(([value, text]) => h('option', { value, selected: value === current }, text)),
+  ),
 ];
 
 const text = (name, label, current, hint) => [
@@ -27,14 +30,34 @@ const text = (name, label, current, hint) => [
 ];
 
 function filterForm(filter) {
-  const form = h('form', { role: 'search', 'aria-label': 'Filter triggers', class: 'filters' },
+  const form = h(
+    'form',
+    { role: 'search', 'aria-label': 'Filter triggers', class: 'filters' },
     h('div', {}, text('q', 'Search content types and webhook URLs', filter.q, 'e.g. shop.order or hooks.example')),
     h('div', {}, choice('signal', 'Signal', [['', 'any'], ...SIGNALS.map((s) => [s, s])], filter.signal)),
     h('div', {}, text('app_label', 'App label', filter.app_label)),
     h('div', {}, text('model_name', 'Model name', filter.model_name)),
-    h('div', {}, choice('active', 'Active', [['', 'any'], ['true', 'yes'], ['false', 'no']], filter.active)),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply filters'),
-      h('a', { href: '#/triggers' }, 'Clear filters')));
+    h(
+      'div',
+      {},
+      choice(
+        'active',
+        'Active',
+        [
+          ['', 'any'],
+          ['true', 'yes'],
+          ['false', 'no'],
+        ],
+        filter.active,
+      ),
+    ),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, 'Apply filters'),
+      h('a', { href: '#/triggers' }, 'Clear filters'),
+    ),
+  );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const data = new FormData(form);
@@ -45,12 +68,20 @@ function filterForm(filter) {
 
 /** The row's switch: PATCH `{active}` with If-Match of the version the row shows; a conflict reloads the row. */
 function activeToggle(trigger, onChanged) {
-  const box = h('input', { type: 'checkbox', checked: trigger.active, id: `active-${trigger.id}`, 'aria-label': `Active: ${triggerName(trigger)}` });
+  const box = h('input', {
+    type: 'checkbox',
+    checked: trigger.active,
+    id: `active-${trigger.id}`,
+    'aria-label': `Active: ${triggerName(trigger)}`,
+  });
   box.addEventListener('change', async () => {
     const wanted = box.checked;
     box.disabled = true;
     try {
-      const res = await api('PATCH', `/api/action-triggers/${encodeURIComponent(trigger.id)}`, { body: { active: wanted }, ifMatch: etagOf(trigger.version) });
+      const res = await api('PATCH', `/api/action-triggers/${encodeURIComponent(trigger.id)}`, {
+        body: { active: wanted },
+        ifMatch: etagOf(trigger.version),
+      });
       onChanged(res.body);
       announce(`${triggerName(res.body)} is now ${res.body.active ? 'active' : 'inactive'}`);
     } catch (e) {
@@ -60,7 +91,11 @@ function activeToggle(trigger, onChanged) {
         onChanged(fresh.body);
         announce(`${triggerName(trigger)} was changed by someone else; the row now shows its current state`);
       } else {
-        announce(e instanceof ApiError && e.status === 403 ? 'Your API key may not change triggers.' : `Could not change ${triggerName(trigger)}: ${e.message}`);
+        announce(
+          e instanceof ApiError && e.status === 403
+            ? 'Your API key may not change triggers.'
+            : `Could not change ${triggerName(trigger)}: ${e.message}`,
+        );
       }
     } finally {
       box.disabled = false;
@@ -73,13 +108,31 @@ function row(trigger) {
   const tr = h('tr', { 'data-id': trigger.id });
   const fill = (t) => {
     const urls = t.webhooks.map((w) => w.url);
-    replace(tr,
-      h('td', {}, h('a', { href: `#/triggers/${encodeURIComponent(t.id)}` }, contentTypesText(t)), h('div', { class: 'muted small' }, t.id)),
+    replace(
+      tr,
+      h(
+        'td',
+        {},
+        h('a', { href: `#/triggers/${encodeURIComponent(t.id)}` }, contentTypesText(t)),
+        h('div', { class: 'muted small' }, t.id),
+      ),
       h('td', {}, signalsText(t)),
-      h('td', {}, `${urls.length}`, urls.length > 0 ? h('ul', { class: 'plain' }, urls.map((u) => h('li', { class: 'url' }, u))) : null),
+      h(
+        'td',
+        {},
+        `${urls.length}`,
+        urls.length > 0
+          ? h(
+              'ul',
+              { class: 'plain' },
+              urls.map((u) => h('li', { class: 'url' }, u)),
+            )
+          : null,
+      ),
       h('td', {}, `${t.msg_broker_queues.length}`),
       h('td', {}, activeToggle(t, fill)),
-      h('td', {}, time(t.updated_at), h('div', { class: 'muted small' }, `version ${t.version}`)));
+      h('td', {}, time(t.updated_at), h('div', { class: 'muted small' }, `version ${t.version}`)),
+    );
   };
   fill(trigger);
   return tr;
@@ -97,21 +150,59 @@ export default async function render(main, _params, query) {
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 400) throw e;
     // A bad filter: say which, beside the form, and leave the form as typed.
-    replace(main, heading, form, h('div', { class: 'error', role: 'alert' }, 'These filters cannot be used: ',
-      h('ul', {}, e.fieldErrors.map((f) => h('li', {}, `${f.path.replace(/^query\./, '')} ${f.message}`)))));
+    replace(
+      main,
+      heading,
+      form,
+      h(
+        'div',
+        { class: 'error', role: 'alert' },
+        'These filters cannot be used: ',
+        h(
+          'ul',
+          {},
+          e.fieldErrors.map((f) => h('li', {}, `${f.path.replace(/^query\./, '')} ${f.message}`)),
+        ),
+      ),
+    );
     return;
   }
   const items = res.body;
   const next = nextCursor(res.link);
   const filtered = FILTERS.some((n) => filter[n]);
-  const table = items.length === 0
-    ? h('p', {}, filtered ? 'No trigger matches these filters.' : 'No triggers yet. ', filtered ? null : h('a', { href: '#/triggers/new' }, 'Create one.'))
-    : h('table', { class: 'triggers' },
-      h('caption', { class: 'muted' }, `${items.length} trigger${items.length === 1 ? '' : 's'} on this page${cursor ? ' (not the first)' : ''}`),
-      h('thead', {}, h('tr', {}, ['Content types', 'Signals', 'Webhooks', 'Broker queues', 'Active', 'Updated'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', {}, items.map(row)));
-  replace(main, heading,
+  const table =
+    items.length === 0
+      ? h(
+          'p',
+          {},
+          filtered ? 'No trigger matches these filters.' : 'No triggers yet. ',
+          filtered ? null : h('a', { href: '#/triggers/new' }, 'Create one.'),
+        )
+      : h(
+          'table',
+          { class: 'triggers' },
+          h(
+            'caption',
+            { class: 'muted' },
+            `${items.length} trigger${items.length === 1 ? '' : 's'} on this page${cursor ? ' (not the first)' : ''}`,
+          ),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Content types', 'Signals', 'Webhooks', 'Broker queues', 'Active', 'Updated'].map((c) => h('th', { scope: 'col' }, c)),
+            ),
+          ),
+          h('tbody', {}, items.map(row)),
+        );
+  replace(
+    main,
+    heading,
     h('p', {}, h('a', { href: '#/triggers/new' }, 'New trigger')),
-    form, table,
-    pageLinks((p) => listHash(filter, p), paging, next));
+    form,
+    table,
+    pageLinks((p) => listHash(filter, p), paging, next),
+  );
 }
