@@ -18,6 +18,7 @@ import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openReadModel } from './projections/read-model';
 import { startProjection } from './projections/runner';
+import { readModelOnFirstUse } from './projections/on-first-use';
 import { startApiRole } from './api/start-api';
 import { startTracing } from './observability/tracing';
 import { createMetrics, noMetrics } from './observability/metrics';
@@ -64,15 +65,18 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     );
   }
   const store = withAppendTiming(await openEventStore(config), metrics);
-  const readModel = openReadModel(join(config.dataDir, 'read-model.sqlite'), { log });
-  const projection = await startProjection(store, readModel, log);
-  await projection.ready;
-  metrics.projectionLag(projection.lag);
+  // The read model answers the API; a worker-only process opens it only to plan a dispatch started without a plan.
+  const readModelFile = join(config.dataDir, 'read-model.sqlite');
+  const readModel = role === 'worker' ? undefined : openReadModel(readModelFile, { log });
+  const projection = readModel && (await startProjection(store, readModel, log));
+  await projection?.ready;
+  if (projection) metrics.projectionLag(projection.lag);
+  const workerReadModel = readModel ? undefined : readModelOnFirstUse(store, readModelFile, log);
   // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
   const metricsServer =
     role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
-  const stuck = projection.failure();
+  const stuck = projection?.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
   const namespace = config.temporal.namespace;
@@ -86,12 +90,21 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
   const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
   const worker = native
-    ? await startWorker({ config, connection: native, store: patientReads(store), readModel, log, env: process.env, tracing, metrics })
+    ? await startWorker({
+        config,
+        connection: native,
+        store: patientReads(store),
+        triggers: readModel ? () => Promise.resolve(readModel) : workerReadModel!.matcher,
+        log,
+        env: process.env,
+        tracing,
+        metrics,
+      })
     : undefined;
   if (worker) workflowStuckMs = worker.workflowStuckMs;
   let searchAttributesReady = native !== undefined;
   const api =
-    role === 'worker'
+    !readModel || !projection
       ? undefined
       : await startApiRole({
           config,
@@ -132,10 +145,11 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     await metricsServer?.close();
     await api?.stop();
     await worker?.stop();
-    await projection.stop();
+    await projection?.stop();
+    await workerReadModel?.close();
     await connection.close();
     await temporal.stop();
-    readModel.close();
+    readModel?.close();
     await store.close();
     await tracing.shutdown();
   };

@@ -4,7 +4,7 @@ import { createActivities } from './activities';
 import { createDynamicValues } from './delivery/dynamic-values';
 import { createConnections } from './destinations/broker-kit/connections';
 import { createWebhookTransport } from './destinations/webhook/transport';
-import { ReadModel } from './projections/read-model';
+import type { TriggerMatcher } from './model/signals/matching';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
@@ -18,7 +18,8 @@ export interface WorkerDeps {
   /** Shared with this process's client, so signals can start eagerly on this worker. */
   readonly connection: NativeConnection;
   readonly store: EventStore;
-  readonly readModel: ReadModel;
+  /** Plans dispatches started before the API planned them: the read model, opened when first asked. */
+  readonly triggers: () => Promise<TriggerMatcher>;
   readonly log: Logger;
   /** Prebuilt workflow code (tests bundle once); default: bundled from src/workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
@@ -106,7 +107,7 @@ export const startWorker = async (deps: WorkerDeps) => {
         activities: createActivities({
           config,
           store: deps.store,
-          readModel: deps.readModel,
+          triggers: deps.triggers,
           webhooks,
           brokerConnections,
           dynamicValues,

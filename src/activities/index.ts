@@ -3,7 +3,7 @@ import { matchesFromStart } from '../destinations/webhook/url-rules';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
 import { withLogFields } from '../kernel/log-context';
-import { ReadModel } from '../projections/read-model';
+import type { TriggerMatcher } from '../model/signals/matching';
 import type { DeliveryReceipt } from '../dispatch/types';
 import { boundWarnings } from '../dispatch/bounds';
 import { PipelineDeps, runAttempt } from '../delivery/attempt';
@@ -29,7 +29,8 @@ import type { Metrics } from '../observability/metrics';
 export interface ActivityDeps {
   readonly config: Config;
   readonly store: EventStore;
-  readonly readModel: ReadModel;
+  /** What plans a dispatch started without a plan: the read model, opened when first asked. */
+  readonly triggers: () => Promise<TriggerMatcher>;
   readonly webhooks: WebhookTransport;
   readonly brokerConnections: Connections;
   readonly dynamicValues: DynamicValueSource;
@@ -85,7 +86,7 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   };
   const turns = turnActivities(deps.store);
   return {
-    planActions: createPlanActions({ readModel: deps.readModel, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
+    planActions: createPlanActions({ triggers: deps.triggers, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
     deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery),
     publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery),
     // One worker's first attempts in flight at once, over all its batches.

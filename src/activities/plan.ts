@@ -1,9 +1,9 @@
 import type { DispatchPlan, SignalEnvelope } from '../dispatch/types';
-import { planDispatch } from '../model/signals/matching';
-import { ReadModel } from '../projections/read-model';
+import { planDispatch, TriggerMatcher } from '../model/signals/matching';
 
 export interface PlanDeps {
-  readonly readModel: ReadModel;
+  /** The read model, opened when first asked (a worker-only process plans rarely). */
+  readonly triggers: () => Promise<TriggerMatcher>;
   readonly defaultTimeoutSecs: number;
 }
 
@@ -14,4 +14,4 @@ export interface PlanDeps {
 export const createPlanActions =
   (deps: PlanDeps) =>
   async (signal: SignalEnvelope): Promise<DispatchPlan> =>
-    planDispatch(deps.readModel, deps.defaultTimeoutSecs, signal);
+    planDispatch(await deps.triggers(), deps.defaultTimeoutSecs, signal);

@@ -7,6 +7,7 @@ import { clusterMetricsOf } from '../observability/cluster-metrics';
 import { ReadModel } from '../projections/read-model';
 import { ProjectionRunner, signalProjectionOf, startProjection } from '../projections/runner';
 import { planDispatch } from '../model/signals/matching';
+import { matchSignal } from '../signals/intake/match';
 import type { SignalEnvelope } from '../dispatch/types';
 import type { DispatchClient } from '../temporal/dispatch-client';
 import { startRelay } from '../signals/intake/relay';
@@ -61,6 +62,7 @@ export const startApiRole = async (a: ApiAdapters) => {
     eventStreams,
     policy,
     plan,
+    match: matchSignal(readModel, config.limits.defaultTimeoutSecs),
     apiKeys: config.file.api_keys ?? [],
     triggerInput: buildTriggerInputCodec(policy),
     triggerPatch: buildTriggerPatchCodec(policy),

@@ -116,6 +116,13 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     return statement;
   };
 
+  const matching: Queries['matching'] = (signal, appLabel, modelName) =>
+    q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView);
+  const watching: Queries['watching'] = (appLabel, modelName, limit) =>
+    watchingStatement(limit)
+      .all(contentTypePart(appLabel), contentTypePart(modelName))
+      .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() }));
+
   const checkpoint = (): bigint | 'start' => {
     const row = q.readCheckpoint.get();
     return row === undefined ? 'start' : BigInt(row.position);
@@ -204,11 +211,13 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
       return r && rowToView(r);
     },
     list,
-    matching: (signal, appLabel, modelName) => q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName)).map(rowToView),
-    watching: (appLabel, modelName, limit) =>
-      watchingStatement(limit)
-        .all(contentTypePart(appLabel), contentTypePart(modelName))
-        .map((r) => ({ id: r.id, version: r.version, active: r.active === 1, signals: r.signals.split(',').sort() })),
+    matching,
+    watching,
+    // better-sqlite3 reads synchronously: nothing is applied between the two statements.
+    forSignal: (signal, appLabel, modelName, othersLimit) => {
+      const matched = matching(signal, appLabel, modelName);
+      return { matching: matched, watching: watching(appLabel, modelName, matched.length + othersLimit) };
+    },
     checkpoint,
     apply,
     reset: () =>

@@ -19,6 +19,11 @@ export interface ReadModel extends SignalIndex {
   matching(signal: string, appLabel: string, modelName: string): TriggerView[];
   /** Up to `limit` triggers (active or not) with any signal for one content type, by id: why a signal did not match them. */
   watching(appLabel: string, modelName: string, limit: number): WatchingTrigger[];
+  /**
+   * One read for one signal: the triggers it matches, and of the others watching its content type
+   * up to `othersLimit` (+ the matched ones), both as of the same moment.
+   */
+  forSignal(signal: string, appLabel: string, modelName: string, othersLimit: number): SignalTriggers;
   checkpoint(): bigint | 'start';
   /**
    * Applies a batch in one transaction; events at or before the stored checkpoint are skipped.
@@ -45,6 +50,11 @@ export interface ReadModel extends SignalIndex {
 }
 
 type ModelPart = 'triggers' | 'signals';
+
+export interface SignalTriggers {
+  matching: TriggerView[];
+  watching: WatchingTrigger[];
+}
 
 export interface WatchingTrigger {
   id: string;
@@ -134,6 +144,7 @@ export const openReadModel = (file: string, options: ReadModelOptions = {}): Rea
     list: read('triggers', (q) => q.list),
     matching: read('triggers', (q) => q.matching),
     watching: read('triggers', (q) => q.watching),
+    forSignal: read('triggers', (q) => q.forSignal),
     checkpoint: guard((q) => q.checkpoint),
     apply: guard((q) => q.apply),
     reset: guard((q) => q.reset),

@@ -19,6 +19,8 @@ import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
 import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from './dispatch-list';
 import type { GiveTurn } from '../dispatch/ordering';
 import { giveTurnThrough } from './give-turn';
+// Started and queried by the functions themselves: a renamed workflow or query fails to compile, not at run time.
+import { dispatchSignal, statusQuery } from '../workflows/dispatch';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows), declared with the client. */
 export type { DispatchView };
@@ -127,7 +129,7 @@ export const createDispatchClient = (
       // Bounded, retries included: a start never hangs on a server that does not answer, and
       // none is still retrying after its caller stopped (the relay tries again itself).
       await client.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start('dispatchSignal', {
+        client.workflow.start(dispatchSignal, {
           taskQueue,
           workflowId,
           args: [
@@ -164,7 +166,7 @@ export const createDispatchClient = (
   },
   giveTurn: giveTurnThrough(client),
   status: async (signalId, workflowId = workflowIdOf(signalId)) => {
-    const handle = client.workflow.getHandle(workflowId);
+    const handle = client.workflow.getHandle<typeof dispatchSignal>(workflowId);
     let description;
     try {
       description = await handle.describe();
@@ -173,12 +175,12 @@ export const createDispatchClient = (
       throw e;
     }
     const state = description.status.name.toLowerCase();
-    if (state === 'completed') return viewOf(signalId, 'completed', (await handle.result()) as DispatchStatus, [], workflowId);
+    if (state === 'completed') return viewOf(signalId, 'completed', await handle.result(), [], workflowId);
     if (state !== 'running') return viewOf(signalId, state, undefined, [], workflowId);
     // A workflow task in progress (first attempts running locally in it) would hold a query until
     // it ends, up to the attempt's time-out: answer at once, its actions shown as planned.
     if (description.raw.pendingWorkflowTask?.state === WORKFLOW_TASK_STARTED) return viewOf(signalId, 'running', undefined, [], workflowId);
-    const status = await handle.query<DispatchStatus>('status').catch(() => undefined);
+    const status = await handle.query(statusQuery).catch(() => undefined);
     return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[], workflowId);
   },
   listForTrigger: (triggerId, pageSize, pageToken) => listDispatchesOf(client, triggerId, pageSize, pageToken),

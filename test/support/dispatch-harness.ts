@@ -61,7 +61,7 @@ export const startDispatchHarness = async (
           config,
           connection,
           store: t.store,
-          readModel: t.readModel,
+          triggers: () => Promise.resolve(t.readModel),
           log: options.log ?? silentLogger,
           workflowBundle: { codePath: servers.workflowBundlePath },
           env: options.env,

@@ -45,8 +45,15 @@ export interface TriggerMatcher {
   ): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
 }
 
-export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan => {
-  const views = readModel.matching(signal.signal, signal.app_label, signal.model_name);
+export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan =>
+  planOf(readModel.matching(signal.signal, signal.app_label, signal.model_name), signal, defaultTimeoutSecs);
+
+/** The plan of a signal for the triggers it matched. */
+export const planOf = (
+  views: ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>,
+  signal: SignalEnvelope,
+  defaultTimeoutSecs: number,
+): DispatchPlan => {
   const actions = views.flatMap((view) => actionsOf(view, signal.id, defaultTimeoutSecs));
   return {
     triggers: views.map((v) => ({

@@ -7,6 +7,7 @@ import type { Logger } from '../../kernel/logger';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { recordSignals } from '../intake/record';
+import type { Matched } from '../intake/match';
 import { relayCheckpoint } from '../../model/signals/relay-lease';
 import { signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 import { dispatchedView, storedView } from '../status/signal-view';
@@ -30,6 +31,8 @@ export interface SignalDeps {
   readonly dispatch: DispatchClient | undefined;
   /** The matching triggers and their actions, from the read model (src/model/signals/matching.ts). */
   readonly plan: (signal: SignalEnvelope) => DispatchPlan;
+  /** The plan and the triggers not matched, in one read of the read model (intake). */
+  readonly match: (signal: SignalEnvelope) => Matched;
   readonly now: () => Date;
   readonly log: Pick<Logger, 'error' | 'info'>;
   readonly metrics?: Metrics;
@@ -76,19 +79,14 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
   if (oversize.length > 0) return sendError(res, { _tag: 'Validation', errors: oversize });
-  const plans = envelopes.map((e) => deps.plan(e));
-  const overfull = overfullPlans(plans, isBatch);
+  const matches = envelopes.map((e) => deps.match(e));
+  const overfull = overfullPlans(
+    matches.map((m) => m.plan),
+    isBatch,
+  );
   if (overfull.length > 0) return sendError(res, { _tag: 'NothingAccepted', errors: overfull });
   // The request's id and trace go with each signal: the relay starts its dispatch in them.
-  const outcomes = await recordSignals(
-    deps.store,
-    deps.readModel,
-    envelopes,
-    plans,
-    deps.now(),
-    requestOrigin(),
-    deps.keepUnmatchedInstances,
-  );
+  const outcomes = await recordSignals(deps.store, envelopes, matches, deps.now(), requestOrigin(), deps.keepUnmatchedInstances);
   countSignals(
     deps.metrics,
     outcomes.flatMap((o) => (o.ok ? [o.value] : [])),

@@ -1,7 +1,6 @@
-import type { ReadModel } from '../../projections/read-model';
 import { DispatchPlan, SignalEnvelope, workflowIdOf } from '../../dispatch/types';
 import { EventStore, WrongExpectedRevision } from '../../event-store/port';
-import { notMatchedOf } from './not-matched';
+import type { Matched } from './match';
 import { acceptedEvent, SignalOrigin, SignalRecord, signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 
 /** What `POST /api/signals` answers for one accepted signal. */
@@ -23,10 +22,9 @@ const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? ('queued' as 
  * not say to keep them), everything but its instance. Which triggers it did not match and why
  * (what `GET /api/signals/<id>` explains) is kept either way.
  */
-const recordOf = (readModel: ReadModel, signal: SignalEnvelope, plan: DispatchPlan, keepUnmatchedInstances: boolean): SignalRecord => {
-  const notMatched = notMatchedOf(readModel, signal, plan.triggers);
-  if (plan.actions.length > 0 || keepUnmatchedInstances) return { signal, plan, ...notMatched };
-  return { signal: { ...signal, instance: {} }, plan, ...notMatched, instance_dropped: true };
+const recordOf = (signal: SignalEnvelope, matched: Matched, keepUnmatchedInstances: boolean): SignalRecord => {
+  if (matched.plan.actions.length > 0 || keepUnmatchedInstances) return { signal, ...matched };
+  return { signal: { ...signal, instance: {} }, ...matched, instance_dropped: true };
 };
 
 /**
@@ -36,19 +34,19 @@ const recordOf = (readModel: ReadModel, signal: SignalEnvelope, plan: DispatchPl
  */
 export const recordSignals = (
   store: EventStore,
-  readModel: ReadModel,
   signals: readonly SignalEnvelope[],
-  plans: readonly DispatchPlan[],
+  matches: readonly Matched[],
   now: Date,
   origin: SignalOrigin = {},
   keepUnmatchedInstances = false,
 ) =>
   Promise.all(
     signals.map(async (signal, i): Promise<Outcome> => {
-      const plan = plans[i]!;
+      const matched = matches[i]!;
+      const plan = matched.plan;
       const accepted = { id: signal.id, workflow_id: workflowIdOf(signal.id) };
       try {
-        const record = recordOf(readModel, signal, plan, keepUnmatchedInstances);
+        const record = recordOf(signal, matched, keepUnmatchedInstances);
         await store.append(signalStreamOf(signal.id), [acceptedEvent(record, now, origin)], 'no_stream');
         return { ok: true, value: { ...accepted, duplicate: false, state: stateOf(plan) } };
       } catch (e) {
