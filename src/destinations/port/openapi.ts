@@ -1,5 +1,7 @@
 /** OpenAPI fragments every destination's schema uses. */
-export type Schema = Record<string, unknown>;
+import type { Schema } from '../../kernel/openapi';
+
+export type { Schema };
 
 export const stringMapSchema: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 export const TEMPLATED_MAP = 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery';

@@ -6,12 +6,12 @@
 import { SIGNATURE_PLACEHOLDER } from '../destinations/webhook/preview';
 import { SECRET_PLACEHOLDER } from '../destinations/brokers/preview';
 import { ORDERINGS, SIGNALS } from '../model/triggers/codecs';
-import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from '../triggers/dry-run-codec';
+import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from './dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
 import { MAX_INSTANCE_KEY, TIMESTAMP } from '../model/signals/codecs';
-import { CONTENT_TYPE_PART, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
-
-type Schema = Record<string, unknown>;
+import { ref, Schema } from '../kernel/openapi';
+import { SIGNAL_ID_SCHEMA } from '../model/signals/schemas';
+import { CONTENT_TYPE_PART, TRIGGER_ID_SCHEMA } from '../model/triggers/schemas';
 
 /** A function: openapi-schemas.ts imports this module, so its constants are read only when called. */
 const signalFields = (): Record<string, Schema> => ({

@@ -1,9 +1,10 @@
 /** The redelivery routes and schemas of the OpenAPI document (src/signals/redelivery/). */
-import { MAX_ACTIONS_PER_DISPATCH, MAX_BULK_REDELIVERIES, MAX_REDELIVERIES_PER_SIGNAL } from '../kernel/limits';
-import { TIMESTAMP } from '../model/signals/codecs';
-import { json, problemResponse, ref, SIGNAL_ID_SCHEMA, TRIGGER_ID_SCHEMA } from './openapi-schemas';
+import { MAX_ACTIONS_PER_DISPATCH, MAX_BULK_REDELIVERIES, MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
+import { TIMESTAMP } from '../../model/signals/codecs';
+import { json, problemResponse, ref, Schema } from '../../kernel/openapi';
+import { SIGNAL_ID_SCHEMA } from '../../model/signals/schemas';
+import { TRIGGER_ID_SCHEMA } from '../../model/triggers/schemas';
 
-type Schema = Record<string, unknown>;
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
   401: problemResponse('Missing or unknown API key'),

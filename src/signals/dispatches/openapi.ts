@@ -1,7 +1,19 @@
 /** `GET /api/action-triggers/{id}/dispatches` in the OpenAPI document (src/signals/dispatches/). */
-import { DEFAULT_DISPATCH_PAGE, DISPATCH_CURSOR, MAX_DISPATCH_PAGE } from '../signals/dispatches/routes';
-import { problemResponse, TRIGGER_ID_SCHEMA } from './openapi-schemas';
-import { DEFAULT_SIGNAL_PAGE, MAX_SIGNAL_PAGE, SIGNAL_CURSOR, SIGNAL_STATES } from '../signals/list/list-query';
+import { DEFAULT_DISPATCH_PAGE, DISPATCH_CURSOR, MAX_DISPATCH_PAGE } from './routes';
+import { problemResponse } from '../../kernel/openapi';
+import { TRIGGER_ID_SCHEMA } from '../../model/triggers/schemas';
+import { DEFAULT_SIGNAL_PAGE, MAX_SIGNAL_PAGE, SIGNAL_CURSOR, SIGNAL_STATES } from '../list/list-query';
+
+/** A JSON page of items and the cursor of the next (null at the end). */
+const cursorPage = (items: unknown, cursor: string) => ({
+  'application/json': {
+    schema: {
+      type: 'object',
+      required: ['items', 'next_cursor'],
+      properties: { items: { type: 'array', items }, next_cursor: { type: ['string', 'null'], pattern: cursor } },
+    },
+  },
+});
 
 const DISPATCH_SUMMARY = {
   type: 'object',
@@ -52,18 +64,7 @@ export const signalListGet = {
     200: {
       description: 'A page',
       headers: { Link: { schema: { type: 'string' }, description: '<…>; rel="next" when more may follow' } },
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['items', 'next_cursor'],
-            properties: {
-              items: { type: 'array', items: SIGNAL_SUMMARY },
-              next_cursor: { type: ['string', 'null'], pattern: SIGNAL_CURSOR },
-            },
-          },
-        },
-      },
+      content: cursorPage(SIGNAL_SUMMARY, SIGNAL_CURSOR),
     },
     400: problemResponse('Invalid query; `errors` names each parameter'),
     401: problemResponse('Missing or unknown API key'),
@@ -92,18 +93,7 @@ export const dispatchPaths = {
       responses: {
         200: {
           description: 'A page',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['items', 'next_cursor'],
-                properties: {
-                  items: { type: 'array', items: DISPATCH_SUMMARY },
-                  next_cursor: { type: ['string', 'null'], pattern: DISPATCH_CURSOR },
-                },
-              },
-            },
-          },
+          content: cursorPage(DISPATCH_SUMMARY, DISPATCH_CURSOR),
         },
         400: problemResponse('Invalid query; `errors` names each parameter'),
         401: problemResponse('Missing or unknown API key'),

@@ -1,11 +1,8 @@
 /** The audit feed's routes and schemas in the OpenAPI document (src/audit/). */
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
-import { TIMESTAMP } from '../model/signals/codecs';
-import { POSITION } from '../audit/feed-query';
-import { EVENT_STREAM_DEFAULTS } from '../audit/stream';
-import { problemResponse, ref } from './openapi-schemas';
-
-type Schema = Record<string, unknown>;
+import { POSITION } from './feed-query';
+import { EVENT_STREAM_DEFAULTS } from './stream';
+import { problemResponse, ref, Schema } from '../kernel/openapi';
 const mib = (bytes: number) => bytes / (1024 * 1024);
 const errors = {
   400: problemResponse('Invalid input; `errors` names each field path'),
@@ -48,14 +45,6 @@ export const eventSchemas: Record<string, Schema> = {
       },
     },
   },
-};
-
-export const asOfParameter = {
-  name: 'as_of',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', format: 'date-time', pattern: TIMESTAMP },
-  description: 'The trigger as it was then: every event recorded at or before it (404 if it did not exist yet or was deleted by then)',
 };
 
 export const eventPaths = {

@@ -1,0 +1,5 @@
+/** JSON schemas of the signal model's values, from the constants its codecs check with. */
+import type { Schema } from '../../kernel/openapi';
+import { SIGNAL_ID } from './codecs';
+
+export const SIGNAL_ID_SCHEMA: Schema = { type: 'string', pattern: SIGNAL_ID.source };
