@@ -138,3 +138,19 @@ export const stringMap = (checkValue: (v: string) => string | undefined = () => 
     },
     t.identity,
   );
+
+/** For data read back from storage: one of `values` once normalised, else the list of them. */
+export const storedOneOf = <A extends string>(name: string, values: readonly A[], normalise = (s: string) => s) =>
+  new t.Type<A, A, unknown>(
+    name,
+    (u): u is A => values.includes(u as A),
+    (u, c) => {
+      const v = typeof u === 'string' ? normalise(u) : undefined;
+      return values.includes(v as A) ? t.success(v as A) : t.failure(u, c, `must be one of ${values.join(', ')}`);
+    },
+    t.identity,
+  );
+
+/** For data read back from storage: these fields required, those optional, unknown ones dropped. */
+export const storedShape = <R extends t.Props, O extends t.Props>(required: R, optional: O) =>
+  t.intersection([t.exact(t.type(required)), t.exact(t.partial(optional))]);

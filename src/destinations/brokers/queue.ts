@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { checked, closed, described, stringMap } from '../../kernel/closed';
+import { checked, closed, described, storedShape, stringMap } from '../../kernel/closed';
 import type { DestinationPolicy } from '../port/policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { withBrokerOverrides } from './overrides';
@@ -35,3 +35,9 @@ export const queueCodec = (policy: DestinationPolicy) => {
     ),
   );
 };
+
+/** A `msg_broker_queues` entry as stored events hold it: structural, never stricter than what was ever written. */
+export const storedQueueCodec = storedShape(
+  { name: t.string },
+  { conn_details: t.record(t.string, t.string), parameters: t.record(t.string, t.string), timeout_secs: t.number },
+);

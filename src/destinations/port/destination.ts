@@ -17,6 +17,8 @@ export interface Destination<Entry, SendOptions extends unknown[]> {
   readonly maxPerTrigger: number;
   /** One entry, checked against what the config allows (every write of a trigger). */
   codec(policy: DestinationPolicy): t.Type<Entry, Entry, unknown>;
+  /** An entry as stored events hold it (structural: a stricter rule for new writes never hides a stored trigger). */
+  readonly stored: t.Type<Entry, unknown, unknown>;
   /** The OpenAPI schema of the trigger field, for this config. */
   schema(policy: DestinationPolicy): Schema;
   /** The worker's channel: how an attempt finds, renders and sends an entry. */

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { checked, closed, codePoints, described } from '../../kernel/closed';
+import { checked, closed, codePoints, described, storedOneOf, storedShape } from '../../kernel/closed';
 import type { DestinationPolicy } from '../port/policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { webhookUrlProblem } from './url-rules';
@@ -42,3 +42,9 @@ export const webhookCodec = (policy: DestinationPolicy) =>
     { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
     { headers: headerMap(templatedBy(policy)), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) },
   );
+
+/** A `webhooks` entry as stored events hold it: structural, never stricter than what was ever written. */
+export const storedWebhookCodec = storedShape(
+  { url: t.string, http_method: storedOneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
+  { headers: t.record(t.string, t.string), timeout_secs: t.number },
+);

@@ -1,7 +1,7 @@
 import { MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
 import type { Destination } from '../port/destination';
 import { webhookChannel, WebhookOptions } from './channel';
-import { Webhook, webhookCodec } from './codec';
+import { storedWebhookCodec, Webhook, webhookCodec } from './codec';
 import { webhooksSchema } from './openapi';
 
 /** A signed HTTP request to a URL, per entry of a trigger's `webhooks`. */
@@ -10,6 +10,7 @@ export const webhookDestination: Destination<Webhook, [WebhookOptions]> = {
   field: 'webhooks',
   maxPerTrigger: MAX_WEBHOOKS_PER_TRIGGER,
   codec: webhookCodec,
+  stored: storedWebhookCodec,
   schema: webhooksSchema,
   channel: webhookChannel,
 };

@@ -2,7 +2,8 @@ import { UnreadableEvent } from '../../event-store/port';
 import * as t from 'io-ts';
 import { PathReporter } from 'io-ts/PathReporter';
 import { SIGNALS, SignalName, TriggerDefinition, keptOrdering } from './codecs';
-import { HTTP_METHODS, HttpMethod } from '../../destinations/webhook/codec';
+import { DESTINATIONS } from '../../destinations/registry';
+import { storedOneOf, storedShape } from '../../kernel/closed';
 import type { JsonValue } from '../../kernel/json-value';
 import { SCHEMA_VERSION, TriggerEvent } from './events';
 
@@ -28,33 +29,14 @@ export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
   // 1: (type, data) => ({ ...data, schema_version: 2, … })   ← adding v2 is one function here.
 };
 
-const oneOf = <A extends string>(name: string, values: readonly A[], normalise = (s: string) => s) =>
-  new t.Type<A, A, unknown>(
-    name,
-    (u): u is A => values.includes(u as A),
-    (u, c) => {
-      const v = typeof u === 'string' ? normalise(u) : undefined;
-      return values.includes(v as A) ? t.success(v as A) : t.failure(u, c, `must be one of ${values.join(', ')}`);
-    },
-    t.identity,
-  );
-
-const StringMap = t.record(t.string, t.string);
-const optional = <P extends t.Props>(props: P) => t.exact(t.partial(props));
-const shape = <R extends t.Props, O extends t.Props>(required: R, opt: O) => t.intersection([t.exact(t.type(required)), optional(opt)]);
-
-const StoredWebhook = shape(
-  { url: t.string, http_method: oneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
-  { headers: StringMap, timeout_secs: t.number },
-);
-const StoredQueue = shape({ name: t.string }, { conn_details: StringMap, parameters: StringMap, timeout_secs: t.number });
-const StoredDefinition = shape(
+const { webhook, broker } = DESTINATIONS;
+const StoredDefinition = storedShape(
   {
-    config_signals: t.array(t.exact(t.type({ signal: oneOf<SignalName>('SignalName', SIGNALS) }))),
+    config_signals: t.array(t.exact(t.type({ signal: storedOneOf<SignalName>('SignalName', SIGNALS) }))),
     content_types: t.array(t.exact(t.type({ app_label: t.string, model_name: t.string }))),
     active: t.boolean,
   },
-  { webhooks: t.array(StoredWebhook), msg_broker_queues: t.array(StoredQueue), payload: t.unknown, ordering: t.string },
+  { webhooks: t.array(webhook.stored), msg_broker_queues: t.array(broker.stored), payload: t.unknown, ordering: t.string },
 );
 
 const Envelope = t.type({ schema_version: t.number, trigger_id: t.string });
@@ -120,7 +102,7 @@ export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcaste
       };
     case 'TriggerDeactivated': {
       // `reason` is optional and additive: no schema_version step (older builds drop it).
-      const { reason } = decodeOrThrow(optional({ reason: t.string }), up, fail);
+      const { reason } = decodeOrThrow(t.exact(t.partial({ reason: t.string })), up, fail);
       return { type: raw.type, data: { schema_version, trigger_id, ...(reason === undefined ? {} : { reason }) } };
     }
     case 'TriggerActivated':
