@@ -6,7 +6,6 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { runApiCluster } from './api-cluster';
 import { Config, ConfigError, loadConfig, retrySettingsOf } from './config';
-import { openEventStore } from './event-store/open';
 import { patientReads } from './event-store/patient-reads';
 import { createHttpServer, listen } from './http/server';
 import { collectWhenIdle } from './kernel/idle-collection';
@@ -16,13 +15,10 @@ import { startDevServer } from './temporal/dev-server';
 import { createDispatchClient } from './temporal/dispatch-client';
 import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
-import { openReadModel } from './projections/read-model';
-import { startProjection } from './projections/runner';
-import { readModelOnFirstUse } from './projections/on-first-use';
+import { openStorage } from './open-storage';
 import { startApiRole } from './api/start-api';
 import { startTracing } from './observability/tracing';
 import { createMetrics, noMetrics } from './observability/metrics';
-import { withAppendTiming } from './observability/timed-store';
 import { serveWorkerMetrics } from './ops/worker-metrics';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -64,19 +60,14 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       `POSTGRES_URL is set but EVENT_STORE is ${config.eventStore}: the event store is ${config.eventStore === 'sqlite' ? 'the SQLite file in DATA_DIR' : config.eventStore}`,
     );
   }
-  const store = withAppendTiming(await openEventStore(config), metrics);
   // The read model answers the API; a worker-only process opens it only to plan a dispatch started without a plan.
-  const readModelFile = join(config.dataDir, 'read-model.sqlite');
-  const readModel = role === 'worker' ? undefined : openReadModel(readModelFile, { log });
-  const projection = readModel && (await startProjection(store, readModel, log));
-  await projection?.ready;
-  if (projection) metrics.projectionLag(projection.lag);
-  const workerReadModel = readModel ? undefined : readModelOnFirstUse(store, readModelFile, log);
+  const storage = await openStorage(config, { log, metrics, readModel: role === 'worker' ? 'on-first-use' : 'now' });
+  const { store } = storage;
   // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
   const metricsServer =
     role === 'worker' ? await serveWorkerMetrics(metrics, host, config, apiKeys, log, () => workflowStuckMs()) : undefined;
-  const stuck = projection?.failure();
+  const stuck = storage.read?.projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
   const namespace = config.temporal.namespace;
@@ -94,7 +85,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
         config,
         connection: native,
         store: patientReads(store),
-        triggers: readModel ? () => Promise.resolve(readModel) : workerReadModel!.matcher,
+        triggers: storage.triggers,
         log,
         env: process.env,
         tracing,
@@ -103,23 +94,21 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     : undefined;
   if (worker) workflowStuckMs = worker.workflowStuckMs;
   let searchAttributesReady = native !== undefined;
-  const api =
-    !readModel || !projection
-      ? undefined
-      : await startApiRole({
-          config,
-          store,
-          readModel,
-          projection,
-          log,
-          dispatch,
-          metrics,
-          ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
-          startDispatch: async (signal, plan, redelivery, requestId, turns) => {
-            if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-            return dispatch.start(signal, plan, redelivery, requestId, turns);
-          },
-        });
+  const api = !storage.read
+    ? undefined
+    : await startApiRole({
+        config,
+        store,
+        ...storage.read,
+        log,
+        dispatch,
+        metrics,
+        ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
+        startDispatch: async (signal, plan, redelivery, requestId, turns) => {
+          if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
+          return dispatch.start(signal, plan, redelivery, requestId, turns);
+        },
+      });
   let server: Server | undefined;
   let port = config.port;
   if (api) {
@@ -145,12 +134,9 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     await metricsServer?.close();
     await api?.stop();
     await worker?.stop();
-    await projection?.stop();
-    await workerReadModel?.close();
     await connection.close();
     await temporal.stop();
-    readModel?.close();
-    await store.close();
+    await storage.close();
     await tracing.shutdown();
   };
   return { stop, port };

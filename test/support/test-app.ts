@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFrom } from '../../src/config';
-import { openSqliteStore } from '../../src/event-store/sqlite';
 import type { AppDeps } from '../../src/api/app';
 import { startApiRole } from '../../src/api/start-api';
 import { EventStore } from '../../src/event-store/port';
 import { silentLogger } from '../../src/kernel/logger';
-import { openReadModel, ReadModelOptions } from '../../src/projections/read-model';
-import { startProjection } from '../../src/projections/runner';
+import type { ReadModelOptions } from '../../src/projections/read-model';
+import { openStorage } from '../../src/open-storage';
 import { DispatchClient } from '../../src/temporal/dispatch-client';
 import { Metrics } from '../../src/observability/metrics';
-import { withAppendTiming } from '../../src/observability/timed-store';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
@@ -29,12 +27,9 @@ export const startTestApp = async (
   appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({}),
 ) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
-  const sqlite = openSqliteStore(join(dir, 'events.sqlite'));
-  const store = metrics ? withAppendTiming(sqlite, metrics) : sqlite;
-  const readModel = openReadModel(join(dir, 'read-model.sqlite'), readModelOptions);
-  const projection = await startProjection(store, readModel, silentLogger);
-  await projection.ready;
-  metrics?.projectionLag(projection.lag);
+  const storage = await openStorage(config, { log: silentLogger, metrics, readModel: 'now', readModelOptions });
+  const { store } = storage;
+  const { readModel, projection } = storage.read!;
   const api = await startApiRole({
     config,
     store,
@@ -48,9 +43,7 @@ export const startTestApp = async (
   });
   const close = async (removeDir = true) => {
     await api.stop();
-    await projection.stop();
-    readModel.close();
-    await store.close();
+    await storage.close();
     if (removeDir) rmSync(dir, { recursive: true, force: true });
   };
   return { app: api.app, plan: api.plan, store, readModel, projection, signalIndex: api.signalIndex, relay: api.relay, dir, config, close };

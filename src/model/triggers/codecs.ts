@@ -3,8 +3,6 @@ import { arrayOf, checked, closed, codePoints, described, NonEmptyString } from 
 import { checkExpressions } from '../../kernel/template-expressions';
 import { contentTypeKey, TriggerPolicy } from './policy';
 import { MAX_TRIGGER_BYTES } from '../../kernel/limits';
-import type { Webhook } from '../../destinations/webhook/codec';
-import type { BrokerQueue } from '../../destinations/brokers/queue';
 import { DESTINATIONS } from '../../destinations/registry';
 import type { JsonValue } from '../../kernel/json-value';
 
@@ -28,17 +26,18 @@ export type Ordering = (typeof ORDERINGS)[number];
 /** The `ordering` a definition keeps: only `per_instance` (any other value is the default, `none`). */
 export const keptOrdering = (ordering: unknown): { ordering?: 'per_instance' } => (ordering === 'per_instance' ? { ordering } : {});
 
-/** A trigger as the user defines it: the spec's fields, normalised. */
-export interface TriggerDefinition {
-  config_signals: { signal: SignalName }[];
-  content_types: ContentType[];
-  webhooks: Webhook[];
-  msg_broker_queues: BrokerQueue[];
-  active: boolean;
-  payload?: JsonValue;
-  /** Kept only when `per_instance`: `none` is the default, so triggers made before it read the same. */
-  ordering?: 'per_instance';
-}
+type Decoded<P extends t.Props> = { [K in keyof P]: t.TypeOf<P[K]> };
+type FieldCodecs = ReturnType<typeof triggerFieldCodecs>;
+type Optional = Decoded<FieldCodecs['optional']>;
+
+/**
+ * A trigger as the user defines it: what its codec decodes (triggerFieldCodecs), normalised: the
+ * action lists always present; `ordering` kept only when `per_instance` (`none` is the default,
+ * so triggers made before it read the same); no `id`.
+ */
+export type TriggerDefinition = Decoded<FieldCodecs['required']> &
+  Pick<Required<Optional>, 'webhooks' | 'msg_broker_queues'> &
+  Partial<Pick<Optional, 'payload'>> & { ordering?: 'per_instance' };
 
 /** A decoded request body: the definition plus the `id` a client may send back. */
 export interface TriggerInput {
