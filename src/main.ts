@@ -2,28 +2,23 @@ import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
 import { runApiCluster } from './api-cluster';
-import { Config, ConfigError, loadConfig, retrySettingsOf } from './config';
+import { Config, ConfigError, loadConfig } from './config';
 import { patientReads } from './event-store/patient-reads';
 import { createHttpServer, listen } from './http/server';
 import { collectWhenIdle } from './kernel/idle-collection';
 import { createLogger, Logger } from './kernel/logger';
 import { findTemporalCli } from './temporal/cli';
 import { startDevServer } from './temporal/dev-server';
-import { createDispatchClient } from './temporal/dispatch-client';
-import { ensureSearchAttributes } from './temporal/search-attributes';
 import { installSdkLogging, startWorker } from './worker';
 import { openStorage } from './open-storage';
+import { openTemporal } from './open-temporal';
 import { startApiRole } from './api/start-api';
 import { startTracing } from './observability/tracing';
 import { createMetrics, noMetrics } from './observability/metrics';
 import { serveWorkerMetrics } from './ops/worker-metrics';
 
 export type Role = 'all' | 'api' | 'worker';
-/** gRPC waits up to 120 s between reconnects by default: a backlog would wait that long after Temporal is back. */
-const RECONNECT_QUICKLY = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 2000 };
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** TEMPORAL_ADDRESS, or a local dev server started here with its state under DATA_DIR. */
@@ -70,16 +65,13 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
   const stuck = storage.read?.projection.failure();
   if (stuck) log.error('starting with the read model behind the event store; /readyz says not ready', { reason: stuck });
   const temporal = await temporalAddress(config, log);
-  const namespace = config.temporal.namespace;
-  // With a worker here: one native connection for the client and the worker, so a signal's
-  // workflow starts eagerly on this worker, saving a round trip through the server. The API
-  // alone connects lazily: it starts, and accepts signals, while Temporal is away.
-  const native = role === 'api' ? undefined : await NativeConnection.connect({ address: temporal.address });
-  if (native) await ensureSearchAttributes(native, namespace);
-  const connection = native ?? Connection.lazy({ address: temporal.address, channelArgs: RECONNECT_QUICKLY });
   const tracing = startTracing();
-  const client = new Client({ connection, namespace, ...(tracing.clientInterceptors ? { interceptors: tracing.clientInterceptors } : {}) });
-  const dispatch = createDispatchClient(client, config.temporal.taskQueue, retrySettingsOf(config), { eagerStart: role === 'all' });
+  const temporalSide = await openTemporal(config, {
+    address: temporal.address,
+    withWorker: role !== 'api',
+    ...(tracing.clientInterceptors ? { clientInterceptors: tracing.clientInterceptors } : {}),
+  });
+  const { native, dispatch, startDispatch } = temporalSide;
   const worker = native
     ? await startWorker({
         config,
@@ -93,7 +85,6 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       })
     : undefined;
   if (worker) workflowStuckMs = worker.workflowStuckMs;
-  let searchAttributesReady = native !== undefined;
   const api = !storage.read
     ? undefined
     : await startApiRole({
@@ -104,10 +95,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
         dispatch,
         metrics,
         ...(worker ? { workflowStuckMs: worker.workflowStuckMs } : {}),
-        startDispatch: async (signal, plan, redelivery, requestId, turns) => {
-          if (!searchAttributesReady) searchAttributesReady = await ensureSearchAttributes(connection, namespace).then(() => true);
-          return dispatch.start(signal, plan, redelivery, requestId, turns);
-        },
+        startDispatch,
       });
   let server: Server | undefined;
   let port = config.port;
@@ -134,7 +122,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     await metricsServer?.close();
     await api?.stop();
     await worker?.stop();
-    await connection.close();
+    await temporalSide.close();
     await temporal.stop();
     await storage.close();
     await tracing.shutdown();

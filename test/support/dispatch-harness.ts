@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { configFrom, retrySettingsOf } from '../../src/config';
+import { configFrom } from '../../src/config';
 import { createLogger, Logger, silentLogger } from '../../src/kernel/logger';
-import { createDispatchClient } from '../../src/temporal/dispatch-client';
+import { openTemporal } from '../../src/open-temporal';
 import { ensureSearchAttributes } from '../../src/temporal/search-attributes';
 import { installSdkLogging, startWorker } from '../../src/worker';
 import { startTestApp, tempDir } from './test-app';
@@ -45,21 +43,22 @@ export const startDispatchHarness = async (
   // The test receiver listens on loopback: allowed unless a test says otherwise (API and worker alike).
   const file = { retry: TEST_RETRY, allow_private_targets: true, ...configFile };
   const config = configFrom(file, { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_ADDRESS: servers.temporalAddress });
-  const connection = await NativeConnection.connect({ address: servers.temporalAddress });
-  await ensureSearchAttributes(connection, 'default');
-  const client = new Client({ connection });
-  const dispatch = createDispatchClient(client, taskQueue, retrySettingsOf(config), {
-    eagerStart: options.worker !== false,
-    turnCheckSecs: options.turnCheckSecs,
+  const temporal = await openTemporal(config, {
+    address: servers.temporalAddress,
+    withWorker: options.worker !== false,
+    ...(options.turnCheckSecs ? { turnCheckSecs: options.turnCheckSecs } : {}),
   });
+  // Tests read visibility before any start: the search attributes must exist from the beginning.
+  await ensureSearchAttributes(temporal.connection, 'default');
+  const { client, dispatch } = temporal;
   const dir = tempDir();
-  const t = await startTestApp(file, dir, dispatch, {}, options.metrics);
+  const t = await startTestApp(file, dir, temporal, {}, options.metrics);
   const worker =
-    options.worker === false
+    temporal.native === undefined
       ? undefined
       : await startWorker({
           config,
-          connection,
+          connection: temporal.native,
           store: t.store,
           triggers: () => Promise.resolve(t.readModel),
           log: options.log ?? silentLogger,
@@ -77,8 +76,8 @@ export const startDispatchHarness = async (
     worker,
     close: async () => {
       await worker?.stop();
-      await connection.close();
       await t.close();
+      await temporal.close();
     },
   };
 };

@@ -8,20 +8,20 @@ import { EventStore } from '../../src/event-store/port';
 import { silentLogger } from '../../src/kernel/logger';
 import type { ReadModelOptions } from '../../src/projections/read-model';
 import { openStorage } from '../../src/open-storage';
-import { DispatchClient } from '../../src/temporal/dispatch-client';
+import type { TemporalSide } from '../../src/open-temporal';
 import { Metrics } from '../../src/observability/metrics';
 
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
 /**
  * The API role (src/api/start-api.ts, as main.ts starts it) on a real SQLite event store and read
- * model in a fresh temp dir; with a dispatch client, its relay too. No retention sweeps: the
+ * model in a fresh temp dir; with Temporal (src/open-temporal.ts), its relay too. No retention sweeps: the
  * tests that need one start it.
  */
 export const startTestApp = async (
   configFile: Record<string, unknown> = {},
   dir = tempDir(),
-  dispatch?: DispatchClient,
+  temporal?: Pick<TemporalSide, 'dispatch'> & Partial<Pick<TemporalSide, 'startDispatch'>>,
   readModelOptions: ReadModelOptions = {},
   metrics?: Metrics,
   appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({}),
@@ -36,7 +36,8 @@ export const startTestApp = async (
     readModel,
     projection,
     log: silentLogger,
-    dispatch,
+    dispatch: temporal?.dispatch,
+    startDispatch: temporal?.startDispatch,
     metrics,
     retention: false,
     overrides: appOverrides(store),

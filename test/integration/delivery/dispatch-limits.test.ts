@@ -136,7 +136,7 @@ test('Temporal unreachable: a batch is still accepted whole (stored, queued), an
   // A real client to a port where nothing listens.
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
   const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})));
-  const t = await startTestApp({ allow_private_targets: true }, undefined, dispatch);
+  const t = await startTestApp({ allow_private_targets: true }, undefined, { dispatch });
   try {
     await request(t.app)
       .post('/api/action-triggers')

@@ -76,7 +76,7 @@ test('past the window signals, delivery records and turns are removed from the s
 test('a signal the relay has not passed is kept however old (Temporal away)', async () => {
   const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
   const dispatch = createDispatchClient(new Client({ connection }), 'none', retrySettingsOf(configFrom({})));
-  const t = await startTestApp({ allow_private_targets: true }, undefined, dispatch);
+  const t = await startTestApp({ allow_private_targets: true }, undefined, { dispatch });
   try {
     await request(t.app).post('/api/action-triggers').send(trigger('waiting')).expect(201);
     await request(t.app).post('/api/signals').send(signal('waiting', 'waiting-1')).expect(202);
