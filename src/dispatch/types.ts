@@ -205,5 +205,7 @@ export const ATTEMPT_ERROR_TYPES = [
   'BrokerParameters',
   /** The broker did not take the message. */
   'BrokerUnavailable',
+  /** The destination refused this call for good (e.g. a Lambda function that does not exist): not retried. */
+  'BrokerRefused',
 ] as const;
 export type AttemptErrorType = (typeof ATTEMPT_ERROR_TYPES)[number];

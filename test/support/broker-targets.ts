@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { connect as amqpConnect } from 'amqplib';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { LambdaRecorder, startLambdaRecorder } from './lambda-recorder';
 import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -209,6 +212,110 @@ const awsSns = async (servers: BrokerServers = testServers().brokers): Promise<B
   };
 };
 
+/** A function that returns its event (moto runs it without Docker), behind a recorder of its invocations. */
+const FUNCTION_ZIP = Buffer.from(
+  'UEsDBBQAAAAAABWdgV0oDJycKgAAACoAAAAIAAAAaW5kZXguanNleHBvcnRzLmhhbmRsZXIgPSBhc3luYyAoZXZlbnQpID0+IGV2ZW50OwpQSwECFAMUAAAAAAAVnYFdKAycnCoAAAAqAAAACAAAAAAAAAAAAAAAgAEAAAAAaW5kZXguanNQSwUGAAAAAAEAAQA2AAAAUAAAAAAA',
+  'base64',
+);
+
+/** An IAM role for the function: moto checks that it exists. A Query API call (moto checks no signature). */
+const createRole = async (endpoint: string, name: string) => {
+  const answer = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: 'AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0',
+    },
+    body: new URLSearchParams({ Action: 'CreateRole', Version: '2010-05-08', RoleName: name, AssumeRolePolicyDocument: '{}' }),
+  });
+  if (!answer.ok) throw new Error(`CreateRole: ${answer.status} ${await answer.text()}`);
+  return `arn:aws:iam::123456789012:role/${name}`;
+};
+
+const isJsonType = (contentType: string | undefined) => /^application\/(.+\+)?json\b/i.test(contentType ?? '');
+
+/** What the function was given, as the sender's body: a JSON body is the event, any other a JSON string. */
+const fromInvocation = (payload: string, custom: Record<string, string> = {}): Consumed => ({
+  body: isJsonType(custom['content-type']) ? payload : (JSON.parse(payload) as string),
+  deliveryId: custom['delivery-id'],
+  contentType: custom['content-type'],
+  traceparent: custom.traceparent,
+});
+
+const awsLambda = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget & { recorder: LambdaRecorder }> => {
+  const lambda = new LambdaClient(awsClient(servers));
+  const name = unique('f');
+  await lambda.send(
+    new CreateFunctionCommand({
+      FunctionName: name,
+      Runtime: 'nodejs20.x',
+      Handler: 'index.handler',
+      Role: await createRole(servers.moto.endpoint, unique('role')),
+      Code: { ZipFile: FUNCTION_ZIP },
+    }),
+  );
+  lambda.destroy();
+  const recorder = await startLambdaRecorder(servers.moto.endpoint);
+  const got: Consumed[] = [];
+  return {
+    type: 'aws_lambda',
+    broker: {
+      broker_type: 'aws_lambda',
+      conn_details: { ...awsConn(servers), endpoint_url: recorder.endpoint },
+      params: { FunctionName: name },
+    },
+    recorder,
+    read: (count, timeoutMs = 15_000) =>
+      collect(
+        async () =>
+          recorder.invocations
+            .splice(0)
+            .flatMap((i) => (i.functionName === name ? [fromInvocation(i.payload, i.clientContext?.custom)] : [])),
+        count,
+        timeoutMs,
+        got,
+      ),
+    close: () => recorder.close(),
+  };
+};
+
+/** A custom bus with a rule that sends every event of the target's source to an SQS queue, which the target reads. */
+const awsEventBridge = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
+  const [events, sqs] = [new EventBridgeClient(awsClient(servers)), new SQSClient(awsClient(servers))];
+  const [bus, source] = [unique('bus'), unique('shop')];
+  await events.send(new CreateEventBusCommand({ Name: bus }));
+  const q = await sqsQueue(sqs);
+  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
+  const rule = unique('rule');
+  await events.send(new PutRuleCommand({ Name: rule, EventBusName: bus, EventPattern: JSON.stringify({ source: [source] }) }));
+  await events.send(new PutTargetsCommand({ Rule: rule, EventBusName: bus, Targets: [{ Id: 'queue', Arn: queueArn }] }));
+  const read = async (count: number, timeoutMs?: number) =>
+    (await q.read(count, timeoutMs)).map(({ body }) => {
+      const detail = (
+        JSON.parse(body) as { detail: { payload: unknown; delivery_id?: string; content_type?: string; traceparent?: string } }
+      ).detail;
+      return {
+        body: isJsonType(detail.content_type) ? JSON.stringify(detail.payload) : (detail.payload as string),
+        deliveryId: detail.delivery_id,
+        contentType: detail.content_type,
+        traceparent: detail.traceparent,
+      };
+    });
+  return {
+    type: 'aws_eventbridge',
+    broker: {
+      broker_type: 'aws_eventbridge',
+      conn_details: awsConn(servers),
+      params: { event_bus_name: bus, source, detail_type: 'order saved' },
+    },
+    read,
+    close: async () => {
+      events.destroy();
+      sqs.destroy();
+    },
+  };
+};
+
 const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promise<BrokerTarget> => {
   const { apiEndpoint, projectId } = servers.pubsub;
   const client = new PubSub({ projectId, apiEndpoint, emulatorMode: true, universeDomain: 'googleapis.com' });
@@ -247,7 +354,7 @@ const gcpPubsub = async (servers: BrokerServers = testServers().brokers): Promis
   };
 };
 
-/** A fresh target on each of the six brokers' real servers (the shared ones, or `servers`). */
+/** A fresh target on each broker type's real server (the shared ones, or `servers`). */
 export const BROKER_TARGETS: Record<string, (servers?: TargetServers) => Promise<BrokerTarget>> = {
   rabbitmq,
   kafka,
@@ -255,6 +362,8 @@ export const BROKER_TARGETS: Record<string, (servers?: TargetServers) => Promise
   aws_sqs: awsSqs,
   aws_sns: awsSns,
   gcp_pubsub: gcpPubsub,
+  aws_lambda: awsLambda,
+  aws_eventbridge: awsEventBridge,
 };
 
 /** The conn_details key that says where each broker type connects, pointed at a loopback port. */
@@ -266,4 +375,6 @@ export const pointedAt = (type: string, port: number): Record<string, string> =>
     aws_sqs: { endpoint_url: `http://127.0.0.1:${port}` },
     aws_sns: { endpoint_url: `http://127.0.0.1:${port}` },
     gcp_pubsub: { emulator_host: `127.0.0.1:${port}` },
+    aws_lambda: { endpoint_url: `http://127.0.0.1:${port}` },
+    aws_eventbridge: { endpoint_url: `http://127.0.0.1:${port}` },
   })[type]!;

@@ -14,6 +14,8 @@ test('every key that names a host, URL, endpoint, topic ARN or project is marked
     aws_sqs: ['endpoint_url', 'queue_url'],
     aws_sns: ['endpoint_url', 'topic_arn'],
     gcp_pubsub: ['emulator_host', 'project'],
+    aws_lambda: ['FunctionName', 'endpoint_url'],
+    aws_eventbridge: ['endpoint_url', 'event_bus_name'],
   });
 });
 

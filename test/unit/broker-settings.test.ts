@@ -32,8 +32,17 @@ const ORIGIN_BROKERS = {
   pubsub: { broker_type: 'gcp_pubsub', conn_details: { project: 'shop', topic: 'orders', emulator_host: '127.0.0.1:8085' }, params: {} },
 };
 
-test('every broker type of the origin project is supported', () => {
-  expect([...SUPPORTED_BROKER_TYPES].sort()).toEqual(['aws_sns', 'aws_sqs', 'gcp_pubsub', 'kafka', 'rabbitmq', 'redis']);
+test('every broker type of the origin project is supported, its AWS Lambda actions as a type, and EventBridge', () => {
+  expect([...SUPPORTED_BROKER_TYPES].sort()).toEqual([
+    'aws_eventbridge',
+    'aws_lambda',
+    'aws_sns',
+    'aws_sqs',
+    'gcp_pubsub',
+    'kafka',
+    'rabbitmq',
+    'redis',
+  ]);
 });
 
 test('an origin-style brokers block loads unchanged in names (broker_type in any case)', () => {

@@ -59,6 +59,16 @@ call_command("migrate", verbosity=0)
 # ---- the service --------------------------------------------------------------------------
 
 BROKER = {"broker_type": "rabbitmq", "conn_details": {"host": "127.0.0.1", "port": "5672"}, "params": {"queue": "orders"}}
+# The service's broker for the origin's Lambda action of the same name (test_import.py); nothing invokes it.
+# The origin's Action rows name their function, so triggers may set FunctionName (and a region) here.
+LAMBDA_BROKER = {
+    "broker_type": "aws_lambda",
+    "conn_details": {"region_name": "us-east-1", "aws_access_key_id": "test", "aws_secret_access_key": "test",
+                     "endpoint_url": "http://127.0.0.1:9"},
+    "params": {},
+    "trigger_overrides": {"conn_details": ["region_name"],
+                          "parameters": ["FunctionName", "Qualifier", "InvocationType", "payload_encoding"]},
+}
 
 
 class Service:
@@ -70,8 +80,9 @@ class Service:
 
     def start(self) -> None:
         config = TMP / "service-config.json"
-        # One broker, for test_import.py's queues; nothing publishes to it.
-        config.write_text(json.dumps({"allow_private_targets": True, "brokers": {"orders": BROKER}, "retry": {
+        # Two brokers, for test_import.py's queues and Lambda actions; nothing publishes to them.
+        brokers = {"orders": BROKER, "aws_lambda_fn": LAMBDA_BROKER}
+        config.write_text(json.dumps({"allow_private_targets": True, "brokers": brokers, "retry": {
             "initial_interval_secs": 0.2, "backoff_coefficient": 2, "max_interval_secs": 1, "max_attempts": 5}}))
         env = {k: v for k, v in os.environ.items() if k not in ("TEMPORAL_ADDRESS", "API_KEYS")}
         env.update({

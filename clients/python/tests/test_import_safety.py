@@ -64,7 +64,7 @@ def test_a_create_answered_by_a_gateway_error_is_adopted_on_the_next_run_not_cre
     assert adopted in created_then
     # One trigger per imported config: the one the gateway's error hid was adopted, not made again.
     linked = set(ImportedConfig.objects.exclude(trigger_id="").values_list("trigger_id", flat=True))
-    assert _all_trigger_ids(client) - before == linked and len(linked) == 3
+    assert _all_trigger_ids(client) - before == linked and len(linked) == 4
 
 
 def test_the_dry_run_masks_header_values_connection_details_and_url_credentials(client, receiver) -> None:

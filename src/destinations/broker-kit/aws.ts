@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { SettingsKey } from './settings-keys';
 import type { ErrorShape } from './publish-error';
+import type { Publisher } from './port';
 
-/** The `conn_details` keys SQS and SNS share. */
+/** The `conn_details` keys every AWS type shares. */
 export const AWS_CONN = {
   region_name: { required: true, description: 'The AWS region, e.g. eu-west-1. Never looked up' },
   aws_access_key_id: {
@@ -95,6 +96,11 @@ const AWS_CODES = new Set([
   'QueueDoesNotExist',
   'RequestExpired',
   'RequestThrottled',
+  'RequestTooLargeException',
+  'ResourceNotFoundException',
+  'InvalidRequestContentException',
+  'TooManyRequestsException',
+  'ServiceException',
   'ServiceUnavailable',
   'SignatureDoesNotMatch',
   'Throttling',
@@ -109,3 +115,24 @@ export const describeAwsError = (e: ErrorShape): string | undefined => {
   const status = typeof e.$metadata.httpStatusCode === 'number' ? `HTTP ${e.$metadata.httpStatusCode}` : 'no HTTP status';
   return `answered ${status}${typeof e.name === 'string' && AWS_CODES.has(e.name) ? ` (${e.name})` : ''}`;
 };
+
+/**
+ * The call itself was refused, for good: a 4xx answer other than throttling (429) and time-outs
+ * (408). Throttling, 5xx and no answer are retried.
+ */
+export const refusedByAws = (e: ErrorShape): boolean => {
+  const status = e.$metadata?.httpStatusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+};
+
+/** A JSON content type (`application/json`, `application/…+json`): AWS event services take JSON. */
+export const isJsonContentType = (contentType: string) => /^application\/(.+\+)?json\b/i.test(contentType);
+
+/** What every AWS type shares: its error words, and clients shared per connection. */
+export const awsPublisher = <S extends { aws: AwsConnection }>(
+  own: Pick<Publisher<S>, 'brokerType' | 'keys' | 'settings' | 'connect'> & Partial<Publisher<S>>,
+): Publisher<S> => ({
+  describeError: describeAwsError,
+  connectionKey: (s) => awsConnectionKey(s.aws),
+  ...own,
+});

@@ -53,6 +53,11 @@ export interface Publisher<S> {
    * error it does not know.
    */
   describeError?(e: ErrorShape): string | undefined;
+  /**
+   * True when the error is the destination's refusal of this call for good (an AWS 4xx other than
+   * throttling, say): the attempt fails without retries. Absent: every failure is retried.
+   */
+  refusedForGood?(e: ErrorShape): boolean;
   /** Targets with the same key share one connection (e.g. the AMQP URL; Kafka: brokers and topic). */
   connectionKey(settings: S): string;
   /**

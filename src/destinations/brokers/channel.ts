@@ -9,7 +9,7 @@ import { publisherFor } from './registry';
 import { SpanKind } from '@opentelemetry/api';
 import { inOutboundSpan } from '../../observability/outbound-span';
 import type { TargetCheck } from '../port/target-guard';
-import { describePublishError } from '../broker-kit/publish-error';
+import { describePublishError, ErrorShape } from '../broker-kit/publish-error';
 import { BROKER_TARGET_REFUSED, checkHosts, untrustedHosts } from './target-guard';
 
 /** The config's `brokers`, by name. */
@@ -101,11 +101,10 @@ const publish = async <S>(
     await connections.publish(publisher, settings, message, p.plan.timeoutSecs * 1000);
     return { outcome: 'delivered' };
   } catch (e) {
-    return {
-      outcome: 'retry',
-      errorType: 'BrokerUnavailable',
-      reason: `publish to ${p.action.name} failed: ${describePublishError(e, publisher.describeError)}`,
-    };
+    const reason = `publish to ${p.action.name} failed: ${describePublishError(e, publisher.describeError)}`;
+    if (e !== null && typeof e === 'object' && publisher.refusedForGood?.(e as ErrorShape))
+      return { outcome: 'fail', errorType: 'BrokerRefused', reason };
+    return { outcome: 'retry', errorType: 'BrokerUnavailable', reason };
   }
 };
 

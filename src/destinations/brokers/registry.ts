@@ -1,6 +1,8 @@
 import type { Publisher } from '../broker-kit/port';
 import type { BrokerKeys } from '../broker-kit/settings-keys';
+import { eventBridgePublisher } from '../eventbridge/publisher';
 import { kafkaPublisher } from '../kafka/publisher';
+import { lambdaPublisher } from '../lambda/publisher';
 import { pubsubPublisher } from '../pubsub/publisher';
 import { rabbitmqPublisher } from '../rabbitmq/publisher';
 import { redisPublisher } from '../redis/publisher';
@@ -8,9 +10,16 @@ import { snsPublisher } from '../sns/publisher';
 import { sqsPublisher } from '../sqs/publisher';
 
 /** Every broker type this build publishes to. A new type is one folder (its keys, settings, connection and error words) and one line here. */
-const PUBLISHERS = [rabbitmqPublisher, kafkaPublisher, redisPublisher, sqsPublisher, snsPublisher, pubsubPublisher] as ReadonlyArray<
-  Publisher<unknown>
->;
+const PUBLISHERS = [
+  rabbitmqPublisher,
+  kafkaPublisher,
+  redisPublisher,
+  sqsPublisher,
+  snsPublisher,
+  pubsubPublisher,
+  lambdaPublisher,
+  eventBridgePublisher,
+] as ReadonlyArray<Publisher<unknown>>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));
 

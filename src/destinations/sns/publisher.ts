@@ -3,10 +3,9 @@ import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { reader } from '../broker-kit/settings';
 import {
   AWS_CONN,
-  AwsConnection,
-  describeAwsError,
   awsClientOptions,
-  awsConnectionKey,
+  AwsConnection,
+  awsPublisher,
   fifoId,
   MESSAGE_GROUP_ID,
   messageAttributes,
@@ -62,11 +61,9 @@ const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
   };
 };
 
-export const snsPublisher: Publisher<SnsSettings> = {
+export const snsPublisher = awsPublisher<SnsSettings>({
   brokerType: 'aws_sns',
   keys: SNS_KEYS,
-  describeError: describeAwsError,
   settings,
-  connectionKey: (s) => awsConnectionKey(s.aws),
   connect: open,
-};
+});

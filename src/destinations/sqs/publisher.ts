@@ -3,10 +3,9 @@ import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { reader } from '../broker-kit/settings';
 import {
   AWS_CONN,
-  AwsConnection,
-  describeAwsError,
   awsClientOptions,
-  awsConnectionKey,
+  AwsConnection,
+  awsPublisher,
   fifoId,
   MESSAGE_GROUP_ID,
   messageAttributes,
@@ -82,11 +81,9 @@ const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
   };
 };
 
-export const sqsPublisher: Publisher<SqsSettings> = {
+export const sqsPublisher = awsPublisher<SqsSettings>({
   brokerType: 'aws_sqs',
   keys: SQS_KEYS,
-  describeError: describeAwsError,
   settings,
-  connectionKey: (s) => awsConnectionKey(s.aws),
   connect: open,
-};
+});

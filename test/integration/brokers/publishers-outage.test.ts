@@ -53,7 +53,7 @@ const stopGroup = async (pgid: number) => {
   await new Promise((r) => setTimeout(r, 100));
 };
 
-test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'])(
+test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub', 'aws_lambda', 'aws_eventbridge'])(
   '%s: stopped → the attempt fails within its time-out; back → the retry is delivered',
   async (type) => {
     const target = await BROKER_TARGETS[type]!(servers);

@@ -6,11 +6,12 @@ written *before* the create and completed after it; a row left without a trigger
 answer was lost) makes the next run look for an identical trigger in the service and adopt
 it rather than create a second one.
 
-A config with parts the service cannot hold (AWS Lambda actions; a payload with Django template
-tags, filters or unbalanced braces, named per field) is not imported at all: a trigger missing one
-of its actions, or sending a tag as text, would quietly do less than before. The dry run says, per
-config, how the bodies will differ from the origin's and what the app's settings must list. One config's failure
-never stops the others.
+A config with parts the service cannot hold (a payload with Django template tags, filters or
+unbalanced braces, named per field) is not imported at all: a trigger sending a tag as text would
+quietly do less than before. The origin's AWS Lambda actions become entries naming the service's
+``aws_lambda`` brokers. The dry run says, per config, how the bodies will differ from the origin's,
+what the app's settings must list and which brokers the service needs. One config's failure never
+stops the others.
 """
 from __future__ import annotations
 
@@ -160,9 +161,10 @@ def problem_lines(error: ProblemError, mapped: MappedConfig) -> list[str]:
 
 
 def _origin_row(path: str, mapped: MappedConfig) -> str:
-    # `msg_broker_queues[0]` is the config's first queue by id: name the origin row.
+    # `msg_broker_queues[0]` is the config's first queue by id (Action rows follow the queues): name the origin row.
     m = _ACTION_ITEM.match(path)
-    ids = mapped.row_ids.get(m.group(1), []) if m else []
-    if not m or int(m.group(2)) >= len(ids):
+    rows = mapped.row_ids.get(m.group(1), []) if m else []
+    if not m or int(m.group(2)) >= len(rows):
         return ""
-    return f" (origin {'Webhook' if m.group(1) == 'webhooks' else 'MessageBrokerQueue'} {ids[int(m.group(2))]})"
+    model, pk = rows[int(m.group(2))]
+    return f" (origin {model} {pk})"
