@@ -1,4 +1,4 @@
-import { breakerSettingsOf, Config, policyOf } from '../config';
+import { breakerSettingsOf, Config, policyOf, signingSecretsOf } from '../config';
 import { matchesFromStart } from '../destinations/webhook/url-rules';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
@@ -76,7 +76,7 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   const channels: Channels = {
     webhook: DESTINATIONS.webhook.channel({
       dispatcher: deps.webhooks.dispatcher,
-      signingSecret: deps.config.file.signing_secret,
+      secrets: signingSecretsOf(deps.config),
       userAgent: WEBHOOK_USER_AGENT,
       urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
     }) as Channel<unknown>,

@@ -12,6 +12,8 @@ export interface Webhook {
   http_method: HttpMethod;
   headers?: Record<string, string>;
   timeout_secs?: number;
+  /** A name in the service config's `signing_secrets` (never a secret). */
+  signing_secret?: string;
 }
 export interface BrokerQueue {
   name: string;

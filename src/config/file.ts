@@ -4,6 +4,7 @@ import type { ContentType } from '../model/triggers/codecs';
 // A broker's type must be one this build publishes to: the others are a config error, not a silent no-op.
 import { Broker } from '../destinations/brokers/config';
 import { SCHEMA_NAME } from '../event-store/postgres-schema';
+import { SigningSecretsConfig } from '../destinations/webhook/secrets';
 
 /** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
@@ -94,6 +95,7 @@ export const ConfigFile = closed(
     ),
     api_keys: arrayOf(ApiKey),
     signing_secret: NonEmptyString,
+    signing_secrets: SigningSecretsConfig,
     signals: closed(
       'Signals',
       {},

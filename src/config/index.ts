@@ -7,6 +7,8 @@ import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../model/breaker/state';
 import { brokerSettingsProblems } from '../destinations/brokers/settings-problems';
 import { brokerConfigProblems, brokerOverridesOf } from '../destinations/brokers/config';
+import type { SigningKeys } from '../destinations/webhook/secrets';
+import { readSigningKeys } from './signing-secrets';
 import { ApiKey, ConfigFile } from './file';
 import { arrayOf } from '../kernel/closed';
 import { Env, ENV_KEYS } from './env';
@@ -15,6 +17,7 @@ import type { PostgresOptions } from '../event-store/postgres';
 export { SCOPES, ConfigFile } from './file';
 export type { Scope } from './file';
 export type { Broker } from '../destinations/brokers/config';
+export { signingSecretsOf } from './signing-secrets';
 
 export interface Config {
   readonly file: ConfigFile;
@@ -44,6 +47,8 @@ export interface Config {
   readonly signalRetentionMs: number;
   /** Whether a signal that matches no trigger is stored with its instance; `signals.keep_unmatched_instances`, default false. */
   readonly keepUnmatchedInstances: boolean;
+  /** `signing_secrets`, their files read: what webhooks that name one are signed with. */
+  readonly signingKeys: SigningKeys;
   /**
    * `metrics.enabled` (default true); `METRICS_PORT`: where `--role=worker` serves `/metrics`
    * (the API roles serve it on their own port); `TEMPORAL_METRICS_ADDRESS`: where the Temporal
@@ -129,6 +134,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     errors.push({ path: 'limits.default_timeout_secs', message: 'must not exceed the maximum time-outs' });
   }
   errors.push(...brokerConfigProblems(file.brokers ?? {}));
+  const signing = readSigningKeys(file, cwd);
+  errors.push(...signing.errors);
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }
@@ -162,6 +169,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     },
     signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
     keepUnmatchedInstances: file.signals?.keep_unmatched_instances ?? false,
+    signingKeys: signing.keys,
     metrics: {
       enabled: file.metrics?.enabled ?? true,
       workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
@@ -195,6 +203,7 @@ export const policyOf = (config: Config): TriggerPolicy => ({
   webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
   allowPrivateTargets: config.file.allow_private_targets ?? false,
   allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
+  signingSecretNames: new Set(Object.keys(config.file.signing_secrets ?? {})),
   maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
   maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,
 });

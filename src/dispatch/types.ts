@@ -191,6 +191,8 @@ export const ATTEMPT_ERROR_TYPES = [
   'WebhookUrlRefused',
   /** A rendered header cannot be sent. */
   'WebhookHeader',
+  /** The webhook's signing secret is not in today's config, or all its secrets expired. */
+  'SigningSecret',
   /** The receiver answered with a status other than 2xx. */
   'WebhookStatus',
   /** No answer: connection failed or timed out. */

@@ -2,7 +2,7 @@ import { isTriggerId } from '../model/triggers/codecs';
 import type { Request, Response } from 'express';
 import { ActionPreview, PreviewOptions, previewTrigger } from '../delivery/preview';
 import type { SignalEnvelope } from '../dispatch/types';
-import { Config, policyOf } from '../config';
+import { Config, policyOf, signingSecretsOf } from '../config';
 import { loadTrigger } from '../model/triggers/handle-command';
 import { sendError } from '../http/problem';
 import { toFieldErrors } from '../kernel/field-errors';
@@ -18,7 +18,7 @@ export const previewOptionsOf = (config: Config): PreviewOptions => {
   const policy = policyOf(config);
   return {
     brokers: config.file.brokers ?? {},
-    signing: config.file.signing_secret !== undefined,
+    secrets: signingSecretsOf(config),
     allowPrivateTargets: policy.allowPrivateTargets,
     allowedDynamicPaths: config.file.dynamic_values?.allowed_paths ?? [],
     dynamicModule: config.file.dynamic_values?.module !== undefined,
@@ -71,7 +71,10 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
     would_dispatch: notDispatched === undefined,
     ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
     ...orderingOf(trigger.definition, envelope),
-    varies_per_attempt: ['webhook-timestamp', ...(deps.preview.signing ? ['webhook-signature'] : [])],
+    varies_per_attempt: [
+      'webhook-timestamp',
+      ...(actions.some((a) => a.request?.headers['webhook-signature']) ? ['webhook-signature'] : []),
+    ],
     actions,
   };
   res.status(200).json(view);

@@ -17,7 +17,7 @@ interface TriggerJson {
   payload?: unknown;
   config_signals: Array<{ signal: string }>;
   content_types: Array<{ app_label: string; model_name: string }>;
-  webhooks: Array<{ url: string; http_method: string; headers?: Record<string, string>; timeout_secs?: number }>;
+  webhooks: Array<{ url: string; http_method: string; headers?: Record<string, string>; timeout_secs?: number; signing_secret?: string }>;
 }
 
 describe('trigger form', () => {
@@ -33,6 +33,7 @@ describe('trigger form', () => {
       config: {
         dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] },
         brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: 'orders' } } },
+        signing_secrets: { orders: [{ secret: 'whsec_dGVzdC1vcmRlcnMtc2VjcmV0' }] },
       },
     });
   });
@@ -130,6 +131,7 @@ describe('trigger form', () => {
     await page.fill(fieldId('webhooks[0].url'), 'https://hooks.example.com/orders');
     await page.fill(fieldId('webhooks[0].headers#0.name'), 'x-source');
     await page.fill(fieldId('webhooks[0].timeout_secs'), '7');
+    await page.fill(fieldId('webhooks[0].signing_secret'), 'orders');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: /^Trigger shop\.invoice/ }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
@@ -141,6 +143,7 @@ describe('trigger form', () => {
       http_method: 'POST',
       headers: { 'x-source': 'shop' },
       timeout_secs: 7,
+      signing_secret: 'orders',
     });
     expect(after.body.payload).toEqual(created.payload);
   });

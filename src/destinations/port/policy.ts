@@ -32,6 +32,8 @@ export interface DestinationPolicy {
   readonly allowPrivateTargets: boolean;
   /** undefined means any path (reading back stored events). */
   readonly allowedDynamicPaths: ReadonlySet<string> | undefined;
+  /** The names of the config's `signing_secrets`; undefined means any name (reading back stored events). */
+  readonly signingSecretNames?: ReadonlySet<string>;
   readonly maxWebhookTimeoutSecs: number;
   readonly maxBrokerTimeoutSecs: number;
 }

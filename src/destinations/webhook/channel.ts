@@ -6,7 +6,8 @@ import type { HttpMethod, Webhook } from './codec';
 import type { Attempt } from '../../dispatch/types';
 import { Channel, Entries, fail, Prepared } from '../port/channel';
 import { retryAfterMs } from './retry-after';
-import { signatureOf } from './signing';
+import { signaturesOf } from './signing';
+import type { SecretsFor } from './secrets';
 import { isTargetRefused, TARGET_REFUSED } from '../port/target-guard';
 import { SpanKind } from '@opentelemetry/api';
 import { inOutboundSpan, webhookAttributes } from '../../observability/outbound-span';
@@ -17,7 +18,8 @@ export const WEBHOOK_USER_AGENT = 'action-triggers/0.1 (+webhook)';
 export interface WebhookOptions {
   /** The transport's agent: it holds the connections and the whole SSRF guard. */
   readonly dispatcher: Dispatcher;
-  readonly signingSecret: string | undefined;
+  /** The secrets a webhook is signed with now (none: unsigned). */
+  readonly secrets: SecretsFor;
   readonly userAgent: string;
   /** webhook_url_patterns as configured now (absent: any URL); checked again at each attempt. */
   readonly urlAllowed?: (url: string) => boolean;
@@ -64,14 +66,9 @@ export const webhookRequestOf = (p: Prepared<Webhook>, identity: RequestIdentity
   return { method, url: p.action.url, headers, body: method === 'GET' ? undefined : p.rendered.body };
 };
 
-const identityNow = (o: WebhookOptions): RequestIdentity => {
-  const secret = o.signingSecret;
-  return {
-    userAgent: o.userAgent,
-    timestampSecs: Math.floor(Date.now() / 1000),
-    sign: secret ? (id, ts, body) => signatureOf(secret, id, ts, body) : undefined,
-  };
-};
+/** The secrets' signatures, one per secret (several during a rotation); no secret, no signature. */
+export const signerOf = (secrets: readonly string[]): RequestIdentity['sign'] =>
+  secrets.length > 0 ? (id, ts, body) => signaturesOf(secrets, id, ts, body) : undefined;
 
 /**
  * 2xx delivers; other statuses retry or not by their meaning, honouring `Retry-After`. Tracing on,
@@ -88,7 +85,10 @@ const send =
         reason: 'the webhook URL is not allowed by webhook_url_patterns (as configured now)',
       });
     }
-    const req = webhookRequestOf(p, identityNow(o));
+    const now = Date.now();
+    const secrets = o.secrets(p.action.signing_secret, now);
+    if ('missing' in secrets) return Promise.resolve({ outcome: 'fail', errorType: 'SigningSecret', reason: secrets.missing });
+    const req = webhookRequestOf(p, { userAgent: o.userAgent, timestampSecs: Math.floor(now / 1000), sign: signerOf(secrets) });
     return inOutboundSpan(req.method, SpanKind.CLIENT, webhookAttributes(req.method, req.url), (traceHeaders) =>
       sendRequest(o, p, { ...req, headers: { ...req.headers, ...traceHeaders } }),
     );

@@ -18,6 +18,8 @@ export interface Webhook {
   http_method: HttpMethod;
   headers?: Record<string, string>;
   timeout_secs?: number;
+  /** A name in the config's `signing_secrets`: signed with its secrets instead of the global one. Never the secret itself. */
+  signing_secret?: string;
 }
 
 const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>(
@@ -30,6 +32,15 @@ const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>(
   t.identity,
 );
 
+const signingSecretProblem =
+  (policy: DestinationPolicy) =>
+  (name: string): string | undefined =>
+    policy.signingSecretNames === undefined || policy.signingSecretNames.has(name)
+      ? undefined
+      : policy.signingSecretNames.size === 0
+        ? "must name an entry of the config's signing_secrets, which has none"
+        : `must name an entry of the config's signing_secrets (${[...policy.signingSecretNames].join(', ')})`;
+
 const urlProblem =
   (policy: DestinationPolicy) =>
   (s: string): string | undefined =>
@@ -40,11 +51,15 @@ export const webhookCodec = (policy: DestinationPolicy) =>
   closed(
     'Webhook',
     { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },
-    { headers: headerMap(templatedBy(policy)), timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs) },
+    {
+      headers: headerMap(templatedBy(policy)),
+      timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs),
+      signing_secret: checked(described(t.string, 'must be a string'), 'SigningSecretName', signingSecretProblem(policy)),
+    },
   );
 
 /** A `webhooks` entry as stored events hold it: structural, never stricter than what was ever written. */
 export const storedWebhookCodec = storedShape(
   { url: t.string, http_method: storedOneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
-  { headers: t.record(t.string, t.string), timeout_secs: t.number },
+  { headers: t.record(t.string, t.string), timeout_secs: t.number, signing_secret: t.string },
 );

@@ -25,6 +25,14 @@ const urlSchema = (policy: DestinationPolicy): Schema => {
   return { ...base, anyOf: patterns.map((pattern) => ({ pattern })), description: `${base.description}, allowed by webhook_url_patterns` };
 };
 
+/** Only where the config has `signing_secrets`: without one, no name can be given. */
+const signingSecretSchema = (names: ReadonlySet<string>): Schema => ({
+  type: 'string',
+  enum: [...names],
+  description:
+    "A name in the config's signing_secrets: requests are signed with its secrets (one signature each during a rotation) instead of the global signing_secret. The secrets themselves are never sent or shown",
+});
+
 export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
   type: 'array',
   maxItems: MAX_WEBHOOKS_PER_TRIGGER,
@@ -41,6 +49,7 @@ export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
       },
       headers: headersSchema,
       timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs),
+      ...(policy.signingSecretNames?.size ? { signing_secret: signingSecretSchema(policy.signingSecretNames) } : {}),
     },
   },
 });

@@ -3,13 +3,14 @@ import type { Prepared } from '../port/channel';
 import { checkTarget, TARGET_REFUSED, TargetCheck } from '../port/target-guard';
 import { WEBHOOK_USER_AGENT, webhookRequestOf } from './channel';
 import type { Webhook } from './codec';
+import type { SecretsFor } from './secrets';
 
 /** What `webhook-signature` shows in a dry run: it depends on the secret and the send time. */
 export const SIGNATURE_PLACEHOLDER = '(computed at send time)';
 
 export interface WebhookPreviewOptions {
-  /** A signing secret is configured: requests carry `webhook-signature`. */
-  readonly signing: boolean;
+  /** The secrets a webhook would be signed with (a signature placeholder is shown, never a secret). */
+  readonly secrets: SecretsFor;
   /** As the worker's transport: off means every target passes the SSRF guard. */
   readonly allowPrivateTargets: boolean;
   /** Today's check of a webhook URL (webhook_url_patterns), as at write time; each attempt makes it again. */
@@ -36,7 +37,9 @@ const targetProblem = async (o: WebhookPreviewOptions, url: string) => {
 
 /** The request a prepared webhook action would send (its dynamic values masked), and what would stop it. */
 export const webhookPreview = async (o: WebhookPreviewOptions, p: Prepared<Webhook>, nowSecs: number) => {
-  const sign = o.signing ? () => SIGNATURE_PLACEHOLDER : undefined;
+  const secrets = o.secrets(p.action.signing_secret, nowSecs * 1000);
+  const signing = 'missing' in secrets ? [] : secrets;
+  const sign = signing.length > 0 ? () => signing.map(() => SIGNATURE_PLACEHOLDER).join(' ') : undefined;
   const req = webhookRequestOf(p, { userAgent: WEBHOOK_USER_AGENT, timestampSecs: nowSecs, sign });
   const masked = Object.entries(p.action.headers ?? {})
     .filter(([, v]) => dynamicPathsIn([v]).length > 0)
@@ -53,5 +56,6 @@ export const webhookPreview = async (o: WebhookPreviewOptions, p: Prepared<Webho
     body: req.body ?? null,
     content_type: p.rendered.contentType,
   };
-  return { request, masked_headers: masked, ...(await targetProblem(o, req.url)), warnings };
+  const secretProblem = 'missing' in secrets ? { refused: secrets.missing, error_type: 'SigningSecret', retried: false } : {};
+  return { request, masked_headers: masked, ...(await targetProblem(o, req.url)), ...secretProblem, warnings };
 };

@@ -4,7 +4,7 @@ import { SIGNALS } from './trigger-text.js';
 
 const jsonText = (v) => (v === undefined || v === null ? '' : JSON.stringify(v, null, 2));
 
-export const emptyWebhook = () => ({ url: '', http_method: 'POST', headers: [], timeout_secs: '' });
+export const emptyWebhook = () => ({ url: '', http_method: 'POST', headers: [], timeout_secs: '', signing_secret: '' });
 export const emptyQueue = () => ({ name: '', conn_details: '', parameters: '', timeout_secs: '' });
 export const emptyHeader = () => ({ name: '', value: '' });
 export const emptyContentType = () => ({ app_label: '', model_name: '' });
@@ -29,6 +29,7 @@ export const draftOf = (t) => ({
     http_method: w.http_method,
     headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ name, value })),
     timeout_secs: w.timeout_secs === undefined ? '' : String(w.timeout_secs),
+    signing_secret: w.signing_secret ?? '',
   })),
   msg_broker_queues: t.msg_broker_queues.map((q) => ({
     name: q.name,
@@ -66,11 +67,13 @@ export function bodyOf(draft) {
   const webhooks = draft.webhooks.map((w) => {
     const named = w.headers.filter((x) => x.name.trim() !== '' || x.value !== '');
     const headers = named.length === 0 ? undefined : Object.fromEntries(named.map((x) => [x.name.trim(), x.value]));
-    return withOptional(
+    const secret = (w.signing_secret ?? '').trim();
+    const out = withOptional(
       withOptional({ url: w.url.trim(), http_method: w.http_method }, 'headers', headers),
       'timeout_secs',
       numberOf(w.timeout_secs),
     );
+    return withOptional(out, 'signing_secret', secret === '' ? undefined : secret);
   });
   const queues = draft.msg_broker_queues.map((q, i) => {
     let out = { name: q.name.trim() };

@@ -111,6 +111,13 @@ function webhooks(reg, draft, changed) {
             hint: 'Blank: the service default',
             attrs: { inputmode: 'decimal' },
           }),
+          textField(reg, {
+            path: `webhooks[${i}].signing_secret`,
+            label: 'Signing secret',
+            model: wh,
+            key: 'signing_secret',
+            hint: "A name in the config's signing_secrets; blank: the global secret",
+          }),
         ),
         headers(reg, wh, i, changed),
       ),

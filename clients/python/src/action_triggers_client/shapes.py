@@ -23,6 +23,8 @@ class _WebhookRequired(TypedDict):
 class Webhook(_WebhookRequired, total=False):
     headers: dict[str, str]
     timeout_secs: float
+    # A name in the service config's ``signing_secrets`` (never a secret itself).
+    signing_secret: str
 
 
 class _QueueRequired(TypedDict):
