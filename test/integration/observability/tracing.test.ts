@@ -27,9 +27,12 @@ const waitUntil = async (check: () => boolean, what: string, timeoutMs = 30_000)
 };
 
 /** The service as `npm start` runs it (API, relay and worker in one process), on its own data and task queue. */
+/** The webhook's own signing secret: it must never reach a span or a log line. */
+const HOOK_SECRET = `whsec_${Buffer.from('tracing-test-hook-secret-0123456789').toString('base64')}`;
+
 const startService = (dir: string, env: Record<string, string>, brokers: Record<string, BrokerTarget['broker']> = {}) => {
   const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, brokers }));
+  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, brokers, signing_secrets: { hook: [{ secret: HOOK_SECRET }] } }));
   return startServerProcess(
     { DATA_DIR: dir, ACTION_TRIGGERS_CONFIG: configFile, TEMPORAL_TASK_QUEUE: `tracing-${Date.now()}`, ...env },
     120_000,
@@ -38,7 +41,10 @@ const startService = (dir: string, env: Record<string, string>, brokers: Record<
 
 /** A trigger sending to the receiver, then one signal accepted under a request id we choose. */
 const sendSignal = async (server: ServerProcess, hookUrl: string, requestId: string, queues: string[] = []) => {
-  const trigger = aTrigger({ webhooks: [{ url: hookUrl, http_method: 'POST' }], msg_broker_queues: queues.map((name) => ({ name })) });
+  const trigger = aTrigger({
+    webhooks: [{ url: hookUrl, http_method: 'POST', signing_secret: 'hook' }],
+    msg_broker_queues: queues.map((name) => ({ name })),
+  });
   expect((await post(`${server.url}/api/action-triggers`, trigger)).status).toBe(201);
   const accepted = await post(
     `${server.url}/api/signals`,
@@ -104,6 +110,12 @@ test('tracing on: one trace from POST /api/signals through the workflow and acti
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['signal accepted', 'dispatch started', 'delivered']));
     for (const l of lines) expect([l.msg, l.signal_id, l.request_id]).toEqual([l.msg, signalId, 'req-trace-1']);
+
+    // The webhook was signed with its own secret, which no span and no log line holds.
+    expect(String(hooks.on('/hook')[0]!.headers['webhook-signature'])).toMatch(/^v1,/);
+    const secretPart = HOOK_SECRET.slice('whsec_'.length);
+    expect(JSON.stringify(otlp.spans)).not.toContain(secretPart);
+    expect(server.output()).not.toContain(secretPart);
   } finally {
     if (server) await stopServerProcess(server, 'SIGKILL');
     await Promise.all([otlp.close(), hooks.close(), ...Object.values(targets).map((t) => t.close())]);
