@@ -1,4 +1,4 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | conditions | all. Never part of `npm test`. */
 import { benchApi } from './api';
 import { benchRestart } from './restart';
 import { benchDispatch } from './dispatch';
@@ -11,6 +11,7 @@ import { benchLongHistory } from './long-history';
 import { buildService } from '../test/support/build';
 import { benchDjango } from './django';
 import { benchOrdering } from './ordering';
+import { benchConditions } from './conditions';
 
 const suites: Record<string, () => Promise<void>> = {
   api: benchApi,
@@ -24,6 +25,7 @@ const suites: Record<string, () => Promise<void>> = {
   'long-history': benchLongHistory,
   django: benchDjango,
   ordering: benchOrdering,
+  conditions: benchConditions,
 };
 
 const main = async () => {

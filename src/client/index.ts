@@ -14,7 +14,10 @@ export interface Signal {
   app_label: string;
   model_name: string;
   instance: Record<string, unknown>;
+  /** The instance before the change: what transition conditions (`$changed`) compare with. */
+  previous?: Record<string, unknown>;
   occurred_at?: string;
+  instance_key?: string;
 }
 /** What a dry run renders: the signal without a content type (default: the trigger's first). */
 export type DryRunSignal = Omit<Signal, 'app_label' | 'model_name'> & Partial<Pick<Signal, 'app_label' | 'model_name'>>;

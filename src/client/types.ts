@@ -30,8 +30,15 @@ export interface TriggerInput {
   msg_broker_queues?: BrokerQueue[];
   active: boolean;
   payload?: JsonValue;
+  /** When the trigger fires: MongoDB-style operators over `instance.`, `previous.` and `signal.` paths (docs/conditions.md). */
+  condition?: Condition | null;
   ordering?: 'none' | 'per_instance';
 }
+
+/** A trigger condition: paths to values or operator objects, and `$and`/`$or`/`$not`. */
+export type Condition = { [pathOrOperator: string]: JsonValue };
+/** A condition's outcome: held, or the clause that did not and why. */
+export type ConditionResult = { held: true } | { held: false; clause: string; detail: string };
 
 /** A trigger as the API shows it. */
 export interface TriggerResource
@@ -53,7 +60,14 @@ export interface DispatchView {
   state: string;
   accepted_at?: string;
   reason?: string;
-  not_matched?: Array<{ trigger_id: string; version: number; reason: 'inactive' | 'another_signal'; watches?: string[] }>;
+  not_matched?: Array<{
+    trigger_id: string;
+    version: number;
+    reason: 'inactive' | 'another_signal' | 'condition_false';
+    watches?: string[];
+    clause?: string;
+    detail?: string;
+  }>;
   not_matched_truncated?: boolean;
   redeliveries?: Array<{ number: number; workflow_id: string; mode: string; delivery_ids: string[]; requested_at: string }>;
   redelivery_of?: string;
@@ -82,6 +96,8 @@ export interface DryRunView {
   signal: { id: string; signal: SignalName; app_label: string; model_name: string; occurred_at: string; instance_key?: string };
   would_dispatch: boolean;
   not_dispatched_reason?: string;
+  /** null: the trigger has no condition. */
+  condition: ConditionResult | null;
   ordering: 'none' | 'per_instance';
   instance_key?: string;
   unordered?: string;

@@ -68,7 +68,7 @@ export const prepareAction = async <T>(
     attempt,
     rendered,
     // The string maps' warnings join the body's: one list per attempt, read once it is sent.
-    renderMap: (map) => rendering(() => renderStringMap(map, signal.instance, dynamic, rendered.warnings)),
+    renderMap: (map) => rendering(() => renderStringMap(map, signal, dynamic, rendered.warnings)),
   };
 };
 

@@ -1,9 +1,15 @@
-import { isInstancePath } from '../kernel/template-expressions';
+import { isSignalDataPath } from '../kernel/template-expressions';
 import { loneExpressionPath, scanTemplate } from '../kernel/template-scan';
 import type { JsonValue } from '../kernel/json-value';
 import type { Rendered } from '../destinations/port/channel';
 import type { SignalEnvelope } from '../dispatch/types';
 import { MAX_RENDERED_CHARS } from '../kernel/limits';
+
+/** What `{{ instance.… }}` and `{{ previous.… }}` read: the signal's instance and its state before the change. */
+export interface SignalData {
+  instance: Record<string, unknown>;
+  previous?: Record<string, unknown>;
+}
 
 /** Resolved dynamic values by path, looked up before rendering (they may be async). */
 export type DynamicValues = ReadonlyMap<string, unknown>;
@@ -51,14 +57,15 @@ const asText = (v: unknown): string =>
 /** Renders `{{ … }}` in one string: a lone expression keeps its value's type, others interpolate as text. */
 export const renderString = (
   text: string,
-  instance: Record<string, unknown>,
+  data: SignalData,
   dynamic: DynamicValues,
   warnings: string[],
   budget: RenderBudget = renderBudget(),
 ): unknown => {
   const valueOf = (path: string): unknown => {
-    if (isInstancePath(path)) {
-      const { found, value } = lookup(instance, path.split('.').slice(1));
+    if (isSignalDataPath(path)) {
+      const [root, ...rest] = path.split('.');
+      const { found, value } = lookup(root === 'previous' ? data.previous : data.instance, rest);
       if (!found) {
         warnings.push(`${path} is missing`);
         return null;
@@ -88,17 +95,11 @@ export const renderString = (
   return out;
 };
 
-const renderValue = (
-  v: JsonValue,
-  instance: Record<string, unknown>,
-  dynamic: DynamicValues,
-  warnings: string[],
-  budget: RenderBudget,
-): unknown => {
-  if (typeof v === 'string') return renderString(v, instance, dynamic, warnings, budget);
-  if (Array.isArray(v)) return v.map((x) => renderValue(x, instance, dynamic, warnings, budget));
+const renderValue = (v: JsonValue, data: SignalData, dynamic: DynamicValues, warnings: string[], budget: RenderBudget): unknown => {
+  if (typeof v === 'string') return renderString(v, data, dynamic, warnings, budget);
+  if (Array.isArray(v)) return v.map((x) => renderValue(x, data, dynamic, warnings, budget));
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renderValue(x, instance, dynamic, warnings, budget)]));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, renderValue(x, data, dynamic, warnings, budget)]));
   }
   return v;
 };
@@ -110,11 +111,20 @@ const renderValue = (
 export const renderBody = (payload: JsonValue | undefined, signal: SignalEnvelope, triggerId: string, dynamic: DynamicValues): Rendered => {
   const warnings: string[] = [];
   if (payload === undefined) {
-    const { id, signal: name, app_label, model_name, instance, occurred_at } = signal;
-    const envelope = { signal: name, app_label, model_name, instance, signal_id: id, trigger_id: triggerId, occurred_at };
+    const { id, signal: name, app_label, model_name, instance, previous, occurred_at } = signal;
+    const envelope = {
+      signal: name,
+      app_label,
+      model_name,
+      instance,
+      ...(previous === undefined ? {} : { previous }),
+      signal_id: id,
+      trigger_id: triggerId,
+      occurred_at,
+    };
     return { body: JSON.stringify(envelope), contentType: 'application/json', warnings };
   }
-  const rendered = renderValue(payload, signal.instance, dynamic, warnings, renderBudget());
+  const rendered = renderValue(payload, signal, dynamic, warnings, renderBudget());
   if (typeof rendered === 'string') return { body: rendered, contentType: 'text/plain; charset=utf-8', warnings };
   try {
     const json = JSON.stringify(rendered);
@@ -134,12 +144,7 @@ const asTextSafe = (v: unknown): string => {
 };
 
 /** Renders a string → string map (headers, conn_details, parameters) as text. */
-export const renderStringMap = (
-  map: Record<string, string> | undefined,
-  instance: Record<string, unknown>,
-  dynamic: DynamicValues,
-  warnings: string[],
-) => {
+export const renderStringMap = (map: Record<string, string> | undefined, data: SignalData, dynamic: DynamicValues, warnings: string[]) => {
   const budget = renderBudget();
-  return Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, instance, dynamic, warnings, budget))]));
+  return Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, asText(renderString(v, data, dynamic, warnings, budget))]));
 };

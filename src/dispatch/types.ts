@@ -15,6 +15,8 @@ export interface SignalEnvelope {
   occurred_at: string;
   /** Which instance the signal is about, for triggers that deliver in order per instance (else `instance.pk`, `instance.id`). */
   instance_key?: string;
+  /** The instance before the change, when the emitter sent it (conditions compare with it; templates read it). */
+  previous?: Record<string, unknown>;
 }
 
 export interface RetrySettings {

@@ -86,3 +86,13 @@ export const EVENT_STREAM_STALL_MS = 30_000;
 export const EVENT_STREAMS_MAX_BYTES = 64 * 1024 * 1024;
 /** Streams one process serves at once; one more is 503 with Retry-After. */
 export const MAX_EVENT_STREAMS = 100;
+
+/**
+ * A trigger's `condition` (docs/conditions.md): it is evaluated for every signal the trigger
+ * watches, in the request that accepts the signal, so each bound keeps that work small.
+ */
+export const CONDITION_MAX_DEPTH = 8;
+export const CONDITION_MAX_COMPARISONS = 64;
+export const CONDITION_MAX_PATH_SEGMENTS = 16;
+export const CONDITION_MAX_LIST = 100;
+export const CONDITION_MAX_BYTES = 16 * 1024;

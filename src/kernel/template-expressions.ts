@@ -1,6 +1,6 @@
 /**
  * Template expressions: `{{ dotted.path }}` inside strings. `instance.*` reads the signal's
- * instance; any other path is a dynamic value, resolved when the action runs.
+ * instance, `previous.*` its state before the change; any other path is a dynamic value, resolved when the action runs.
  * `scan.ts` is the only parser; this file checks what it finds.
  */
 import { FORBIDDEN_KEYS } from './limits';
@@ -19,7 +19,9 @@ export const expressionsIn = (text: string): Expression[] => {
   return out;
 };
 
-export const isInstancePath = (path: string): boolean => path === 'instance' || path.startsWith('instance.');
+/** A path into the signal's data (`instance`, or `previous`: the instance before the change), not a dynamic value. */
+export const isSignalDataPath = (path: string): boolean =>
+  path === 'instance' || path.startsWith('instance.') || path === 'previous' || path.startsWith('previous.');
 
 /** A path through `__proto__`, `constructor` or `prototype` could only ever reach a prototype. */
 const forbiddenSegment = (path: string): string | undefined => path.split('.').find((s) => FORBIDDEN_KEYS.has(s));
@@ -32,7 +34,7 @@ export const checkExpressions = (text: string, allowedDynamic: ReadonlySet<strin
     if (!allowedDynamic) continue;
     const forbidden = forbiddenSegment(e.path);
     if (forbidden) return `${shorten(`{{ ${e.path} }}`)} may not use ${forbidden} (it names no data)`;
-    if (!isInstancePath(e.path) && !allowedDynamic.has(e.path)) {
+    if (!isSignalDataPath(e.path) && !allowedDynamic.has(e.path)) {
       return `${shorten(`{{ ${e.path} }}`)} is not an allowed dynamic value (see dynamic_values.allowed_paths)`;
     }
   }
@@ -49,7 +51,7 @@ export const dynamicPathsIn = (values: unknown[]): string[] => {
   const walk = (v: unknown) => {
     if (typeof v === 'string')
       for (const e of expressionsIn(v)) {
-        if (e.path && !isInstancePath(e.path)) paths.add(e.path);
+        if (e.path && !isSignalDataPath(e.path)) paths.add(e.path);
       }
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);

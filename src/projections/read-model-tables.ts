@@ -8,6 +8,7 @@ import { evolveView, toResource, TriggerResource, TriggerView } from './trigger-
 import { bindTriggerList } from './trigger-list';
 import { bindSignalIndex, SIGNAL_INDEX_DROP, SIGNAL_INDEX_TABLES } from './signal-index';
 import type { ReadModel } from './read-model';
+import { cachedForSignal } from './for-signal-cache';
 
 /** The read model's tables and the statements over one open file (read-model.ts guards their use). */
 
@@ -214,10 +215,12 @@ export const bind = (db: Database.Database, maxPageBytes: number): Queries => {
     matching,
     watching,
     // better-sqlite3 reads synchronously: nothing is applied between the two statements.
-    forSignal: (signal, appLabel, modelName, othersLimit) => {
-      const matched = matching(signal, appLabel, modelName);
-      return { matching: matched, watching: watching(appLabel, modelName, matched.length + othersLimit) };
-    },
+    forSignal: cachedForSignal(checkpoint, (signal, appLabel, modelName, othersLimit) => {
+      const rows = q.matching.all(signal, contentTypePart(appLabel), contentTypePart(modelName));
+      const matched = rows.map(rowToView);
+      const value = { matching: matched, watching: watching(appLabel, modelName, matched.length + othersLimit) };
+      return { value, chars: rows.reduce((n, r) => n + r.json.length, 0) };
+    }),
     checkpoint,
     apply,
     reset: () =>

@@ -55,6 +55,7 @@ export const toResource = (view: TriggerView) => {
     active: d.active,
     ...(view.deactivated_reason === undefined ? {} : { deactivated_reason: view.deactivated_reason }),
     ...(d.payload === undefined ? {} : { payload: d.payload }),
+    ...(d.condition === undefined ? {} : { condition: d.condition }),
     ordering: (d.ordering ?? 'none') as Ordering,
     version: view.version,
     created_at: view.created_at,

@@ -10,7 +10,7 @@ import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from './dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
 import { MAX_INSTANCE_KEY, TIMESTAMP } from '../model/signals/codecs';
 import { ref, Schema } from '../kernel/openapi';
-import { SIGNAL_ID_SCHEMA } from '../model/signals/schemas';
+import { PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../model/signals/schemas';
 import { CONTENT_TYPE_PART, TRIGGER_ID_SCHEMA } from '../model/triggers/schemas';
 
 /** A function: openapi-schemas.ts imports this module, so its constants are read only when called. */
@@ -20,6 +20,7 @@ const signalFields = (): Record<string, Schema> => ({
     type: 'object',
     description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals`,
   },
+  previous: PREVIOUS_SCHEMA,
   id: {
     ...SIGNAL_ID_SCHEMA,
     description: `The signal id to render with (webhook-id, the envelope's signal_id). Default: ${DRY_RUN_SIGNAL_ID}`,
@@ -116,7 +117,7 @@ export const dryRunSchemas = (): Record<string, Schema> => ({
   },
   DryRun: {
     type: 'object',
-    required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'ordering', 'varies_per_attempt', 'actions'],
+    required: ['trigger_id', 'version', 'signal', 'would_dispatch', 'condition', 'ordering', 'varies_per_attempt', 'actions'],
     properties: {
       trigger_id: { ...TRIGGER_ID_SCHEMA, description: `For a trigger body without id: ${UNSTORED_TRIGGER_ID}` },
       version: { type: ['integer', 'null'], description: 'null for a trigger body' },
@@ -134,9 +135,21 @@ export const dryRunSchemas = (): Record<string, Schema> => ({
       would_dispatch: {
         type: 'boolean',
         description:
-          'False when a dispatch of this signal would not reach the trigger: inactive, another signal or another content type (not_dispatched_reason)',
+          'False when a dispatch of this signal would not reach the trigger: inactive, another signal or content type, or a false condition (not_dispatched_reason)',
       },
       not_dispatched_reason: { type: 'string' },
+      condition: {
+        description: "The trigger's condition for this signal; null: the trigger has none",
+        anyOf: [
+          { type: 'null' },
+          { type: 'object', required: ['held'], properties: { held: { const: true } } },
+          {
+            type: 'object',
+            required: ['held', 'clause', 'detail'],
+            properties: { held: { const: false }, clause: { type: 'string' }, detail: { type: 'string' } },
+          },
+        ],
+      },
       ordering: { enum: [...ORDERINGS] },
       instance_key: { type: 'string', description: 'ordering per_instance: the instance whose earlier signals a dispatch would wait for' },
       unordered: { type: 'string', description: 'ordering per_instance, but the signal names no instance: why it would be sent at once' },

@@ -12,6 +12,8 @@ import { TriggerDeps } from './deps';
 import { DryRunInput, envelopeOf, notDispatchedReason, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
 import { streamOf } from '../model/triggers/events';
 import { webhookUrlProblem } from '../destinations/webhook/url-rules';
+import { conditionOf } from '../model/signals/conditions';
+import type { ConditionResult } from '../model/conditions/syntax';
 
 /** What a dry run needs of the config: what the worker would send with, without any secret. */
 export const previewOptionsOf = (config: Config): PreviewOptions => {
@@ -33,9 +35,11 @@ export interface DryRunView {
   trigger_id: string;
   /** null for a trigger body. */
   version: number | null;
-  signal: Omit<SignalEnvelope, 'instance'>;
+  signal: Omit<SignalEnvelope, 'instance' | 'previous'>;
   would_dispatch: boolean;
   not_dispatched_reason?: string;
+  /** The trigger's condition for this signal; null: it has none. */
+  condition: ConditionResult | null;
   ordering: Ordering;
   /** `per_instance`: the instance this signal's dispatch would wait in, or why it would go at once. */
   instance_key?: string;
@@ -62,14 +66,16 @@ const answer = async (deps: TriggerDeps, res: Response, trigger: Subject, input:
   const envelope = envelopeOf(input, trigger.definition, now);
   if (Array.isArray(envelope)) return sendError(res, { _tag: 'Validation', errors: envelope });
   const actions = await previewTrigger(deps.preview, { ...trigger, version: trigger.version ?? 0 }, envelope, now);
-  const { instance: _instance, ...signal } = envelope;
-  const notDispatched = notDispatchedReason(envelope, trigger.definition);
+  const { instance: _instance, previous: _previous, ...signal } = envelope;
+  const condition = trigger.definition.condition === undefined ? null : conditionOf(trigger.definition, envelope);
+  const notDispatched = notDispatchedReason(envelope, trigger.definition, condition);
   const view: DryRunView = {
     trigger_id: trigger.id,
     version: trigger.version,
     signal,
     would_dispatch: notDispatched === undefined,
     ...(notDispatched === undefined ? {} : { not_dispatched_reason: notDispatched }),
+    condition,
     ...orderingOf(trigger.definition, envelope),
     varies_per_attempt: [
       'webhook-timestamp',

@@ -9,10 +9,11 @@ import { TriggerPolicy } from '../model/triggers/policy';
 import { CONTENT_TYPE_PART, TRIGGER_ID_SCHEMA } from '../model/triggers/schemas';
 import type { Schema } from '../kernel/openapi';
 import { DESTINATIONS } from '../destinations/registry';
+import { CONDITION_SCHEMA, conditionSchemas } from '../model/conditions/schemas';
 
 const anyJson: Schema = {};
 
-/** The fields a client defines; `null` is refused for every one but `payload` (where it means "no payload"). */
+/** The fields a client defines; `null` is refused for every one but `payload` and `condition` (where it means "none"). */
 const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   config_signals: {
     type: 'array',
@@ -41,6 +42,7 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
     ...anyJson,
     description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions',
   },
+  condition: { anyOf: [CONDITION_SCHEMA, { type: 'null' }], description: 'null: none (the trigger fires for every signal it watches)' },
   ordering: {
     enum: [...ORDERINGS],
     description:
@@ -83,7 +85,9 @@ export const triggerSchemas = (policy: TriggerPolicy): Record<string, Schema> =>
     TriggerPatch: {
       type: 'object',
       additionalProperties: false,
-      description: 'A JSON merge patch: `null` removes webhooks, msg_broker_queues or payload, ' + 'and sets ordering back to none',
+      description:
+        'A JSON merge patch: `null` removes webhooks, msg_broker_queues, payload or condition, and sets ordering back to none; ' +
+        'a condition given is replaced whole (its nulls are values)',
       properties: {
         ...fields,
         webhooks: { anyOf: [fields.webhooks, { type: 'null' }] },
@@ -95,8 +99,9 @@ export const triggerSchemas = (policy: TriggerPolicy): Record<string, Schema> =>
     Trigger: {
       type: 'object',
       required: ['id', ...required, 'webhooks', 'msg_broker_queues', 'ordering', 'version', 'created_at', 'updated_at'],
-      properties: { ...serverFields(false), ...fields },
+      properties: { ...serverFields(false), ...fields, condition: CONDITION_SCHEMA },
     },
+    ...conditionSchemas(),
     TriggerEvent: {
       type: 'object',
       required: ['type', 'version', 'data', 'metadata'],

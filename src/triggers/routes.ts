@@ -6,7 +6,7 @@ import * as t from 'io-ts';
 import { TriggerDeps } from './deps';
 import { decide, TriggerCommand } from '../model/triggers/decide';
 import { streamOf } from '../model/triggers/events';
-import { mergePatch } from '../model/triggers/merge-patch';
+import { patchDefinition } from '../model/triggers/merge-patch';
 import { CommandResult, handleCommand } from '../model/triggers/handle-command';
 import { DomainError } from '../kernel/domain-error';
 import { sendError } from '../http/problem';
@@ -137,7 +137,7 @@ export const patchTrigger = (deps: TriggerDeps) => async (req: Request, res: Res
   }
   const outcome = await run(deps, req, res, id, (state) => {
     if (state.status !== 'live') return E.left({ _tag: 'NotFound', ids: [id] });
-    const merged = mergePatch(state.definition, { ...patch, id: null });
+    const merged = patchDefinition(state.definition, { ...patch, id: null });
     return E.map((input: { definition: typeof state.definition }) => ({
       type: 'ReplaceTrigger' as const,
       data: { trigger_id: id, definition: input.definition },

@@ -44,7 +44,12 @@ test('closed reads own properties only: a field on the prototype is absent', () 
 test('a template path reads own properties of the instance only', () => {
   const warnings: string[] = [];
   expect(
-    renderString('{{ instance.constructor }}|{{ instance.toString }}|{{ instance.a.__proto__ }}', { a: {} }, new Map(), warnings),
+    renderString(
+      '{{ instance.constructor }}|{{ instance.toString }}|{{ instance.a.__proto__ }}',
+      { instance: { a: {} } },
+      new Map(),
+      warnings,
+    ),
   ).toBe('||');
   expect(warnings).toEqual(['instance.constructor is missing', 'instance.toString is missing', 'instance.a.__proto__ is missing']);
 });

@@ -29,8 +29,8 @@ test.each([
 
 test('header maps share one budget; a dynamic value counts too', () => {
   const headers = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`h${i}`, 'v {{ secrets.big }}']));
-  expect(() => renderStringMap(headers, {}, new Map([['secrets.big', blob]]), [])).toThrow(RenderTooLarge);
-  expect(renderStringMap({ a: '{{ secrets.big }}' }, {}, new Map([['secrets.big', blob]]), [])).toEqual({ a: blob });
+  expect(() => renderStringMap(headers, { instance: {} }, new Map([['secrets.big', blob]]), [])).toThrow(RenderTooLarge);
+  expect(renderStringMap({ a: '{{ secrets.big }}' }, { instance: {} }, new Map([['secrets.big', blob]]), [])).toEqual({ a: blob });
 });
 
 test('substituted values up to MAX_RENDERED_CHARS render; one character more is refused', () => {

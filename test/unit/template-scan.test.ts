@@ -60,11 +60,15 @@ test('rendering interpolates each expression once, in place: a value is never sc
     ['a', '{{ b }}'],
     ['b', 'SECRET'],
   ]);
-  expect(renderString('{{ a }} and {{ b }}', {}, dynamic, [])).toBe('{{ b }} and SECRET');
-  expect(renderString('x {{ instance.n }} {{ not a path }}', { n: '{{ instance.n }}' }, new Map(), [])).toBe(
+  expect(renderString('{{ a }} and {{ b }}', { instance: {} }, dynamic, [])).toBe('{{ b }} and SECRET');
+  expect(renderString('x {{ instance.n }} {{ not a path }}', { instance: { n: '{{ instance.n }}' } }, new Map(), [])).toBe(
     'x {{ instance.n }} {{ not a path }}',
   );
-  expect(renderString(' \n{{ instance.n }}\t', { n: 7 }, new Map(), [])).toBe(7);
+  expect(renderString(' \n{{ instance.n }}\t', { instance: { n: 7 } }, new Map(), [])).toBe(7);
+  expect(renderString('{{ previous.n }} to {{ instance.n }}', { instance: { n: 2 }, previous: { n: 1 } }, new Map(), [])).toBe('1 to 2');
+  const warnings: string[] = [];
+  expect(renderString('{{ previous.n }}', { instance: { n: 2 } }, new Map(), warnings)).toBe(null);
+  expect(warnings).toEqual(['previous.n is missing']);
 });
 
 /** The fastest of a few runs: robust on a loaded machine (a slow run is noise, a fast one is not). */
@@ -96,7 +100,7 @@ const families: Record<string, (n: number) => string> = {
 const everyParser = (text: string) => {
   scanTemplate(text);
   checkExpressions(text, new Set(['a']));
-  renderString(text, {}, new Map([['a', 'x']]), []);
+  renderString(text, { instance: {} }, new Map([['a', 'x']]), []);
   dynamicPathsIn([text, { k: [text] }]);
 };
 

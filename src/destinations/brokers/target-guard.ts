@@ -1,6 +1,6 @@
 import { addressKind, hostsOf } from './addresses';
 import type { KeySection } from '../broker-kit/settings-keys';
-import { isInstancePath } from '../../kernel/template-expressions';
+import { isSignalDataPath } from '../../kernel/template-expressions';
 import { scanTemplate } from '../../kernel/template-scan';
 import type { BrokerQueue } from './queue';
 import { checkTarget, TargetCheck } from '../port/target-guard';
@@ -18,7 +18,7 @@ export interface ConfiguredBroker {
 }
 
 const fromInstance = (value: string) =>
-  scanTemplate(value).some((s) => s.kind === 'expression' && (s.path === undefined || isInstancePath(s.path)));
+  scanTemplate(value).some((s) => s.kind === 'expression' && (s.path === undefined || isSignalDataPath(s.path)));
 
 /**
  * The hosts of a broker message that the operator did not write: every host a key the trigger

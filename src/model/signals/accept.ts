@@ -10,9 +10,13 @@ export const itemPath = (isBatch: boolean, i: number, field?: string) =>
 export const oversizeSignals = (signals: readonly SignalEnvelope[], isBatch: boolean): FieldError[] =>
   signals.flatMap((s, i) => {
     const bytes = Buffer.byteLength(JSON.stringify(s));
-    return bytes > MAX_SIGNAL_BYTES
-      ? [{ path: itemPath(isBatch, i, 'instance'), message: `makes the signal ${bytes} bytes as JSON; at most ${MAX_SIGNAL_BYTES}` }]
-      : [];
+    if (bytes <= MAX_SIGNAL_BYTES) return [];
+    // Named by the larger of the two parts a signal's size comes from.
+    const field =
+      s.previous !== undefined && Buffer.byteLength(JSON.stringify(s.previous)) > Buffer.byteLength(JSON.stringify(s.instance))
+        ? 'previous'
+        : 'instance';
+    return [{ path: itemPath(isBatch, i, field), message: `makes the signal ${bytes} bytes as JSON; at most ${MAX_SIGNAL_BYTES}` }];
   });
 
 /** Plans with more actions than one dispatch may hold: accepting them could never complete. */

@@ -1,6 +1,9 @@
 import * as t from 'io-ts';
 import { closed, checked, described } from '../../kernel/closed';
 import { ContentTypePart, SignalName } from '../triggers/codecs';
+import { isTimestamp } from '../../kernel/timestamps';
+
+export { TIMESTAMP } from '../../kernel/timestamps';
 
 export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
@@ -8,22 +11,18 @@ export const MAX_SIGNALS_PER_REQUEST = 500;
 export const SignalId = checked(described(t.string, 'must be a string'), 'SignalId', (s) =>
   SIGNAL_ID.test(s) ? undefined : 'must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',
 );
-export const Instance = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-  'Instance',
-  (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
-  (u, c) =>
-    typeof u === 'object' && u !== null && !Array.isArray(u)
-      ? t.success(u as Record<string, unknown>)
-      : t.failure(u, c, u === undefined ? 'is required' : "must be an object (the instance's attributes)"),
-  t.identity,
-);
-/** RFC 3339 `date-time` (what JSON Schema's format means), any fraction, no leap second. */
-export const TIMESTAMP =
-  '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$';
-const TIMESTAMP_RE = new RegExp(TIMESTAMP);
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
-const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
+const isAttributes = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+/** An object of an instance's attributes; `what` says which in the error. */
+const attributes = (name: string, what: string) =>
+  new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+    name,
+    isAttributes,
+    (u, c) => (isAttributes(u) ? t.success(u) : t.failure(u, c, u === undefined ? 'is required' : `must be an object (${what})`)),
+    t.identity,
+  );
+export const Instance = attributes('Instance', "the instance's attributes");
+/** The instance's state before the change (same shape as `instance`); what `$changed` compares with. */
+export const Previous = attributes('Previous', "the instance's attributes before the change");
 export const Timestamp = checked(described(t.string, 'must be an RFC 3339 timestamp'), 'Timestamp', (s) =>
   isTimestamp(s) ? undefined : 'must be an RFC 3339 timestamp',
 );
@@ -37,7 +36,7 @@ export const InstanceKey = checked(described(t.string, 'must be a string'), 'Ins
 export const SignalInput = closed(
   'Signal',
   { signal: SignalName, app_label: ContentTypePart, model_name: ContentTypePart, instance: Instance },
-  { id: SignalId, occurred_at: Timestamp, instance_key: InstanceKey },
+  { id: SignalId, occurred_at: Timestamp, instance_key: InstanceKey, previous: Previous },
 );
 export type SignalInput = t.TypeOf<typeof SignalInput>;
 

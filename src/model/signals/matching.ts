@@ -2,6 +2,7 @@ import type { ActionPlan, DispatchPlan, SignalEnvelope } from '../../dispatch/ty
 import { deliveryIdOf } from '../../dispatch/types';
 import type { TriggerDefinition } from '../triggers/codecs';
 import { orderingFor } from './instance-key';
+import { byCondition } from './conditions';
 
 /** One action per webhook and queue entry of one trigger at one version, for one signal. */
 export const actionsOf = (
@@ -45,8 +46,9 @@ export interface TriggerMatcher {
   ): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
 }
 
+/** The plan of a signal for the triggers it matches now whose conditions hold. */
 export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan =>
-  planOf(readModel.matching(signal.signal, signal.app_label, signal.model_name), signal, defaultTimeoutSecs);
+  planOf(byCondition(readModel.matching(signal.signal, signal.app_label, signal.model_name), signal).held, signal, defaultTimeoutSecs);
 
 /** The plan of a signal for the triggers it matched. */
 export const planOf = (

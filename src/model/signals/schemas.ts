@@ -3,3 +3,9 @@ import type { Schema } from '../../kernel/openapi';
 import { SIGNAL_ID } from './codecs';
 
 export const SIGNAL_ID_SCHEMA: Schema = { type: 'string', pattern: SIGNAL_ID.source };
+
+export const PREVIOUS_SCHEMA: Schema = {
+  type: 'object',
+  description:
+    "The instance's attributes before the change (optional): what a condition's previous. paths and $changed compare with, read by {{ previous.… }}",
+};

@@ -17,9 +17,12 @@ export const REDELIVERY_REQUESTED = 'SignalRedeliveryRequested';
 export interface NotMatched {
   trigger_id: string;
   version: number;
-  reason: 'inactive' | 'another_signal';
+  reason: 'inactive' | 'another_signal' | 'condition_false';
   /** For `another_signal`: the signals the trigger watches. */
   watches?: string[];
+  /** For `condition_false`: the clause that did not hold (`condition.instance.status.$eq`) and why. */
+  clause?: string;
+  detail?: string;
 }
 
 /** What the store keeps of an accepted signal: itself, its plan, and the triggers it did not match. */
@@ -128,7 +131,7 @@ const Envelope = t.intersection([
     instance: t.UnknownRecord,
     occurred_at: t.string,
   }),
-  t.partial({ instance_key: t.string }),
+  t.partial({ instance_key: t.string, previous: t.UnknownRecord }),
 ]);
 const RecordCodec = t.intersection([
   t.type({
@@ -136,8 +139,12 @@ const RecordCodec = t.intersection([
     plan: Plan,
     not_matched: t.array(
       t.intersection([
-        t.type({ trigger_id: t.string, version: t.number, reason: t.keyof({ inactive: null, another_signal: null }) }),
-        t.partial({ watches: t.array(t.string) }),
+        t.type({
+          trigger_id: t.string,
+          version: t.number,
+          reason: t.keyof({ inactive: null, another_signal: null, condition_false: null }),
+        }),
+        t.partial({ watches: t.array(t.string), clause: t.string, detail: t.string }),
       ]),
     ),
     not_matched_truncated: t.boolean,

@@ -5,6 +5,7 @@ import { contentTypeKey, TriggerPolicy } from './policy';
 import { MAX_TRIGGER_BYTES } from '../../kernel/limits';
 import { DESTINATIONS } from '../../destinations/registry';
 import type { JsonValue } from '../../kernel/json-value';
+import { ConditionCodec } from '../conditions/check';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'] as const;
 export type SignalName = (typeof SIGNALS)[number];
@@ -37,7 +38,7 @@ type Optional = Decoded<FieldCodecs['optional']>;
  */
 export type TriggerDefinition = Decoded<FieldCodecs['required']> &
   Pick<Required<Optional>, 'webhooks' | 'msg_broker_queues'> &
-  Partial<Pick<Optional, 'payload'>> & { ordering?: 'per_instance' };
+  Partial<Pick<Optional, 'payload' | 'condition'>> & { ordering?: 'per_instance' };
 
 /** A decoded request body: the definition plus the `id` a client may send back. */
 export interface TriggerInput {
@@ -149,6 +150,7 @@ const triggerFieldCodecs = (policy: TriggerPolicy) => {
     webhooks: arrayOf(webhook.codec(policy), 0, webhook.maxPerTrigger),
     msg_broker_queues: arrayOf(broker.codec(policy), 0, broker.maxPerTrigger),
     payload: templatedJson(policy.allowedDynamicPaths),
+    condition: ConditionCodec,
     ordering: OrderingIn,
     id: TriggerId,
   };
@@ -167,26 +169,27 @@ export const buildTriggerPatchCodec = (policy: TriggerPolicy) => {
     'TriggerPatch',
     {},
     { ...required, ...optional },
-    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'ordering', 'id'] },
+    { ignored: IGNORED, nullable: ['webhooks', 'msg_broker_queues', 'payload', 'condition', 'ordering', 'id'] },
   );
 };
 
 /** The codec of a trigger request body, checking everything the config constrains. */
 export const buildTriggerInputCodec = (policy: TriggerPolicy) => {
   const { required, optional } = triggerFieldCodecs(policy);
-  const Body = closed('Trigger', required, optional, { ignored: IGNORED, nullable: ['payload'] });
+  const Body = closed('Trigger', required, optional, { ignored: IGNORED, nullable: ['payload', 'condition'] });
   return new t.Type<TriggerInput, TriggerInput, unknown>(
     'TriggerInput',
     (_u): _u is TriggerInput => true,
     (u, c) => {
       const result = Body.validate(u, c);
       if (result._tag === 'Left') return result;
-      const { id, webhooks, msg_broker_queues, payload, ordering, ...rest } = result.right;
+      const { id, webhooks, msg_broker_queues, payload, condition, ordering, ...rest } = result.right;
       const definition: TriggerDefinition = {
         ...rest,
         webhooks: webhooks ?? [],
         msg_broker_queues: msg_broker_queues ?? [],
         ...(payload === undefined ? {} : { payload }),
+        ...(condition === undefined ? {} : { condition }),
         ...keptOrdering(ordering),
       };
       const oversize = sizeProblem(definition);

@@ -14,3 +14,13 @@ export const mergePatch = (target: unknown, patch: unknown): unknown => {
   }
   return Object.fromEntries(merged);
 };
+
+/** Fields a patch replaces whole: inside a condition, `null` is a value to compare with, not a removal. */
+const REPLACED_WHOLE = ['condition'];
+
+/** A trigger definition patched: a merge patch, except that the fields above are replaced (or removed by `null`). */
+export const patchDefinition = (definition: unknown, patch: Record<string, unknown>): unknown => {
+  const whole = REPLACED_WHOLE.filter((k) => Object.prototype.hasOwnProperty.call(patch, k) && patch[k] !== null);
+  const merged = mergePatch(definition, Object.fromEntries(Object.entries(patch).filter(([k]) => !whole.includes(k))));
+  return whole.length === 0 ? merged : { ...(merged as Record<string, unknown>), ...Object.fromEntries(whole.map((k) => [k, patch[k]])) };
+};

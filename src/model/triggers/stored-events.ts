@@ -6,6 +6,7 @@ import { DESTINATIONS } from '../../destinations/registry';
 import { storedOneOf, storedShape } from '../../kernel/closed';
 import type { JsonValue } from '../../kernel/json-value';
 import { SCHEMA_VERSION, TriggerEvent } from './events';
+import type { Condition } from '../conditions/syntax';
 
 /**
  * Events read back from the store. Independent of request validation on purpose: a stricter
@@ -36,18 +37,25 @@ const StoredDefinition = storedShape(
     content_types: t.array(t.exact(t.type({ app_label: t.string, model_name: t.string }))),
     active: t.boolean,
   },
-  { webhooks: t.array(webhook.stored), msg_broker_queues: t.array(broker.stored), payload: t.unknown, ordering: t.string },
+  {
+    webhooks: t.array(webhook.stored),
+    msg_broker_queues: t.array(broker.stored),
+    payload: t.unknown,
+    condition: t.UnknownRecord,
+    ordering: t.string,
+  },
 );
 
 const Envelope = t.type({ schema_version: t.number, trigger_id: t.string });
 
 const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition => {
-  const { webhooks, msg_broker_queues, payload, ordering, ...rest } = d;
+  const { webhooks, msg_broker_queues, payload, condition, ordering, ...rest } = d;
   return {
     ...rest,
     webhooks: webhooks ?? [],
     msg_broker_queues: msg_broker_queues ?? [],
     ...(payload === undefined || payload === null ? {} : { payload: payload as JsonValue }),
+    ...(condition === undefined ? {} : { condition: condition as Condition }),
     ...keptOrdering(ordering),
   };
 };

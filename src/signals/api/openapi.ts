@@ -1,7 +1,7 @@
 /** The OpenAPI description of the signal routes: emitting signals and a signal's dispatch. */
 import { SIGNALS } from '../../model/triggers/codecs';
 import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, TIMESTAMP } from '../../model/signals/codecs';
-import { SIGNAL_ID_SCHEMA } from '../../model/signals/schemas';
+import { PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../../model/signals/schemas';
 import { CONTENT_TYPE_PART } from '../../model/triggers/schemas';
 import { MAX_NOT_MATCHED } from '../intake/not-matched';
 import { body, json, problemResponse, ref, Schema } from '../../kernel/openapi';
@@ -18,6 +18,7 @@ const SIGNAL: Schema = {
     app_label: CONTENT_TYPE_PART,
     model_name: CONTENT_TYPE_PART,
     instance: { type: 'object', description: "The instance's attributes, read by {{ instance.… }}" },
+    previous: PREVIOUS_SCHEMA,
     occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP },
     instance_key: {
       type: 'string',
@@ -35,10 +36,14 @@ const NOT_MATCHED: Schema = {
     trigger_id: { type: 'string' },
     version: { type: 'integer' },
     reason: {
-      enum: ['inactive', 'another_signal'],
-      description: '`another_signal`: the trigger watches this content type for other signals (`watches`)',
+      enum: ['inactive', 'another_signal', 'condition_false'],
+      description:
+        '`another_signal`: the trigger watches this content type for other signals (`watches`); ' +
+        '`condition_false`: its condition did not hold (`clause`, `detail`)',
     },
     watches: { type: 'array', items: { enum: [...SIGNALS] } },
+    clause: { type: 'string', description: 'The path of the clause that did not hold, as condition.instance.status.$eq' },
+    detail: { type: 'string', description: "Why it did not hold, quoting the condition's values only" },
   },
 };
 

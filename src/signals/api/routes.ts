@@ -76,6 +76,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
     instance: s.instance,
     occurred_at: s.occurred_at ?? deps.now().toISOString(),
     ...(s.instance_key === undefined ? {} : { instance_key: s.instance_key }),
+    ...(s.previous === undefined ? {} : { previous: s.previous }),
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
   if (oversize.length > 0) return sendError(res, { _tag: 'Validation', errors: oversize });

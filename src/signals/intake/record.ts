@@ -19,12 +19,13 @@ const stateOf = (plan: DispatchPlan) => (plan.actions.length > 0 ? ('queued' as 
 
 /**
  * What is kept of a signal: the whole of it, or, when it matched no trigger (and the config does
- * not say to keep them), everything but its instance. Which triggers it did not match and why
+ * not say to keep them), everything but its instance (and its previous state). Which triggers it did not match and why
  * (what `GET /api/signals/<id>` explains) is kept either way.
  */
 const recordOf = (signal: SignalEnvelope, matched: Matched, keepUnmatchedInstances: boolean): SignalRecord => {
   if (matched.plan.actions.length > 0 || keepUnmatchedInstances) return { signal, ...matched };
-  return { signal: { ...signal, instance: {} }, ...matched, instance_dropped: true };
+  const { previous: _previous, ...kept } = signal;
+  return { signal: { ...kept, instance: {} }, ...matched, instance_dropped: true };
 };
 
 /**

@@ -14,10 +14,12 @@ const plannedStatus = (s: StoredSignal): DispatchStatus => ({
 const contentTypeOf = (s: StoredSignal) => `${s.record.signal.app_label}.${s.record.signal.model_name}`;
 
 /** Why an unmatched signal matched nothing, in one sentence. */
-const unmatchedReason = (s: StoredSignal) =>
-  s.record.not_matched.length === 0
-    ? `no trigger watches ${contentTypeOf(s)}`
-    : `no active trigger watches ${s.record.signal.signal} of ${contentTypeOf(s)} (see not_matched)`;
+const unmatchedReason = (s: StoredSignal) => {
+  if (s.record.not_matched.length === 0) return `no trigger watches ${contentTypeOf(s)}`;
+  if (s.record.not_matched.some((n) => n.reason === 'condition_false'))
+    return `no trigger watching ${s.record.signal.signal} of ${contentTypeOf(s)} had a condition that held (see not_matched)`;
+  return `no active trigger watches ${s.record.signal.signal} of ${contentTypeOf(s)} (see not_matched)`;
+};
 
 /** What the store adds to every view: when it was accepted, the triggers it did not match, its redeliveries. */
 const withRecord = (view: DispatchView, s: StoredSignal): DispatchView => ({

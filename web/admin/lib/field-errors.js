@@ -20,12 +20,21 @@ export function clearFieldErrors(root) {
   }
 }
 
+const entryPath = (entry) => (typeof entry.path === 'function' ? entry.path() : entry.path);
+
 /**
- * Shows each error at its registry entry's field, in place of the last ones; `line(error)` is its
- * text there (the message by default). Returns `{ placed: [{ error, entry }], rest }`: `rest`
- * are the errors no field shows, for the caller to show some other way.
+ * An error's text at its field: the message, after the error's path when that goes deeper than
+ * the field (`condition.$and.1.instance.total.$gt: must be a number …` at the condition field).
  */
-export function markFields(root, registry, errors, { line = (e) => e.message } = {}) {
+const atField = (e, entry) => (e.path === entryPath(entry) ? e.message : `${e.path}: ${e.message}`);
+
+/**
+ * Shows each error at its registry entry's field, in place of the last ones; `line(error, entry)`
+ * is its text there (by default the message, with its path when deeper than the field). Returns
+ * `{ placed: [{ error, entry }], rest }`: `rest` are the errors no field shows, for the caller to
+ * show some other way.
+ */
+export function markFields(root, registry, errors, { line = atField } = {}) {
   clearFieldErrors(root);
   const placed = errors.map((error) => ({ error, entry: registry.find(error.path) })).filter((p) => p.entry);
   const byEntry = new Map();
@@ -38,7 +47,7 @@ export function markFields(root, registry, errors, { line = (e) => e.message } =
       h(
         'div',
         { class: 'field-error', id },
-        lines.map((e) => h('div', {}, line(e))),
+        lines.map((e) => h('div', {}, line(e, entry))),
       ),
     );
     for (const input of entry.inputs) {

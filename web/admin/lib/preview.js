@@ -1,61 +1,14 @@
-// The live preview: the form's trigger rendered for a sample instance by the dry-run API
-// (POST /api/action-triggers/test), which sends nothing and shows dynamic values as `{{ path }}`.
+// The live preview: the form's trigger rendered for a sample instance (and, optionally, its
+// previous state) by the dry-run API (POST /api/action-triggers/test), which sends nothing and
+// shows dynamic values as `{{ path }}`, and says whether the condition holds.
 // Whatever goes wrong is shown in the panel, never thrown.
 import { api, ApiError } from './api.js';
 import { h, replace } from './dom.js';
+import { dryRunView } from './dry-run-view.js';
+import { parseJson } from './trigger-draft.js';
 import { SIGNALS } from './trigger-text.js';
 
 export const PREVIEW_DELAY_MS = 400;
-
-const pretty = (body, contentType) => {
-  if (body === null || body === undefined) return '(no body)';
-  if (!/json/i.test(contentType ?? '')) return body;
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-};
-
-function actionView(a, i) {
-  // A refused action may have no request or message to show.
-  const title =
-    a.kind === 'webhook'
-      ? `Webhook ${a.index + 1}${a.request ? `: ${a.request.method} ${a.request.url}` : ''}`
-      : `Broker queue ${a.index + 1}${a.message ? `: ${a.message.broker} (${a.message.broker_type})` : ''}`;
-  const body = a.kind === 'webhook' ? a.request?.body : a.message?.body;
-  const contentType = a.kind === 'webhook' ? a.request?.content_type : a.message?.content_type;
-  const headers = a.request?.headers ?? a.message?.parameters ?? {};
-  return h(
-    'div',
-    { class: 'preview-action', 'data-index': i },
-    h('h3', {}, title),
-    a.refused ? h('p', { class: 'error' }, `A dispatch would not send this now: ${a.refused}`) : null,
-    a.warnings?.length
-      ? h(
-          'ul',
-          { class: 'warnings' },
-          a.warnings.map((w) => h('li', {}, w)),
-        )
-      : null,
-    a.body_omitted ? h('p', { class: 'muted' }, a.body_omitted) : null,
-    h('pre', { class: 'preview-body', 'aria-label': `Rendered body, action ${i + 1}` }, pretty(body, contentType)),
-    Object.keys(headers).length === 0
-      ? null
-      : h(
-          'details',
-          {},
-          h('summary', {}, a.kind === 'webhook' ? 'Headers' : 'Parameters'),
-          h(
-            'pre',
-            {},
-            Object.entries(headers)
-              .map(([k, v]) => `${k}: ${v}`)
-              .join('\n'),
-          ),
-        ),
-  );
-}
 
 /**
  * The preview panel and `schedule()`, to call on every edit: after PREVIEW_DELAY_MS of quiet it
@@ -70,6 +23,7 @@ export function livePreview(bodyOfForm, { startNow }) {
   );
   const instance = h('textarea', { id: 'preview-instance', rows: 6, spellcheck: 'false' });
   instance.value = '{\n  "id": 1,\n  "name": "Example"\n}';
+  const previous = h('textarea', { id: 'preview-previous', rows: 4, spellcheck: 'false', 'aria-describedby': 'preview-previous-hint' });
   const output = h(
     'div',
     { id: 'preview-output', class: 'preview-output' },
@@ -88,6 +42,8 @@ export function livePreview(bodyOfForm, { startNow }) {
     } catch (e) {
       errors.push({ path: 'sample instance', message: `is not valid JSON (${e.message})` });
     }
+    const before = parseJson(previous.value);
+    if (before.problem) errors.push({ path: 'sample previous state', message: before.problem });
     if (errors.length > 0)
       return show(
         h('p', { class: 'error' }, 'No preview yet:'),
@@ -100,16 +56,10 @@ export function livePreview(bodyOfForm, { startNow }) {
     const chosen = signal.value || body.config_signals[0]?.signal || 'post_save';
     output.setAttribute('aria-busy', 'true');
     try {
-      const res = await api('POST', '/api/action-triggers/test', { body: { trigger: body, signal: chosen, instance: sample } });
+      const signalBody = { signal: chosen, instance: sample, ...(before.value === undefined ? {} : { previous: before.value }) };
+      const res = await api('POST', '/api/action-triggers/test', { body: { trigger: body, ...signalBody } });
       if (mine !== turn) return;
-      const view = res.body;
-      show(
-        view.would_dispatch ? null : h('p', { class: 'notice' }, `A real signal would not dispatch: ${view.not_dispatched_reason}`),
-        view.actions.length === 0
-          ? h('p', { class: 'muted' }, 'This trigger has no webhooks or broker queues: nothing would be sent.')
-          : null,
-        view.actions.map(actionView),
-      );
+      show(dryRunView(res.body));
     } catch (e) {
       if (mine !== turn) return;
       if (e instanceof ApiError && e.status === 400) {
@@ -138,6 +88,7 @@ export function livePreview(bodyOfForm, { startNow }) {
   };
   signal.addEventListener('change', schedule);
   instance.addEventListener('input', schedule);
+  previous.addEventListener('input', schedule);
   if (startNow) schedule();
 
   const element = h(
@@ -153,6 +104,13 @@ export function livePreview(bodyOfForm, { startNow }) {
     signal,
     h('label', { for: 'preview-instance' }, 'Sample instance (JSON)'),
     instance,
+    h('label', { for: 'preview-previous' }, 'Sample previous state (JSON, optional)'),
+    h(
+      'div',
+      { id: 'preview-previous-hint', class: 'hint muted' },
+      'The instance before the change, for previous.… paths and $changed. Blank: the signal has none.',
+    ),
+    previous,
     h('h3', {}, 'Rendered'),
     output,
   );

@@ -16,6 +16,7 @@ export const emptyDraft = () => ({
   webhooks: [emptyWebhook()],
   msg_broker_queues: [],
   payload: '',
+  condition: '',
   ordering: 'none',
 });
 
@@ -38,6 +39,7 @@ export const draftOf = (t) => ({
     timeout_secs: q.timeout_secs === undefined ? '' : String(q.timeout_secs),
   })),
   payload: jsonText(t.payload),
+  condition: jsonText(t.condition),
   ordering: t.ordering ?? 'none',
 });
 
@@ -45,6 +47,16 @@ export const draftOf = (t) => ({
 const numberOf = (text) => {
   const s = text.trim();
   return s === '' ? undefined : Number.isFinite(Number(s)) ? Number(s) : s;
+};
+
+/** Typed JSON: `{ value }` (undefined when blank), or `{ problem }` saying why it does not parse. */
+export const parseJson = (text) => {
+  if (text.trim() === '') return { value: undefined };
+  try {
+    return { value: JSON.parse(text) };
+  } catch (e) {
+    return { problem: `is not valid JSON (${e.message})` };
+  }
 };
 
 const withOptional = (object, key, value) => (value === undefined ? object : { ...object, [key]: value });
@@ -56,13 +68,9 @@ const withOptional = (object, key, value) => (value === undefined ? object : { .
 export function bodyOf(draft) {
   const errors = [];
   const json = (text, path) => {
-    if (text.trim() === '') return undefined;
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      errors.push({ path, message: `is not valid JSON (${e.message})` });
-      return undefined;
-    }
+    const { value, problem } = parseJson(text);
+    if (problem) errors.push({ path, message: problem });
+    return value;
   };
   const webhooks = draft.webhooks.map((w) => {
     const named = w.headers.filter((x) => x.name.trim() !== '' || x.value !== '');
@@ -81,17 +89,19 @@ export function bodyOf(draft) {
     out = withOptional(out, 'parameters', json(q.parameters, `msg_broker_queues[${i}].parameters`));
     return withOptional(out, 'timeout_secs', numberOf(q.timeout_secs));
   });
+  const fields = {
+    config_signals: SIGNALS.filter((s) => draft.signals.has(s)).map((signal) => ({ signal })),
+    content_types: draft.content_types.map((ct) => ({ app_label: ct.app_label.trim(), model_name: ct.model_name.trim() })),
+    webhooks,
+    msg_broker_queues: queues,
+    active: draft.active,
+    ordering: draft.ordering,
+  };
+  // Blank condition: none (a PUT without one removes it).
   const body = withOptional(
-    {
-      config_signals: SIGNALS.filter((s) => draft.signals.has(s)).map((signal) => ({ signal })),
-      content_types: draft.content_types.map((ct) => ({ app_label: ct.app_label.trim(), model_name: ct.model_name.trim() })),
-      webhooks,
-      msg_broker_queues: queues,
-      active: draft.active,
-      ordering: draft.ordering,
-    },
-    'payload',
-    json(draft.payload, 'payload'),
+    withOptional(fields, 'payload', json(draft.payload, 'payload')),
+    'condition',
+    json(draft.condition, 'condition'),
   );
   return { body, errors };
 }

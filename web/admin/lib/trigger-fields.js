@@ -1,6 +1,7 @@
 // Every field of a trigger, as form inputs bound to a draft (lib/trigger-draft.js). Each input is
 // registered under the path the API names it by, e.g. `webhooks[0].headers.X-Token`.
 import { fieldId, h } from './dom.js';
+import { conditionField } from './condition-field.js';
 import { checkboxField, repeated, selectField, textField } from './form-fields.js';
 import { emptyContentType, emptyHeader, emptyQueue, emptyWebhook } from './trigger-draft.js';
 import { HTTP_METHODS, SIGNALS } from './trigger-text.js';
@@ -189,6 +190,7 @@ export function triggerFields(reg, draft, changed) {
   return [
     signalsSet(reg, draft),
     contentTypes(reg, draft, changed),
+    conditionField(reg, draft),
     active.wrap,
     selectField(reg, { path: 'ordering', label: 'Ordering', model: draft, key: 'ordering', options: ORDERINGS }),
     webhooks(reg, draft, changed),

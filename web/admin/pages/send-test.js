@@ -1,7 +1,10 @@
-// #/triggers/<id>/send-test: sends a test signal the trigger watches, then follows its dispatch live.
+// #/triggers/<id>/send-test: sends a test signal the trigger watches, then follows its dispatch live;
+// or dry-runs it against this trigger first (POST /api/action-triggers/<id>/test: sends nothing).
 import { adminConfig, api, ApiError } from '../lib/api.js';
 import { announce, h, pageHeading, replace } from '../lib/dom.js';
 import { errorView } from '../app.js';
+import { conditionView } from '../lib/condition-text.js';
+import { dryRunView } from '../lib/dry-run-view.js';
 import { markFields } from '../lib/field-errors.js';
 import { createRegistry, selectField, textField } from '../lib/form-fields.js';
 import { triggerLinks } from '../lib/trigger-links.js';
@@ -49,6 +52,16 @@ function fields(reg, values, trigger) {
       hint: 'The attributes of the model instance, as your application would send them; the payload is rendered from them.',
     }),
     textField(reg, {
+      path: 'previous',
+      label: 'Previous state (JSON object, optional)',
+      model: values,
+      key: 'previous',
+      multiline: true,
+      rows: 4,
+      attrs: VALID,
+      hint: "The instance before the change, for a condition's previous.… paths and $changed. Blank: the signal has none.",
+    }),
+    textField(reg, {
       path: 'id',
       label: 'Signal id',
       model: values,
@@ -59,23 +72,40 @@ function fields(reg, values, trigger) {
   ];
 }
 
-function bodyOf(values, contentTypes) {
-  let instance;
+/** JSON typed in a field, or the error at its path; blank gives undefined where `optional`. */
+const parsed = (text, path, optional) => {
+  if (optional && text.trim() === '') return { value: undefined };
   try {
-    instance = JSON.parse(values.instance);
+    return { value: JSON.parse(text) };
   } catch (e) {
-    return { errors: [{ path: 'instance', message: `is not JSON: ${e.message}` }] };
+    return { error: { path, message: `is not JSON: ${e.message}` } };
   }
+};
+
+function bodyOf(values, contentTypes) {
+  const instance = parsed(values.instance, 'instance', false);
+  const previous = parsed(values.previous, 'previous', true);
+  const errors = [instance.error, previous.error].filter(Boolean);
+  if (errors.length > 0) return { errors };
   const ct = contentTypes[Number(values.content_type)];
   const id = values.id.trim();
-  return { body: { signal: values.signal, app_label: ct.app_label, model_name: ct.model_name, instance, ...(id ? { id } : {}) } };
+  return {
+    body: {
+      signal: values.signal,
+      app_label: ct.app_label,
+      model_name: ct.model_name,
+      instance: instance.value,
+      ...(previous.value === undefined ? {} : { previous: previous.value }),
+      ...(id ? { id } : {}),
+    },
+  };
 }
 
 /**
  * A 403 for a missing scope, at the form, in words and focused (the keyboard is where the news is).
  * False for another 403, which errorView shows as the API said it.
  */
-function refuse(box, error) {
+function refuse(box, error, what) {
   const scope = /lacks the scope (\S+)/.exec(error.message)?.[1];
   if (!scope) return false;
   replace(
@@ -83,7 +113,7 @@ function refuse(box, error) {
     h(
       'div',
       { class: 'error', role: 'alert', tabindex: '-1' },
-      `Your API key may not send signals: it lacks the ${scope} scope. Nothing was sent.`,
+      `Your API key may not ${what}: it lacks the ${scope} scope. Nothing was sent.`,
     ),
   );
   box.firstChild.focus();
@@ -96,14 +126,21 @@ export default async function render(main, { id }) {
   // errorView and the refusal below are alerts themselves: this holds them, not one more alert around them.
   const formError = h('div', { class: 'form-error' });
   const result = h('section', { 'aria-labelledby': 'result-heading', hidden: true });
-  const values = { signal: trigger.config_signals[0]?.signal, content_type: '0', instance: '{\n  "id": 1\n}', id: newSignalId() };
+  const values = {
+    signal: trigger.config_signals[0]?.signal,
+    content_type: '0',
+    instance: '{\n  "id": 1\n}',
+    previous: '',
+    id: newSignalId(),
+  };
   const registry = createRegistry();
+  const dryRunButton = h('button', { type: 'button' }, 'Dry run (send nothing)');
   let following;
   const form = h(
     'form',
     { novalidate: true, 'aria-label': 'Test signal' },
     fields(registry, values, trigger),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send test signal')),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Send test signal'), dryRunButton),
     formError,
   );
   /** Shows the errors at their fields (the first focused); returns those no field shows. */
@@ -112,15 +149,36 @@ export default async function render(main, { id }) {
     placed[0]?.entry.focus.focus();
     return rest;
   };
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
+  /** The fields' body, or undefined after showing why there is none. */
+  const checkedBody = () => {
     replace(formError);
     const { body, errors } = bodyOf(values, contentTypes);
-    if (errors) {
-      mark(errors);
-      return;
+    mark(errors ?? []);
+    return body;
+  };
+  /** Shows an API refusal: a missing scope in words, field errors at their fields, the rest as the API said it. */
+  const refused = (e, what) => {
+    if (e instanceof ApiError && e.status === 403 && refuse(formError, e, what)) return;
+    const rest = e instanceof ApiError ? mark(e.fieldErrors) : [];
+    if (!(e instanceof ApiError) || e.fieldErrors.length === 0 || rest.length > 0) replace(formError, errorView(e));
+  };
+  dryRunButton.addEventListener('click', async () => {
+    const body = checkedBody();
+    if (!body) return;
+    try {
+      const { body: view } = await api('POST', `/api/action-triggers/${encodeURIComponent(id)}/test`, { body });
+      following?.stop();
+      replace(result, h('h2', { id: 'result-heading' }, 'Dry run (nothing was sent)'), dryRunView(view));
+      result.hidden = false;
+      announce(view.would_dispatch ? 'Dry run: a signal like this would dispatch' : 'Dry run: a signal like this would not dispatch');
+    } catch (e) {
+      refused(e, 'run dry runs');
     }
-    mark([]);
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const body = checkedBody();
+    if (!body) return;
     try {
       const { body: accepted } = await api('POST', '/api/signals', { body });
       following?.stop();
@@ -142,9 +200,7 @@ export default async function render(main, { id }) {
       values.id = newSignalId();
       registry.find('id').focus.value = values.id;
     } catch (e) {
-      if (e instanceof ApiError && e.status === 403 && refuse(formError, e)) return;
-      const rest = e instanceof ApiError ? mark(e.fieldErrors) : [];
-      if (!(e instanceof ApiError) || e.fieldErrors.length === 0 || rest.length > 0) replace(formError, errorView(e));
+      refused(e, 'send signals');
     }
   });
   replace(
@@ -153,6 +209,12 @@ export default async function render(main, { id }) {
     triggerLinks(id, '/send-test'),
     h('p', {}, 'The signal is real: every active trigger that watches it, not only this one, dispatches it to its targets.'),
     trigger.active ? null : h('p', { class: 'notice' }, 'This trigger is inactive: a test signal will not match it.'),
+    trigger.condition === undefined
+      ? null
+      : [
+          h('p', {}, 'This trigger dispatches only when its condition holds (a dry run says whether it does):'),
+          conditionView(trigger.condition),
+        ],
     form,
     result,
   );

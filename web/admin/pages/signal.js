@@ -3,6 +3,7 @@
 import { adminConfig, api } from '../lib/api.js';
 import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
 import { errorView } from '../app.js';
+import { conditionFalseText } from '../lib/condition-text.js';
 import { follow } from '../lib/follow.js';
 import { workflowLink } from '../lib/temporal-link.js';
 
@@ -79,6 +80,14 @@ export function actionsTable(actions, { showTrigger = true } = {}) {
   );
 }
 
+/** Why a watching trigger was not matched: inactive, its condition false (where and why), or other signals. */
+const notMatchedWhy = (n) =>
+  n.reason === 'inactive'
+    ? 'inactive'
+    : n.reason === 'condition_false'
+      ? conditionFalseText(n)
+      : `watches ${(n.watches ?? []).join(', ') || 'other signals'}`;
+
 function notMatchedList(view) {
   if (!view.not_matched?.length) return null;
   return [
@@ -86,15 +95,7 @@ function notMatchedList(view) {
     h(
       'ul',
       {},
-      view.not_matched.map((n) =>
-        h(
-          'li',
-          {},
-          triggerLink(n.trigger_id, n.version),
-          ': ',
-          n.reason === 'inactive' ? 'inactive' : `watches ${(n.watches ?? []).join(', ') || 'other signals'}`,
-        ),
-      ),
+      view.not_matched.map((n) => h('li', { 'data-reason': n.reason }, triggerLink(n.trigger_id, n.version), ': ', notMatchedWhy(n))),
     ),
     view.not_matched_truncated ? h('p', { class: 'muted' }, 'More were not matched; only the first are listed.') : null,
   ];

@@ -1,6 +1,7 @@
 // One trigger: its definition as text and as JSON, where to go from here, and delete (confirmed).
 import { api, ApiError } from '../lib/api.js';
 import { announce, h, pageHeading, replace, time } from '../lib/dom.js';
+import { conditionView } from '../lib/condition-text.js';
 import { activeBadge, mapText, signalsText, triggerName } from '../lib/trigger-text.js';
 
 const path = (id) => `/api/action-triggers/${encodeURIComponent(id)}`;
@@ -70,6 +71,8 @@ function definition(t) {
       ['Created', time(t.created_at)],
       ['Updated', time(t.updated_at)],
     ]),
+    h('h2', {}, 'Condition'),
+    conditionView(t.condition),
     section(
       'Webhooks',
       ['Method', 'URL', 'Headers', 'Timeout (s)'],

@@ -1,0 +1,19 @@
+/** RFC 3339 `date-time` (what JSON Schema's format means), any fraction, no leap second. */
+export const TIMESTAMP =
+  '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$';
+const TIMESTAMP_RE = new RegExp(TIMESTAMP);
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31);
+
+export const isTimestamp = (s: string) =>
+  TIMESTAMP_RE.test(s) && Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
+
+/**
+ * A timestamp's instant in milliseconds, and its fraction beyond them (as a string of digits),
+ * so two timestamps compare exactly however many fraction digits they carry.
+ */
+export const instantOf = (s: string): { ms: number; sub: string } => {
+  const fraction = /\.([0-9]+)/.exec(s)?.[1] ?? '';
+  const ms = Date.parse(s.replace(/\.[0-9]+/, '.' + (fraction + '000').slice(0, 3)).toUpperCase());
+  return { ms, sub: fraction.slice(3).replace(/0+$/, '') };
+};
