@@ -5,6 +5,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, S
 import { CreateFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateEventBusCommand, EventBridgeClient, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { LambdaRecorder, startLambdaRecorder } from './lambda-recorder';
+import { isJsonContentType } from '../../src/destinations/broker-kit/aws';
 import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
@@ -232,7 +233,7 @@ const createRole = async (endpoint: string, name: string) => {
   return `arn:aws:iam::123456789012:role/${name}`;
 };
 
-const isJsonType = (contentType: string | undefined) => /^application\/(.+\+)?json\b/i.test(contentType ?? '');
+const isJsonType = (contentType: string | undefined) => isJsonContentType(contentType ?? '');
 
 /** What the function was given, as the sender's body: a JSON body is the event, any other a JSON string. */
 const fromInvocation = (payload: string, custom: Record<string, string> = {}): Consumed => ({

@@ -53,3 +53,17 @@ test('a secret file is read once, without its trailing newline', () => {
   expect(errors).toEqual([]);
   expect(keys.get('a')).toEqual([{ secret: 'whsec_abc', expiresAtMs: Date.parse('2026-12-31T00:00:00Z') }]);
 });
+
+test('an empty secret file is named, also after another entry could not be read', () => {
+  const files: Record<string, string> = { empty: '\n', good: 'whsec_abc' };
+  const read = (path: string) => {
+    const text = files[path];
+    if (text === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+    return text;
+  };
+  const { errors } = signingKeysOf({ a: [{ secret_file: 'missing' }, { secret_file: 'empty' }], b: [{ secret_file: 'good' }] }, read);
+  expect(errors).toEqual([
+    { path: 'signing_secrets.a[0].secret_file', message: 'cannot be read (ENOENT)' },
+    { path: 'signing_secrets.a[1].secret_file', message: 'is empty' },
+  ]);
+});

@@ -44,9 +44,19 @@ const settings: Publisher<EventBridgeSettings>['settings'] = (connDetails, param
  * is an envelope of the payload (a JSON body as its value, any other as a string) with the
  * delivery id, the content type and (tracing on) the trace context. Rules match `detail.payload.…`.
  */
+/** A JSON body as its value (the event's detail nests it); a body that does not parse goes as its text. */
+const payloadOf = (message: OutboundMessage): unknown => {
+  if (!isJsonContentType(message.contentType)) return message.body;
+  try {
+    return JSON.parse(message.body) as unknown;
+  } catch {
+    return message.body;
+  }
+};
+
 export const eventDetail = (message: OutboundMessage) =>
   JSON.stringify({
-    payload: isJsonContentType(message.contentType) ? (JSON.parse(message.body) as unknown) : message.body,
+    payload: payloadOf(message),
     delivery_id: message.deliveryId,
     content_type: message.contentType,
     ...(message.traceparent ? { traceparent: message.traceparent } : {}),

@@ -43,15 +43,18 @@ export const signingKeysOf = (
       entries.map((e, i) => {
         let secret = e.secret ?? '';
         if (e.secret_file !== undefined) {
+          let read = false;
           try {
             secret = readFile(e.secret_file).replace(/\r?\n$/, '');
+            read = true;
           } catch (err) {
             errors.push({
               path: `signing_secrets.${name}[${i}].secret_file`,
               message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
             });
           }
-          if (secret === '' && errors.length === 0) errors.push({ path: `signing_secrets.${name}[${i}].secret_file`, message: 'is empty' });
+          // This entry's own read: an empty file is named even after another entry's error.
+          if (read && secret === '') errors.push({ path: `signing_secrets.${name}[${i}].secret_file`, message: 'is empty' });
         }
         return { secret, ...(e.expires_at ? { expiresAtMs: Date.parse(e.expires_at) } : {}) };
       }),
