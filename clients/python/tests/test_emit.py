@@ -135,7 +135,7 @@ def test_the_instance_is_serialised_like_djangos_serializer() -> None:
         row = OutboxSignal.objects.filter(model_name="order", signal="post_save").get()
     assert row.instance == {
         "id": order.id, "pk": order.id, "ref": str(order.ref), "total": "0.10", "note": "n",
-        "placed_at": "2025-01-02T03:04:05.678901+00:00", "attachment": order.attachment.name,
+        "placed_at": "2025-01-02T03:04:05.678901+00:00", "attachment": order.attachment.name, "status": "pending",
         "customer": {"id": customer.id, "pk": customer.id, "name": customer.name, "email": customer.email, "joined": "2024-02-29"},
         "tags": [],
     }

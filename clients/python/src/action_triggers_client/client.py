@@ -136,7 +136,9 @@ class ActionTriggersClient:
 
     def emit(self, signal: Signal) -> Accepted:
         """``POST /api/signals`` with one signal. Its id is fixed before the first attempt (a
-        fresh one when the signal has none), so retries never start a second dispatch."""
+        fresh one when the signal has none), so retries never start a second dispatch. A
+        ``previous`` (the instance before the change) goes beside ``instance``; a ``None`` one
+        is left out (there was no previous state: a creation)."""
         body = _with_id(signal)
         return self._call("POST", "/api/signals", body, retry=True).body
 
@@ -234,6 +236,8 @@ def _with_id(signal: Signal) -> dict[str, Any]:
     out = dict(signal)
     if not out.get("id"):
         out["id"] = new_signal_id()
+    if "previous" in out and out["previous"] is None:
+        del out["previous"]  # no previous state; the service takes an object or nothing
     return out
 
 

@@ -50,6 +50,10 @@ class TriggerInput(_TriggerInputRequired, total=False):
     payload: Any
     #: ``"per_instance"``: one instance's signals are delivered in the order the service accepted them.
     ordering: Literal["none", "per_instance"]
+    #: Fires only for the signals it holds of (docs/conditions.md), e.g.
+    #: ``{"instance.status": {"$changed": {"from": "pending", "to": "paid"}}}``; ``None`` in a
+    #: ``PATCH`` removes it.
+    condition: dict[str, Any] | None
 
 
 class Trigger(TriggerInput, total=False):
@@ -73,6 +77,10 @@ class Signal(_SignalRequired, total=False):
     occurred_at: str
     #: The instance a ``per_instance`` trigger orders by (default ``instance.pk``, else ``instance.id``).
     instance_key: str
+    #: The instance before the change (same shape as ``instance``), for conditions' ``previous.``
+    #: paths and ``$changed``, and ``{{ previous.… }}`` in templates. ``None`` (no previous state:
+    #: a creation) is left out of the request; the service takes an object or nothing.
+    previous: dict[str, Any] | None
 
 
 class Accepted(TypedDict):

@@ -28,3 +28,4 @@ class Order(models.Model):
     note = models.TextField(blank=True)
     attachment = models.FileField(upload_to="orders/", blank=True)
     tags = models.ManyToManyField(Tag, blank=True)
+    status = models.CharField(max_length=16, default="pending")

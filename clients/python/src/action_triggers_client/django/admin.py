@@ -15,8 +15,8 @@ class OutboxSignalAdmin(admin.ModelAdmin):
     list_filter = ("state", "signal", "app_label", "model_name")
     search_fields = ("instance_pk", "last_error", "model_name")
     ordering = ("-id",)
-    readonly_fields = ("id", "signal", "app_label", "model_name", "instance_pk", "instance", "occurred_at", "state",
-                       "attempts", "last_error", "sent_at")
+    readonly_fields = ("id", "signal", "app_label", "model_name", "instance_pk", "instance", "previous", "occurred_at",
+                       "state", "attempts", "last_error", "sent_at")
     actions = ("send_again",)
 
     @admin.display(description="content type")

@@ -1,7 +1,8 @@
 """System checks of ``ACTION_TRIGGERS_CLIENT`` against the installed models: a model or relation
 that does not exist is an error naming it, the closest valid names and the choices, so a typo
 stops ``manage.py check``, ``migrate``, ``runserver`` and the relay instead of silently sending
-nothing (or ``null``)."""
+nothing (or ``null``). So is a model in ``SEND_PREVIOUS`` whose post_save is not sent: its
+``previous`` would never leave, and a transition condition would never hold."""
 from __future__ import annotations
 
 import difflib
@@ -14,6 +15,7 @@ from django.db import models
 from . import conf
 
 PREFIX = "action_triggers_client"
+APP_LABEL = "action_triggers_client"
 
 
 def _choices(names: Iterable[str]) -> str:
@@ -40,6 +42,26 @@ def _unknown_model(key: str, label: str, id_: str) -> checks.Error:
     where = f"models of app '{app}': {_choices(same_app)}" if same_app else f"installed models: {_choices(labels)}"
     return checks.Error(f"{conf.SETTING}['{key}'] names '{label}', which is no installed model",
                         hint=f"{_did_you_mean(label, labels)}{where}", id=id_)
+
+
+def _sends_post_save(settings: conf.Settings, label: str) -> bool:
+    cts = settings.content_types
+    return label.split(".")[0] != APP_LABEL and (cts is None or "post_save" in cts.get(label, ()))
+
+
+def _not_sent(key: str, label: str, settings: conf.Settings, id_: str) -> checks.Error:
+    cts = settings.content_types
+    if label.split(".")[0] == APP_LABEL:
+        why = "this app's own models are never sent"
+    elif cts is not None and label in cts:
+        why = f"CONTENT_TYPES sends only {', '.join(s for s in conf.SIGNALS if s in cts[label])} of it"
+    else:
+        why = "CONTENT_TYPES does not list it"
+    sent = sorted(name for name, signals in (cts or {}).items() if "post_save" in signals)
+    return checks.Error(f"{conf.SETTING}['{key}'] names '{label}', whose post_save is not sent ({why}): "
+                        "the instance before the change goes only with a post_save that is sent",
+                        hint=f"send post_save of '{label}' (CONTENT_TYPES) or take it out of {key}; "
+                             f"models whose post_save is sent: {_choices(sent) or '(none)'}", id=id_)
 
 
 def _relations(model: type[models.Model]) -> dict[str, Any]:
@@ -76,6 +98,11 @@ def check_settings(app_configs: Any = None, **_: Any) -> list[checks.CheckMessag
     for label in sorted(settings.origin_fields):
         if _model(label) is None:
             found.append(_unknown_model("ORIGIN_FIELDS", label, f"{PREFIX}.E006"))
+    for label in sorted(settings.send_previous or ()):
+        if _model(label) is None:
+            found.append(_unknown_model("SEND_PREVIOUS", label, f"{PREFIX}.E007"))
+        elif not _sends_post_save(settings, label):
+            found.append(_not_sent("SEND_PREVIOUS", label, settings, f"{PREFIX}.E008"))
     for label, paths in settings.expand.items():
         model = _model(label)
         if model is None:

@@ -13,8 +13,8 @@ from django.core.signals import setting_changed
 
 SETTING = "ACTION_TRIGGERS_CLIENT"
 KNOWN = {
-    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_SECRET_FIELDS", "ORIGIN_FIELDS", "SEND_ON_COMMIT", "TIMEOUT", "BATCH_SIZE",
-    "MAX_BATCH_BYTES", "KEEP_SENT", "RELAY_POLL_INTERVAL", "RELAY_MIN_AGE", "RELAY_MAX_BACKOFF",
+    "BASE_URL", "API_KEY", "CONTENT_TYPES", "EXPAND", "SEND_SECRET_FIELDS", "ORIGIN_FIELDS", "SEND_PREVIOUS", "SEND_ON_COMMIT",
+    "TIMEOUT", "BATCH_SIZE", "MAX_BATCH_BYTES", "KEEP_SENT", "RELAY_POLL_INTERVAL", "RELAY_MIN_AGE", "RELAY_MAX_BACKOFF",
 }
 ALL = "__all__"
 SIGNALS = ("pre_save", "post_save", "pre_delete", "post_delete")
@@ -32,6 +32,9 @@ class Settings:
     # Models whose instances also carry Django's serializer's "fields" map (`__fields__`), for
     # imported triggers that keep django-action-triggers' no-payload body (`--origin-shape`).
     origin_fields: frozenset[str]
+    # Models whose post_save of an existing instance also carries `previous` (the stored row, read
+    # in pre_save); None: every model that sends post_save (True). Unset: none (no extra query).
+    send_previous: frozenset[str] | None
     send_on_commit: bool
     timeout: float
     batch_size: int
@@ -79,6 +82,19 @@ def _content_types(value: Any) -> dict[str, frozenset[str]] | None:
     if isinstance(value, (list, tuple, set, frozenset)):
         return {_label("CONTENT_TYPES", c): frozenset(SIGNALS) for c in value}
     raise ImproperlyConfigured(f"{key} must be a list of 'app_label.model_name', a dict of them to signals, or '{ALL}'")
+
+
+def _send_previous(value: Any) -> frozenset[str] | None:
+    """``["app.model", ...]`` or ``True`` (every model that sends post_save). Unset, ``False`` or
+    ``[]``: none. ``checks.py`` checks the names against the installed models and ``CONTENT_TYPES``."""
+    if value is None or value is False:
+        return frozenset()
+    if value is True:
+        return None
+    if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise ImproperlyConfigured(f"{SETTING}['SEND_PREVIOUS'] must be a list of 'app_label.model_name' (the models whose "
+                                   f"post_save carries the instance before the change) or True (every model sent), not {value!r}")
+    return frozenset(_label("SEND_PREVIOUS", label) for label in value)
 
 
 def _names_by_model(raw: dict[str, Any], key: str, what: str) -> dict[str, list[str]]:
@@ -130,6 +146,7 @@ def settings() -> Settings:
         expand=expand,
         send_secret_fields=secret_fields,
         origin_fields=frozenset(_label("ORIGIN_FIELDS", label) for label in origin_fields),
+        send_previous=_send_previous(raw.get("SEND_PREVIOUS")),
         send_on_commit=send_on_commit,
         timeout=_seconds("TIMEOUT", raw.get("TIMEOUT", 5.0), 0.001),
         batch_size=batch_size,

@@ -24,6 +24,8 @@ class OutboxSignal(models.Model):
     instance_pk = models.CharField(max_length=255, blank=True, default="",
                                    help_text="The instance's primary key as text; rows of one instance are sent in id order.")
     instance = models.JSONField()
+    previous = models.JSONField(null=True, blank=True,
+                                help_text="The stored row before the change (post_save of a model in SEND_PREVIOUS); null: none sent.")
     occurred_at = models.DateTimeField()
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
     attempts = models.PositiveIntegerField(default=0, help_text="Requests that did not settle the row (service away, 5xx).")

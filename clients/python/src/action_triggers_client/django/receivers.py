@@ -3,7 +3,9 @@
 Each row is written in the database transaction of the change (the signal's ``using``), so a
 rolled-back change leaves no row, and a committed one always has its row. A failure to write
 the row fails the change: the signal is not optional. After commit the transaction's rows are
-sent at once (``SEND_ON_COMMIT``); whatever is left, the relay sends. Where django-action-triggers
+sent at once (``SEND_ON_COMMIT``); whatever is left, the relay sends. For the models in
+``SEND_PREVIOUS``, pre_save reads the stored row once and post_save's row carries it as
+``previous``, serialised like the instance. Where django-action-triggers
 is installed too, these receivers also run its delivery, for what the cut-over leaves to it
 (``cutover.py``).
 """
@@ -24,6 +26,7 @@ APP_LABEL = "action_triggers_client"
 # Attributes kept on an instance between two signals of one change.
 PRE_SAVE_STASH = "_action_triggers_client_pre_save"
 PRE_DELETE_STASH = "_action_triggers_client_pre_delete"
+PREVIOUS_STASH = "_action_triggers_client_previous"  # the stored row before the save, serialised (SEND_PREVIOUS)
 ROUTE_STASH = "_action_triggers_client_route"  # the cut-over route, decided once per change
 PENDING_ATTR = "action_triggers_client_pending"  # on a connection: row ids written in its transaction
 
@@ -81,6 +84,40 @@ def _sends(sender: type[models.Model], signal: str, route: cutover.Route | None)
     return emits(sender, signal) and (route is None or route.sends(sender._meta.label_lower, signal))
 
 
+def _sends_previous(sender: type[models.Model], route: cutover.Route | None) -> bool:
+    """Whether this change's post_save carries ``previous``: the model is in ``SEND_PREVIOUS`` and its post_save is sent."""
+    chosen = conf.settings().send_previous
+    return (chosen is None or sender._meta.label_lower in chosen) and _sends(sender, "post_save", route)
+
+
+def _previous(sender: type[models.Model], instance: models.Model, using: str, raw: bool) -> dict[str, Any] | None:
+    """The stored row of the instance, serialised as the instance is (same fields, secrets left
+    out, relations expanded), read once, before the save; None when nothing is stored yet."""
+    pk_field = sender._meta.pk
+    if instance.pk is None:
+        return None
+    # A new instance whose primary key has a default (a UUID, say): Django inserts without asking.
+    if (not raw and instance._state.adding
+            and (pk_field.has_default() or getattr(pk_field, "has_db_default", lambda: False)())):
+        return None
+    stored = sender._base_manager.using(using).filter(pk=instance.pk).first()
+    return None if stored is None else _snapshot(sender, stored, using)
+
+
+def _write_lock_first(using: str) -> None:
+    """On SQLite a transaction that reads and then writes fails at once ("database is locked") when
+    another connection writes meanwhile (the sender after commit, say): holding a read lock, it
+    may not wait for the write lock. So before the receivers of a listed model read in a change's
+    transaction there (pre_save, pre_delete: the cut-over route, the stored row, relations), this
+    takes the write lock with a write that changes nothing, waiting for it (the connection's
+    timeout) as the change's own statement would. A read the caller made earlier in the
+    transaction holds its read lock already: that transaction may still fail so."""
+    conn = connections[using]
+    if conn.vendor == "sqlite" and conn.in_atomic_block:
+        with conn.cursor() as cursor:
+            cursor.execute(f"UPDATE {conn.ops.quote_name(OutboxSignal._meta.db_table)} SET id = id WHERE 0")
+
+
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
 
@@ -96,13 +133,15 @@ def _snapshot(sender: type[models.Model], instance: models.Model, using: str, *,
     return data
 
 
-def _row(sender: type[models.Model], signal: str, instance: models.Model, data: dict[str, Any], at: datetime.datetime) -> OutboxSignal:
+def _row(sender: type[models.Model], signal: str, instance: models.Model, data: dict[str, Any], at: datetime.datetime,
+         previous: dict[str, Any] | None = None) -> OutboxSignal:
     from django.conf import settings as django_settings
     from django.utils import timezone
 
     occurred = at if django_settings.USE_TZ else timezone.make_naive(at, timezone.get_default_timezone())
     return OutboxSignal(signal=signal, app_label=sender._meta.app_label, model_name=sender._meta.model_name,
-                        instance_pk="" if data.get("pk") is None else str(data["pk"])[:255], instance=data, occurred_at=occurred)
+                        instance_pk="" if data.get("pk") is None else str(data["pk"])[:255], instance=data, previous=previous,
+                        occurred_at=occurred)
 
 
 def _write(using: str, rows: list[OutboxSignal]) -> None:
@@ -141,8 +180,14 @@ def _after_commit(using: str) -> None:
 
 def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool = False, using: str = "default", **_: Any) -> None:
     instance.__dict__.pop(PRE_SAVE_STASH, None)
+    instance.__dict__.pop(PREVIOUS_STASH, None)
+    if listed(sender):
+        _write_lock_first(using)  # what follows may read (the route, the stored row, expanded relations)
     route = _decide_route(sender, instance, using)
     cutover.deliver_by_origin(route, instance, pre_save)
+    if _sends_previous(sender, route):
+        # Before the save, in its transaction: the row as it is until this save changes it.
+        instance.__dict__[PREVIOUS_STASH] = _previous(sender, instance, using, raw)
     if not _sends(sender, "pre_save", route):
         return
     # Snapshot now, written with post_save's row in one INSERT (in the change's transaction, or
@@ -153,10 +198,13 @@ def _on_pre_save(sender: type[models.Model], instance: models.Model, raw: bool =
 def _on_post_save(sender: type[models.Model], instance: models.Model, created: bool = False, raw: bool = False,
                   using: str = "default", **_: Any) -> None:
     early = instance.__dict__.pop(PRE_SAVE_STASH, None)
+    previous = instance.__dict__.pop(PREVIOUS_STASH, None)
     route = _route_of(sender, instance, using)
     rows = [early] if early is not None else []
     if _sends(sender, "post_save", route):
-        rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now()))
+        # A creation has no previous state (also a row deleted since pre_save read it: inserted again).
+        rows.append(_row(sender, "post_save", instance, _snapshot(sender, instance, using), _now(),
+                         previous=None if created else previous))
     if rows:
         _write(using, rows)
     # After this app's rows: an origin config that fails (its template, say) must not lose them.
@@ -164,6 +212,8 @@ def _on_post_save(sender: type[models.Model], instance: models.Model, created: b
 
 
 def _on_pre_delete(sender: type[models.Model], instance: models.Model, using: str = "default", **_: Any) -> None:
+    if listed(sender):
+        _write_lock_first(using)  # what follows reads (the route, the instance's relations)
     route = _decide_route(sender, instance, using)
     cutover.deliver_by_origin(route, instance, pre_delete)
     if not listed(sender):

@@ -57,8 +57,11 @@ def _iso(value: datetime.datetime) -> str:
 
 
 def signal_of(row: OutboxSignal, emitter: str) -> dict[str, Any]:
-    return {"id": signal_id(emitter, row.id, row.token), "signal": row.signal, "app_label": row.app_label,
-            "model_name": row.model_name, "instance": row.instance, "occurred_at": _iso(row.occurred_at)}
+    sig = {"id": signal_id(emitter, row.id, row.token), "signal": row.signal, "app_label": row.app_label,
+           "model_name": row.model_name, "instance": row.instance, "occurred_at": _iso(row.occurred_at)}
+    if row.previous is not None:  # SEND_PREVIOUS: the stored row before the change
+        sig["previous"] = row.previous
+    return sig
 
 
 class Sender(ClaimingDrain):
