@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
+from django.db import transaction
 from django.test import override_settings
 
 from action_triggers_client.django.after_commit import flush_sender
@@ -86,9 +87,11 @@ def test_a_listed_model_s_secret_fields_stay_home_unless_named(service, client, 
 def test_a_signal_that_matches_no_trigger_is_stored_without_its_instance(service) -> None:
     name = f"least-{uuid.uuid4().hex[:8]}"
     with _with(CONTENT_TYPES=["auth.group"]):  # no trigger watches auth.group
-        group = Group.objects.create(name=name)
-        row_ids = list(OutboxSignal.objects.order_by("id").values_list("id", "token"))
-        assert flush_sender(10)
+        # Read the rows inside the transaction: once it commits, the sender may send and delete them.
+        with transaction.atomic():
+            group = Group.objects.create(name=name)
+            row_ids = list(OutboxSignal.objects.order_by("id").values_list("id", "token"))
+        assert row_ids and flush_sender(10)
     emitter = Emitter.objects.get().name
     ids = [signal_id(emitter, row_id, token) for row_id, token in row_ids]
     deadline = time.monotonic() + 10
