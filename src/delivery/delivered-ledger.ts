@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
-import { PathReporter } from 'io-ts/PathReporter';
 import { EventStore, StoredEvent, UnreadableEvent } from '../event-store/port';
 import type { DeliveryReceipt } from '../dispatch/types';
 import type { Logger } from '../kernel/logger';
+import { describeErrors } from '../kernel/field-errors';
 
 /**
  * Which actions of a dispatch were delivered, kept in our own store (stream `delivered-<workflow
@@ -30,7 +30,7 @@ const Delivered = t.type({
 const readDelivered = (e: StoredEvent) => {
   if (e.type !== DELIVERED) throw new UnreadableEvent(e.streamId, e.revision, `${e.type} is not a delivery record`);
   const decoded = Delivered.decode(e.data);
-  if (decoded._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, PathReporter.report(decoded).join('; '));
+  if (decoded._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, describeErrors(decoded.left));
   return decoded.right;
 };
 

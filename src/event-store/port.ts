@@ -128,7 +128,10 @@ export const categoryOf = (streamId: string) => streamId.slice(0, Math.max(0, st
 /** Trigger streams: `action_trigger-<id>`. */
 export const TRIGGER_STREAM_PREFIX = 'action_trigger-';
 
-/** A stored event this build cannot decode: acting on a guess would be wrong, so readers stop (503, or a logged fault). */
+/**
+ * A stored event this build cannot decode: acting on a guess would be wrong, so readers stop (503,
+ * or a logged fault). Signals stand alone: the relay records an unreadable one as refused and goes on.
+ */
 export class UnreadableEvent extends Error {
   constructor(
     readonly streamId: string,
@@ -139,6 +142,16 @@ export class UnreadableEvent extends Error {
     this.name = 'UnreadableEvent';
   }
 }
+
+/** What `read` answers, or undefined where it meets an event this build cannot read. */
+export const readable = <A>(read: () => A): A | undefined => {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof UnreadableEvent) return undefined;
+    throw e;
+  }
+};
 
 /**
  * The store cannot be reached (a server-backed store while its server is down, restarting or

@@ -42,3 +42,12 @@ export const toFieldErrors = (errors: t.Errors): FieldError[] => {
   }
   return out;
 };
+
+/**
+ * io-ts errors as one line of paths and what each wanted, never the values: the reason a stored
+ * event cannot be read reaches logs, 503s and the signal's status, and the event may hold secrets.
+ */
+export const describeErrors = (errors: t.Errors): string =>
+  toFieldErrors(errors)
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ');

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Checkpoint, StoredEvent } from '../event-store/port';
+import { Checkpoint, readable, StoredEvent } from '../event-store/port';
 import { acceptedRecordOf, DISPATCH_REFUSED, SIGNAL_ACCEPTED } from '../model/signals/signal-record';
 
 /**
@@ -83,8 +83,10 @@ export const bindSignalIndex = (db: Database.Database): SignalIndex => {
 
   const applyOne = (e: StoredEvent) => {
     const id = e.streamId.slice('signal-'.length);
-    if (e.type === SIGNAL_ACCEPTED) {
-      const record = acceptedRecordOf(e);
+    // An acceptance this build cannot read is left out of the list (its own status says why, a
+    // 503 naming the event): one odd signal never halts the read model for the rest.
+    const record = e.type === SIGNAL_ACCEPTED ? readable(() => acceptedRecordOf(e)) : undefined;
+    if (record) {
       const s = record.signal;
       q.insert.run(
         e.position,

@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
-import { PathReporter } from 'io-ts/PathReporter';
 import type { DispatchPlan, RedeliveryMode, SignalEnvelope } from '../../dispatch/types';
 import type { StreamKind } from '../../event-store/command';
 import { NewEvent, StoredEvent, UnreadableEvent } from '../../event-store/port';
+import { describeErrors } from '../../kernel/field-errors';
 
 /** Each accepted signal is the stream `signal-<id>`: its first event is the acceptance. */
 export const signalStreamOf = (signalId: string) => `signal-${signalId}`;
@@ -163,7 +163,7 @@ const RefusalCodec = t.intersection([t.type({ reason: t.string }), t.partial({ r
 
 const decoded = <A>(codec: t.Decoder<unknown, A>, e: StoredEvent): A => {
   const result = codec.decode(e.data);
-  if (result._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, PathReporter.report(result).join('; '));
+  if (result._tag === 'Left') throw new UnreadableEvent(e.streamId, e.revision, describeErrors(result.left));
   return result.right;
 };
 

@@ -1,9 +1,9 @@
 import { UnreadableEvent } from '../../event-store/port';
 import * as t from 'io-ts';
-import { PathReporter } from 'io-ts/PathReporter';
 import { SIGNALS, SignalName, TriggerDefinition, keptOrdering } from './codecs';
 import { DESTINATIONS } from '../../destinations/registry';
 import { storedOneOf, storedShape } from '../../kernel/closed';
+import { describeErrors } from '../../kernel/field-errors';
 import type { JsonValue } from '../../kernel/json-value';
 import { SCHEMA_VERSION, TriggerEvent } from './events';
 import type { Condition } from '../conditions/syntax';
@@ -62,7 +62,7 @@ const toDefinition = (d: t.TypeOf<typeof StoredDefinition>): TriggerDefinition =
 
 const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, u: unknown, fail: (reason: string) => never): A => {
   const result = codec.decode(u);
-  return result._tag === 'Right' ? result.right : fail(PathReporter.report(result).join('; '));
+  return result._tag === 'Right' ? result.right : fail(describeErrors(result.left));
 };
 
 /** Brings data written at an older `schema_version` up to `current`. */

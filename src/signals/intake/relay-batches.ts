@@ -1,4 +1,4 @@
-import type { Checkpoint, StoredEvent } from '../../event-store/port';
+import { Checkpoint, readable, StoredEvent } from '../../event-store/port';
 import { InstanceQueues, ordersOf } from '../../ordering/instance-orders';
 import { LeaseLost, RelayRun } from './relay-run';
 import { startsDispatch } from './relay-requests';
@@ -51,7 +51,7 @@ export const relayBatches = (deps: BatchesDeps, run: RelayRun) => {
       }
       batch.left++;
       // Queued now, in store order; it starts once it is known whether its turn is already its own.
-      const inOrders = ordersOf(event);
+      const inOrders = readable(() => ordersOf(event));
       const queued = inOrders && { ...inOrders, ...deps.queues.queue(inOrders.orders, inOrders.dispatch) };
       // A lost lease rejects both: the start and the batch below say so (handled now, not when they get there).
       queued?.given.catch(() => undefined);

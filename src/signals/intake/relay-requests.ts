@@ -1,4 +1,4 @@
-import { EventStore, StoredEvent } from '../../event-store/port';
+import { EventStore, readable, StoredEvent } from '../../event-store/port';
 import {
   acceptedRecordOf,
   Redelivery,
@@ -8,9 +8,13 @@ import {
   SignalRecord,
 } from '../../model/signals/signal-record';
 
-/** A matched signal's acceptance, or a redelivery asked for: each starts a workflow. */
+/**
+ * A matched signal's acceptance, or a redelivery asked for: each starts a workflow. So does an
+ * acceptance this build cannot read: its start records it as refused, and the signals stored
+ * after it go on (one odd event never halts the relay).
+ */
 export const startsDispatch = (e: StoredEvent) =>
-  e.type === REDELIVERY_REQUESTED || (e.type === SIGNAL_ACCEPTED && acceptedRecordOf(e).plan.actions.length > 0);
+  e.type === REDELIVERY_REQUESTED || (e.type === SIGNAL_ACCEPTED && (readable(() => acceptedRecordOf(e).plan.actions.length > 0) ?? true));
 
 /** The signal (a redelivery reads it from its stream's first event) and the redelivery, if it is one. */
 export const requestOf = async (
