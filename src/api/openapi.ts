@@ -5,7 +5,7 @@
  * test/integration/http/schemathesis.test.ts checks the behaviour against it.
  */
 import { TriggerPolicy } from '../model/triggers/policy';
-import { json } from '../kernel/openapi';
+import { json, jsonSchemas } from '../kernel/openapi';
 import { PROBLEM_SCHEMA } from '../http/openapi-errors';
 import { triggerSchemas } from '../triggers/openapi-schemas';
 import { dryRunPaths, triggerPaths } from '../triggers/openapi';
@@ -79,6 +79,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
   components: {
     securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API keys from the config, with scopes' } },
     schemas: {
+      ...jsonSchemas(),
       ...triggerSchemas(policy),
       ...signalSchemas,
       Problem: PROBLEM_SCHEMA,

@@ -35,7 +35,7 @@ export interface TriggerInput {
   ordering?: 'none' | 'per_instance';
 }
 
-/** A trigger condition: paths to values or operator objects, and `$and`/`$or`/`$not`. */
+/** A trigger condition: paths to values or operator objects (`$not` among them), and `$and`/`$or`/`$nor` lists. */
 export type Condition = { [pathOrOperator: string]: JsonValue };
 /** A condition's outcome: held, or the clause that did not and why. */
 export type ConditionResult = { held: true } | { held: false; clause: string; detail: string };

@@ -1,4 +1,6 @@
 /** Pieces of the OpenAPI document every feature's fragment uses (assembled in src/api/openapi.ts). */
+import { FORBIDDEN_KEYS } from './limits';
+
 export type Schema = Record<string, unknown>;
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -11,3 +13,14 @@ export const problemResponse = (description: string) => ({
 export const json = (schema: unknown) => ({ 'application/json': { schema } });
 /** A required JSON request body of a named schema. */
 export const body = (name: string) => ({ required: true, content: json(ref(name)) });
+
+/** A key a request body may hold: the body parser refuses FORBIDDEN_KEYS at any depth (http/json-body.ts). */
+export const ALLOWED_KEY: Schema = { not: { enum: [...FORBIDDEN_KEYS] } };
+/** Any JSON value a request body may hold (the `JsonValue` component). */
+export const JSON_VALUE: Schema = ref('JsonValue');
+/** Any JSON object a request body may hold. */
+export const JSON_OBJECT: Schema = { type: 'object', propertyNames: ALLOWED_KEY, additionalProperties: JSON_VALUE };
+/** The components the pieces above refer to. */
+export const jsonSchemas = (): Record<string, Schema> => ({
+  JsonValue: { anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: JSON_VALUE }, JSON_OBJECT] },
+});

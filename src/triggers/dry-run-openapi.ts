@@ -10,14 +10,14 @@ import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from './dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
 import { MAX_INSTANCE_KEY, TIMESTAMP } from '../model/signals/codecs';
 import { ref, Schema } from '../kernel/openapi';
-import { PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../model/signals/schemas';
+import { INSTANCE_SCHEMA, PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../model/signals/schemas';
 import { CONTENT_TYPE_PART, TRIGGER_ID_SCHEMA } from '../model/triggers/schemas';
 
 /** A function: openapi-schemas.ts imports this module, so its constants are read only when called. */
 const signalFields = (): Record<string, Schema> => ({
   signal: { enum: [...SIGNALS], description: "Another than the trigger's config_signals is shown too, with would_dispatch false" },
   instance: {
-    type: 'object',
+    ...INSTANCE_SCHEMA,
     description: `The instance's attributes, read by {{ instance.… }}; the signal is at most ${MAX_SIGNAL_BYTES} bytes as JSON, as in POST /api/signals`,
   },
   previous: PREVIOUS_SCHEMA,

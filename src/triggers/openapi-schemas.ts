@@ -7,11 +7,9 @@
 import { ORDERINGS, SIGNALS } from '../model/triggers/codecs';
 import { TriggerPolicy } from '../model/triggers/policy';
 import { CONTENT_TYPE_PART, TRIGGER_ID_SCHEMA } from '../model/triggers/schemas';
-import type { Schema } from '../kernel/openapi';
+import { JSON_VALUE, type Schema } from '../kernel/openapi';
 import { DESTINATIONS } from '../destinations/registry';
 import { CONDITION_SCHEMA, conditionSchemas } from '../model/conditions/schemas';
-
-const anyJson: Schema = {};
 
 /** The fields a client defines; `null` is refused for every one but `payload` and `condition` (where it means "none"). */
 const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
@@ -39,7 +37,7 @@ const definitionFields = (policy: TriggerPolicy): Record<string, Schema> => ({
   msg_broker_queues: DESTINATIONS.broker.schema(policy),
   active: { type: 'boolean' },
   payload: {
-    ...anyJson,
+    ...JSON_VALUE,
     description: 'Any JSON value (null: none); strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions',
   },
   condition: { anyOf: [CONDITION_SCHEMA, { type: 'null' }], description: 'null: none (the trigger fires for every signal it watches)' },

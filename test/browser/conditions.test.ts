@@ -69,7 +69,7 @@ describe('trigger conditions in the admin', () => {
     const page = await s.open('/triggers/new');
     await page.getByRole('heading', { name: 'New trigger' }).waitFor();
     // The hint says what a condition takes without the docs.
-    expect(await describedBy(page, CONDITION)).toMatch(/\$eq.*\$in.*\$gte.*\$exists.*\$changed.*\$and \$or \$nor/);
+    expect(await describedBy(page, CONDITION)).toMatch(/\$eq.*\$in.*\$gte.*\$exists.*\$changed \$not.*\$and \$or \$nor/);
     await page.fill(fieldId('content_types[0].app_label'), 'shop');
     await page.fill(fieldId('content_types[0].model_name'), `form_${run}`);
     await page.fill(fieldId('webhooks[0].url'), rx.url('/form'));

@@ -160,7 +160,7 @@ describe('operators', () => {
   });
 
   test.each([
-    ['$not', { 'instance.x': 1 }, ' (did you mean $nor?)'],
+    ['$not', { 'instance.x': 1 }, ' (it goes under a path: {"instance.x": {"$not": {…}}}; to negate conditions, $nor: [ … ])'],
     ['$ord', [{ 'instance.x': 1 }], ' (did you mean $or?)'],
     ['$where', 'this.x', ''],
   ])('the logical operator %s is refused', (op, value, suggestion) => {
@@ -238,6 +238,42 @@ describe('operators', () => {
     }
     expect(errorsOf({ 'instance.status': { $changed: { from: 'a', by: 'b' } } })).toEqual([
       { path: 'condition.instance.status.$changed', message: 'takes only from and to, not by' },
+    ]);
+  });
+});
+
+describe('$not', () => {
+  test('under a path it takes operators, $changed on instance. paths included', () => {
+    expect(errorsOf({ 'instance.status': { $not: { $in: ['void', 'refunded'] } } })).toEqual([]);
+    expect(errorsOf({ 'instance.total': { $gt: 0, $not: { $gte: 100, $lt: 200 } } })).toEqual([]);
+    expect(errorsOf({ 'instance.status': { $not: { $changed: { from: 'pending', to: 'paid' } } } })).toEqual([]);
+    expect(errorsOf({ 'previous.status': { $not: { $exists: true } } })).toEqual([]);
+  });
+
+  test("what it holds is checked as a path's operators are, each error at its own path", () => {
+    expect(
+      errorsOf({
+        'instance.a': { $not: 'paid' },
+        'instance.b': { $not: {} },
+        'instance.c': { $not: { $not: { $eq: 1 } } },
+        'instance.d': { $not: { $neq: 1, $in: 'x' } },
+        'previous.e': { $not: { $changed: true } },
+      }),
+    ).toEqual([
+      { path: 'condition.instance.a.$not', message: 'must be an object of operators, e.g. {"$in": [ … ]}' },
+      { path: 'condition.instance.b.$not', message: 'must hold at least one operator; to compare with {}, use $eq' },
+      { path: 'condition.instance.c.$not.$not', message: 'is inside $not: $not of $not is the operators themselves' },
+      { path: 'condition.instance.d.$not.$neq', message: 'is not an operator (did you mean $ne?); to compare with an object, use $eq' },
+      { path: 'condition.instance.d.$not.$in', message: 'must be a list of values' },
+      { path: 'condition.previous.e.$not.$changed', message: 'compares instance with previous: use it on an instance. path' },
+    ]);
+  });
+
+  test('the operators under it count as comparisons', () => {
+    const under = Object.fromEntries(Array.from({ length: CONDITION_MAX_COMPARISONS - 1 }, (_, i) => [`instance.f${i}`, i]));
+    expect(errorsOf({ ...under, 'instance.x': { $not: { $eq: 1 } } })).toEqual([]);
+    expect(errorsOf({ ...under, 'instance.x': { $not: { $eq: 1, $ne: 2 } } })).toEqual([
+      { path: 'condition', message: `holds ${CONDITION_MAX_COMPARISONS + 1} comparisons; at most ${CONDITION_MAX_COMPARISONS}` },
     ]);
   });
 });
@@ -325,7 +361,11 @@ describe('the whole condition', () => {
       },
       { path: 'condition.$or[1].previous.status.$changed', message: 'compares instance with previous: use it on an instance. path' },
       { path: 'condition.$or[1].previous.status.$exists', message: 'must be true or false' },
-      { path: 'condition.$not', message: 'is not an operator here; use $and, $or or $nor (did you mean $nor?)' },
+      {
+        path: 'condition.$not',
+        message:
+          'is not an operator here; use $and, $or or $nor (it goes under a path: {"instance.x": {"$not": {…}}}; to negate conditions, $nor: [ … ])',
+      },
     ]);
   });
 

@@ -332,6 +332,36 @@ describe('$changed', () => {
   });
 });
 
+describe('$not', () => {
+  test('holds where its operators do not all hold, as in MongoDB', () => {
+    expect(holds({ 'instance.status': { $not: { $in: ['pending', 'refunded'] } } })).toBe(true);
+    expect(evaluateCondition({ 'instance.status': { $not: { $in: ['paid', 'void'] } } }, WITH_PREVIOUS)).toEqual({
+      held: false,
+      clause: 'condition.instance.status.$not',
+      detail: 'instance.status matches {"$in":["paid","void"]}, which $not refuses',
+    });
+    expect(holds({ 'instance.total': { $not: { $gte: 100, $lt: 200 } } })).toBe(false);
+    expect(holds({ 'instance.total': { $not: { $gte: 100, $lt: 110 } } })).toBe(true);
+    expect(holds({ 'instance.total': { $gt: 0, $not: { $gt: 1000 } } })).toBe(true);
+  });
+
+  test('an absent path or a type mismatch makes its operators false, so $not holds', () => {
+    expect(holds({ 'instance.missing': { $not: { $eq: 1 } } })).toBe(true);
+    expect(holds({ 'instance.status': { $not: { $gt: 5 } } })).toBe(true);
+    expect(holds({ 'instance.missing': { $not: { $exists: false } } })).toBe(false);
+  });
+
+  test('$not of $changed: the field did not change as named; without previous, false like every transition', () => {
+    expect(holds({ 'instance.status': { $not: { $changed: { from: 'pending', to: 'paid' } } } })).toBe(false);
+    expect(holds({ 'instance.status': { $not: { $changed: { to: 'refunded' } } } })).toBe(true);
+    expect(evaluateCondition({ 'instance.status': { $not: { $changed: true } } }, subject())).toEqual({
+      held: false,
+      clause: 'condition.instance.status.$not.$changed',
+      detail: NO_PREVIOUS,
+    });
+  });
+});
+
 describe('paths', () => {
   test('dotted paths read nested objects and array items by index', () => {
     expect(holds({ 'instance.customer.address.city': 'London' })).toBe(true);

@@ -118,7 +118,17 @@ const operators = (withChanged: boolean) =>
     .chain((ops) => fc.tuple(...ops.map((op) => OPERANDS[op]!.map((operand) => [op, operand] as const))))
     .map((entries) => Object.fromEntries(entries));
 
-const fieldEntry = fc.oneof(fc.tuple(valuePath, fc.oneof(nonObject, operators(false))), fc.tuple(instancePath, operators(true)));
+/** Operators, sometimes with a `$not` of operators beside them. */
+const negatable = (withChanged: boolean) =>
+  fc
+    .tuple(operators(withChanged), fc.option(operators(withChanged), { nil: undefined }))
+    .map(([ops, not]) => (not === undefined ? ops : { ...ops, $not: not }));
+
+const fieldEntry = fc.oneof(fc.tuple(valuePath, fc.oneof(nonObject, negatable(false))), fc.tuple(instancePath, negatable(true)));
+
+/** How many comparisons a path's operators hold, those under `$not` included. */
+const operatorCount = (ops: Record<string, unknown>): number =>
+  Object.entries(ops).reduce((n, [op, v]) => n + (op === '$not' ? operatorCount(v as Record<string, unknown>) : 1), 0);
 
 /** How many comparisons a condition of the grammar holds, as the codec counts them. */
 const comparisons = (condition: Record<string, unknown>): number =>
@@ -128,7 +138,7 @@ const comparisons = (condition: Record<string, unknown>): number =>
       (k.startsWith('$')
         ? (v as Record<string, unknown>[]).reduce((m, c) => m + comparisons(c), 0)
         : typeof v === 'object' && v !== null && !Array.isArray(v)
-          ? Object.keys(v).length
+          ? operatorCount(v as Record<string, unknown>)
           : 1),
     0,
   );

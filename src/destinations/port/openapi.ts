@@ -1,9 +1,9 @@
 /** OpenAPI fragments every destination's schema uses. */
-import type { Schema } from '../../kernel/openapi';
+import { ALLOWED_KEY, type Schema } from '../../kernel/openapi';
 
 export type { Schema };
 
-export const stringMapSchema: Schema = { type: 'object', additionalProperties: { type: 'string' } };
+export const stringMapSchema: Schema = { type: 'object', propertyNames: ALLOWED_KEY, additionalProperties: { type: 'string' } };
 export const TEMPLATED_MAP = 'Values may hold {{ dynamic.value }} expressions (the allow-listed ones), resolved at delivery';
 
 /** An action's `timeout_secs`, at most the config's limit for its kind. */

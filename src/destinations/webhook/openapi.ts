@@ -1,5 +1,6 @@
 /** The OpenAPI schema of a trigger's `webhooks`, from the same constants and config policy the webhook codec checks with. */
 import { MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
+import { ALLOWED_KEY } from '../../kernel/openapi';
 import { anyCase, Schema, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
 import type { DestinationPolicy } from '../port/policy';
 import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_URL_LENGTH } from './codec';
@@ -9,8 +10,11 @@ import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from './header-rules
 const headersSchema: Schema = {
   type: 'object',
   propertyNames: {
-    pattern: TOKEN.source,
-    not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` },
+    allOf: [
+      { pattern: TOKEN.source },
+      { not: { pattern: `^(?:${[...CLIENT_OWNED, ...SERVICE_OWNED].map(anyCase).join('|')})$|^${anyCase('proxy-')}` } },
+      ALLOWED_KEY,
+    ],
   },
   additionalProperties: { type: 'string', pattern: HEADER_VALUE },
   description: `${TEMPLATED_MAP}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,

@@ -8,7 +8,7 @@ import {
   CONDITION_MAX_LIST,
   CONDITION_MAX_PATH_SEGMENTS,
 } from '../../kernel/limits';
-import { Condition, FIELD_OPERATORS, isPlainObject, LOGICAL, ORDER_OPERATORS, OTHER_SPELLINGS, ROOTS, SIGNAL_FIELDS } from './syntax';
+import { Condition, FIELD_OPERATORS, isPlainObject, LOGICAL, NOT, ORDER_OPERATORS, OTHER_SPELLINGS, ROOTS, SIGNAL_FIELDS } from './syntax';
 
 type Problem = (context: t.Context, value: unknown, message: string) => void;
 
@@ -67,25 +67,38 @@ const logical = (key: string, value: unknown, at: t.Context, depth: number, prob
     if (!Array.isArray(value) || value.length === 0) return (problem(at, value, 'must be a non-empty list of conditions'), 0);
     return value.reduce((n: number, v, i) => n + walk(v, t.appendContext(at, String(i), t.unknown, v), depth + 1, problem), 0);
   }
-  const where = (FIELD_OPERATORS as readonly string[]).includes(key) ? ' (a field operator: put it under a path)' : meant(key, LOGICAL);
+  const where =
+    key === NOT
+      ? ` (it goes under a path: {"instance.x": {"${NOT}": {…}}}; to negate conditions, $nor: [ … ])`
+      : (FIELD_OPERATORS as readonly string[]).includes(key)
+        ? ' (a field operator: put it under a path)'
+        : meant(key, LOGICAL);
   return (problem(at, value, `is not an operator here; use $and, $or or $nor${where}`), 0);
 };
 
 const fieldSpec = (path: string, value: unknown, at: t.Context, problem: Problem): number => {
   const bad = pathProblem(path);
   if (bad) return (problem(at, value, bad), 0);
-  if (!isPlainObject(value)) return 1;
-  if (Object.keys(value).length === 0) return (problem(at, value, 'must hold at least one operator; to compare with {}, use $eq'), 0);
+  return isPlainObject(value) ? operators(path, value, at, problem, true) : 1;
+};
+
+/** A path's operators, `$not` among them where `negatable` (one level: not inside another `$not`). */
+const operators = (path: string, ops: Record<string, unknown>, at: t.Context, problem: Problem, negatable: boolean): number => {
+  if (Object.keys(ops).length === 0) return (problem(at, ops, 'must hold at least one operator; to compare with {}, use $eq'), 0);
   let comparisons = 0;
-  for (const [op, operand] of Object.entries(value)) {
+  for (const [op, operand] of Object.entries(ops)) {
     const opAt = t.appendContext(at, op, t.unknown, operand);
-    if (!(FIELD_OPERATORS as readonly string[]).includes(op)) {
+    if (op === NOT) {
+      if (!negatable) problem(opAt, operand, `is inside ${NOT}: ${NOT} of ${NOT} is the operators themselves`);
+      else if (!isPlainObject(operand)) problem(opAt, operand, 'must be an object of operators, e.g. {"$in": [ … ]}');
+      else comparisons += operators(path, operand, opAt, problem, false);
+    } else if (!(FIELD_OPERATORS as readonly string[]).includes(op)) {
       problem(opAt, operand, `is not an operator${meant(op, FIELD_OPERATORS)}; to compare with an object, use $eq`);
-      continue;
+    } else {
+      const message = operandProblem(op, operand, path);
+      if (message) problem(opAt, operand, message);
+      comparisons++;
     }
-    const message = operandProblem(op, operand, path);
-    if (message) problem(opAt, operand, message);
-    comparisons++;
   }
   return comparisons;
 };

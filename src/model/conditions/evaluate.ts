@@ -1,5 +1,5 @@
 import { compare, equal, lookup, Meter, quote } from './values';
-import { Condition, ConditionResult, ConditionSubject, isPlainObject, NO_PREVIOUS, ORDER_OPERATORS } from './syntax';
+import { Condition, ConditionResult, ConditionSubject, isPlainObject, NO_PREVIOUS, NOT, ORDER_OPERATORS } from './syntax';
 
 const HELD: ConditionResult = { held: true };
 const fails = (clause: string, detail: string): ConditionResult => ({ held: false, clause, detail });
@@ -47,22 +47,47 @@ const resolve = (path: string, subject: ConditionSubject, meter: Meter) => {
   return { ...lookup(base, segments, meter), segments } as const;
 };
 
+type Found = { found: true; value: unknown } | { found: false };
+type FoundAt = Found & { segments: readonly string[] };
+
 const field = (path: string, spec: unknown, subject: ConditionSubject, at: string, meter: Meter): ConditionResult => {
   // An object is operators (check.ts refused any other); anything else is compared with $eq.
   const ops = isPlainObject(spec) ? spec : { $eq: spec };
   const found = resolve(path, subject, meter);
   if ('why' in found) return fails(at, found.why!);
-  for (const [op, operand] of Object.entries(ops)) {
-    meter.steps++;
-    const clause = isPlainObject(spec) ? `${at}.${op}` : at;
-    const detail =
-      op === '$changed' ? changed(path, found.segments, found, operand, subject, meter) : test(path, op, operand, found, meter);
-    if (detail !== undefined) return fails(clause, detail);
-  }
-  return HELD;
+  const failing = firstFailing(path, ops, found, subject, meter);
+  if (failing === undefined) return HELD;
+  return fails(isPlainObject(spec) ? `${at}.${failing[0]}` : at, failing[1]);
 };
 
-type Found = { found: true; value: unknown } | { found: false };
+/** The first of a path's operators that does not hold and why, or undefined when all hold. */
+const firstFailing = (
+  path: string,
+  ops: Record<string, unknown>,
+  found: FoundAt,
+  subject: ConditionSubject,
+  meter: Meter,
+): [string, string] | undefined => {
+  for (const [op, operand] of Object.entries(ops)) {
+    meter.steps++;
+    const detail =
+      op === '$changed'
+        ? changed(path, found.segments, found, operand, subject, meter)
+        : op === NOT
+          ? negated(path, operand, found, subject, meter)
+          : test(path, op, operand, found, meter);
+    if (detail !== undefined) return [op, detail];
+  }
+  return undefined;
+};
+
+/** `$not` holds where its operators do not all hold, as in MongoDB (an absent path included). */
+const negated = (path: string, operand: unknown, found: FoundAt, subject: ConditionSubject, meter: Meter) => {
+  if (!isPlainObject(operand)) return `${NOT} is not a condition this build reads`;
+  return firstFailing(path, operand, found, subject, meter) === undefined
+    ? `${path} matches ${quote(operand)}, which ${NOT} refuses`
+    : undefined;
+};
 
 /** Why one operator does not hold of a value, or undefined when it does. */
 const test = (path: string, op: string, operand: unknown, at: Found, meter: Meter): string | undefined => {
@@ -112,10 +137,6 @@ const changed = (path: string, segments: readonly string[], now: Found, operand:
 };
 
 /**
- * Whether a condition holds of a signal. Never throws: a stored condition this build cannot
- * read, a missing path or a type mismatch is false, with the clause and the reason.
- */
-/**
  * Where a condition reads the state before the change (a `previous.` path or `$changed`), or
  * undefined. Without that state the whole condition is false, also under `$nor`: a transition
  * never fires for a signal that cannot show one.
@@ -130,11 +151,25 @@ const previousRead = (cond: unknown, at: string, meter: Meter): string | undefin
         if (found) return found;
       }
     } else if (key.startsWith('previous.')) return `${at}.${key}`;
-    else if (isPlainObject(value) && Object.prototype.hasOwnProperty.call(value, '$changed')) return `${at}.${key}.$changed`;
+    else if (isPlainObject(value)) {
+      const where = changedIn(value);
+      if (where) return `${at}.${key}.${where}`;
+    }
   }
   return undefined;
 };
 
+/** Where a path's operators use `$changed`, also under `$not`. */
+const changedIn = (ops: Record<string, unknown>): string | undefined => {
+  if (Object.hasOwn(ops, '$changed')) return '$changed';
+  const negatedOps = Object.hasOwn(ops, NOT) ? ops[NOT] : undefined;
+  return isPlainObject(negatedOps) && Object.hasOwn(negatedOps, '$changed') ? `${NOT}.$changed` : undefined;
+};
+
+/**
+ * Whether a condition holds of a signal. Never throws: a stored condition this build cannot
+ * read, a missing path or a type mismatch is false, with the clause and the reason.
+ */
 export const evaluateCondition = (condition: Condition, subject: ConditionSubject, meter: Meter = { steps: 0 }): ConditionResult => {
   try {
     const needsPrevious = subject.previous === undefined ? previousRead(condition, 'condition', meter) : undefined;

@@ -3,7 +3,7 @@
  * (check.ts) uses: one component per nesting level, so the document bounds the depth as the
  * codec does. What a schema cannot say (the 64 comparisons, 16 KiB) the descriptions do.
  */
-import type { Schema } from '../../kernel/openapi';
+import { JSON_VALUE, ref, type Schema } from '../../kernel/openapi';
 import { TIMESTAMP } from '../../kernel/timestamps';
 import {
   CONDITION_MAX_BYTES,
@@ -11,33 +11,27 @@ import {
   CONDITION_MAX_DEPTH,
   CONDITION_MAX_LIST,
   CONDITION_MAX_PATH_SEGMENTS,
-  FORBIDDEN_KEYS,
 } from '../../kernel/limits';
-import { LOGICAL, SIGNAL_FIELDS } from './syntax';
+import { LOGICAL, NOT, SIGNAL_FIELDS } from './syntax';
 
 const levelName = (level: number) => `Condition${level}`;
-const ref = (level: number) => ({ $ref: `#/components/schemas/${levelName(level)}` });
+const levelRef = (level: number) => ref(levelName(level));
 
 const ORDERABLE: Schema = { anyOf: [{ type: 'number' }, { type: 'string', format: 'date-time', pattern: TIMESTAMP }] };
-const VALUE = { $ref: '#/components/schemas/ConditionValue' };
-const LIST: Schema = { type: 'array', maxItems: CONDITION_MAX_LIST, items: VALUE };
+const LIST: Schema = { type: 'array', maxItems: CONDITION_MAX_LIST, items: JSON_VALUE };
 
-/** Any JSON value a request may hold: no key anywhere is one of FORBIDDEN_KEYS (the parser refuses them). */
-const CONDITION_VALUE: Schema = {
-  anyOf: [
-    { type: ['null', 'boolean', 'number', 'string'] },
-    { type: 'array', items: VALUE },
-    { type: 'object', propertyNames: { not: { enum: [...FORBIDDEN_KEYS] } }, additionalProperties: VALUE },
-  ],
-};
+/** A path's operators: `instance.` paths may hold `$changed` too; inside `$not`, no `$not` again. */
+const operatorsName = (withChanged: boolean, negatable: boolean) =>
+  `Condition${withChanged ? 'Instance' : ''}Operators${negatable ? '' : 'Negated'}`;
+const operatorsRef = (withChanged: boolean, negatable = true) => ref(operatorsName(withChanged, negatable));
 
-const operators = (withChanged: boolean): Schema => ({
+const operators = (withChanged: boolean, negatable: boolean): Schema => ({
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    $eq: VALUE,
-    $ne: VALUE,
+    $eq: JSON_VALUE,
+    $ne: JSON_VALUE,
     $in: LIST,
     $nin: LIST,
     $gt: ORDERABLE,
@@ -50,17 +44,18 @@ const operators = (withChanged: boolean): Schema => ({
           $changed: {
             anyOf: [
               { type: 'boolean' },
-              { type: 'object', minProperties: 1, additionalProperties: false, properties: { from: VALUE, to: VALUE } },
+              { type: 'object', minProperties: 1, additionalProperties: false, properties: { from: JSON_VALUE, to: JSON_VALUE } },
             ],
           },
         }
       : {}),
+    ...(negatable ? { [NOT]: operatorsRef(withChanged, false) } : {}),
   },
 });
 
 /** A path's value: a value other than an object (compared with $eq), or an object of operators. */
 const fieldSpec = (withChanged: boolean): Schema => ({
-  anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: VALUE }, operators(withChanged)],
+  anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: JSON_VALUE }, operatorsRef(withChanged)],
 });
 
 const segments = `(\\.[^.]+){1,${CONDITION_MAX_PATH_SEGMENTS}}$`;
@@ -72,7 +67,7 @@ const level = (n: number): Schema => ({
   additionalProperties: false,
   patternProperties: {
     ...(n < CONDITION_MAX_DEPTH
-      ? { [`^\\$(${LOGICAL.map((l) => l.slice(1)).join('|')})$`]: { type: 'array', minItems: 1, items: ref(n + 1) } }
+      ? { [`^\\$(${LOGICAL.map((l) => l.slice(1)).join('|')})$`]: { type: 'array', minItems: 1, items: levelRef(n + 1) } }
       : {}),
     [`^instance${segments}`]: fieldSpec(true),
     [`^previous${segments}`]: fieldSpec(false),
@@ -83,13 +78,17 @@ const level = (n: number): Schema => ({
 /** `components.schemas` of the condition's levels. */
 export const conditionSchemas = (): Record<string, Schema> => ({
   ...Object.fromEntries(Array.from({ length: CONDITION_MAX_DEPTH }, (_, i) => [levelName(i + 1), level(i + 1)])),
-  ConditionValue: CONDITION_VALUE,
+  ...Object.fromEntries(
+    [true, false].flatMap((withChanged) =>
+      [true, false].map((negatable) => [operatorsName(withChanged, negatable), operators(withChanged, negatable)]),
+    ),
+  ),
 });
 
 export const CONDITION_SCHEMA: Schema = {
-  ...ref(1),
+  ...levelRef(1),
   description:
-    'When the trigger fires (absent: always): MongoDB-style operators ($eq $ne $in $nin $gt $gte $lt $lte $exists, $and $or $nor) ' +
+    'When the trigger fires (absent: always): MongoDB-style operators ($eq $ne $in $nin $gt $gte $lt $lte $exists $not, $and $or $nor) ' +
     'over instance., previous. and signal. paths, and $changed (true, false or {from, to}) comparing instance with previous. ' +
     `At most ${CONDITION_MAX_DEPTH} levels, ${CONDITION_MAX_COMPARISONS} comparisons and ${CONDITION_MAX_BYTES} bytes as JSON`,
 };

@@ -13,12 +13,14 @@ export const SIGNAL_FIELDS = ['id', 'signal', 'app_label', 'model_name', 'occurr
 
 /** MongoDB's logical operators, each over a list of conditions: all, at least one, none hold. */
 export const LOGICAL = ['$and', '$or', '$nor'] as const;
-export const FIELD_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists', '$changed'] as const;
+export const FIELD_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists', '$changed', '$not'] as const;
 export type FieldOperator = (typeof FIELD_OPERATORS)[number];
 export const ORDER_OPERATORS: ReadonlySet<string> = new Set(['$gt', '$gte', '$lt', '$lte']);
+/** MongoDB's `$not`: a path's operators that must not all hold (one level: no `$not` inside). */
+export const NOT = '$not';
 
 /** Spellings people bring from elsewhere, refused with the one meant. */
-export const OTHER_SPELLINGS: Readonly<Record<string, string>> = { $neq: '$ne', $exist: '$exists', $notin: '$nin', $not: '$nor' };
+export const OTHER_SPELLINGS: Readonly<Record<string, string>> = { $neq: '$ne', $exist: '$exists', $notin: '$nin' };
 
 /** A condition as stored: a JSON object, checked when the trigger was written (check.ts). */
 export type Condition = { [key: string]: JsonValue };

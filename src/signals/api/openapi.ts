@@ -1,7 +1,7 @@
 /** The OpenAPI description of the signal routes: emitting signals and a signal's dispatch. */
 import { SIGNALS } from '../../model/triggers/codecs';
 import { MAX_INSTANCE_KEY, MAX_SIGNALS_PER_REQUEST, TIMESTAMP } from '../../model/signals/codecs';
-import { PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../../model/signals/schemas';
+import { INSTANCE_SCHEMA, PREVIOUS_SCHEMA, SIGNAL_ID_SCHEMA } from '../../model/signals/schemas';
 import { CONTENT_TYPE_PART } from '../../model/triggers/schemas';
 import { MAX_NOT_MATCHED } from '../intake/not-matched';
 import { body, json, problemResponse, ref, Schema } from '../../kernel/openapi';
@@ -17,7 +17,7 @@ const SIGNAL: Schema = {
     signal: { enum: [...SIGNALS] },
     app_label: CONTENT_TYPE_PART,
     model_name: CONTENT_TYPE_PART,
-    instance: { type: 'object', description: "The instance's attributes, read by {{ instance.… }}" },
+    instance: INSTANCE_SCHEMA,
     previous: PREVIOUS_SCHEMA,
     occurred_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP },
     instance_key: {

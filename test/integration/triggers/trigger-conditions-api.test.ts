@@ -66,6 +66,7 @@ test('a bad condition is 400 naming every bad path at once, and nothing is store
         $and: [{ 'instance.total': { $gt: 'a lot' } }, { 'instance.status': { $neq: 'paid' } }],
         'previous.status': { $changed: true },
         'signal.colour': 'red',
+        'instance.note': { $not: 'void' },
       },
     })
     .expect(400);
@@ -75,6 +76,7 @@ test('a bad condition is 400 naming every bad path at once, and nothing is store
     { path: 'condition.$and[1].instance.status.$neq', message: expect.stringContaining('did you mean $ne?') },
     { path: 'condition.previous.status.$changed', message: expect.stringContaining('instance.') },
     { path: 'condition.signal.colour', message: expect.stringContaining('signal.model_name') },
+    { path: 'condition.instance.note.$not', message: expect.stringContaining('an object of operators') },
   ]);
   expect((await request(t.app).get('/api/action-triggers').expect(200)).body.length).toBe(before);
   const deep = (n: number): Record<string, unknown> => (n === 1 ? { 'instance.a': 1 } : { $nor: [deep(n - 1)] });
@@ -120,6 +122,15 @@ test('a dry run shows the condition: held, false with its clause, or null for no
       .expect(200)
   ).body;
   expect(unconditioned.condition).toBeNull();
+  const notVoid = { ...base, condition: { 'instance.status': { $not: { $in: ['void', 'refunded'] } } } };
+  const negated = (status: string) =>
+    request(t.app).post('/api/action-triggers/test').send({ trigger: notVoid, signal: 'post_save', instance: { status } }).expect(200);
+  expect((await negated('paid')).body).toMatchObject({ would_dispatch: true, condition: { held: true } });
+  expect((await negated('void')).body.condition).toEqual({
+    held: false,
+    clause: 'condition.instance.status.$not',
+    detail: 'instance.status matches {"$in":["void","refunded"]}, which $not refuses',
+  });
   const bad = await request(t.app)
     .post(`/api/action-triggers/${id}/test`)
     .send({ signal: 'post_save', instance: {}, previous: [1] })

@@ -8,7 +8,7 @@ import { parseJson } from './trigger-draft.js';
 
 const HINT =
   'Blank: no condition, every watched signal dispatches. Else a JSON object of paths (instance.…, previous.…, signal.…) ' +
-  'to a value (equals; an object needs $eq) or to operators: $eq $ne $in $nin $gt $gte $lt $lte $exists $changed; ' +
+  'to a value (equals; an object needs $eq) or to operators: $eq $ne $in $nin $gt $gte $lt $lte $exists $changed $not; ' +
   'combine with $and $or $nor.';
 
 const code = (text) => h('code', {}, text);
@@ -52,6 +52,7 @@ const reference = () =>
       h('li', {}, code('$gt'), ', ', code('$gte'), ', ', code('$lt'), ', ', code('$lte'), ': a number or an RFC 3339 timestamp'),
       h('li', {}, code('$exists'), ': true (present, even null) or false (absent)'),
       h('li', {}, code('$changed'), ' (instance. paths only, needs previous): true, false or ', code('{"from": "pending", "to": "paid"}')),
+      h('li', {}, code('$not'), ': operators that must not all hold, e.g. ', code('{"instance.status": {"$not": {"$in": ["void"]}}}')),
       h('li', {}, code('$and'), ', ', code('$or'), ', ', code('$nor'), ': a list of conditions, all / one / none of which hold'),
       h('li', {}, 'A field the signal lacks makes every operator false but ', code('{"$exists": false}'), '.'),
     ),
