@@ -1,32 +1,6 @@
 /** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | conditions | all. Never part of `npm test`. */
-import { benchApi } from './api';
-import { benchRestart } from './restart';
-import { benchDispatch } from './dispatch';
-import { benchFanOut } from './fan-out';
-import { benchBrokers } from './brokers';
-import { benchIntake } from './intake';
-import { benchObservability } from './observability';
-import { benchPaced } from './paced';
-import { benchLongHistory } from './long-history';
 import { buildService } from '../test/support/build';
-import { benchDjango } from './django';
-import { benchOrdering } from './ordering';
-import { benchConditions } from './conditions';
-
-const suites: Record<string, () => Promise<void>> = {
-  api: benchApi,
-  restart: benchRestart,
-  dispatch: benchDispatch,
-  'fan-out': benchFanOut,
-  brokers: benchBrokers,
-  intake: benchIntake,
-  observability: benchObservability,
-  paced: benchPaced,
-  'long-history': benchLongHistory,
-  django: benchDjango,
-  ordering: benchOrdering,
-  conditions: benchConditions,
-};
+import { suites } from './suites';
 
 const main = async () => {
   // The suites start the compiled service, as production runs it: compiled from the code as it is now.

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { suites } from '../../../bench/suites';
 
 /**
  * Every benchmark suite runs at a small size and must print its table: a suite that stops
@@ -25,7 +26,12 @@ const SMOKE: Record<string, Record<string, string>> = {
   observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2' },
   django: { ROUNDS: '1', SAVES: '20' },
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
+  conditions: { BENCH_ROUNDS: '1', BENCH_REQUESTS: '20' },
 };
+
+test('every bench suite has its small size here, so none goes unrun', () => {
+  expect(Object.keys(SMOKE).sort()).toEqual(Object.keys(suites).sort());
+});
 
 const runSuite = (suite: string, env: Record<string, string>) =>
   new Promise<{ code: number | null; out: string }>((resolve) => {
