@@ -11,6 +11,7 @@ const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
