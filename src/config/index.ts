@@ -9,6 +9,7 @@ import { brokerSettingsProblems } from '../destinations/brokers/settings-problem
 import { brokerConfigProblems, brokerOverridesOf } from '../destinations/brokers/config';
 import type { SigningKeys } from '../destinations/webhook/secrets';
 import { readSigningKeys } from './signing-secrets';
+import { signingSecretProblem } from '../destinations/webhook/secrets';
 import { ApiKey, ConfigFile } from './file';
 import { arrayOf } from '../kernel/closed';
 import { Env, ENV_KEYS } from './env';
@@ -136,6 +137,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   errors.push(...brokerConfigProblems(file.brokers ?? {}));
   const signing = readSigningKeys(file, cwd);
   errors.push(...signing.errors);
+  const globalSecretProblem = file.signing_secret === undefined ? undefined : signingSecretProblem(file.signing_secret);
+  if (globalSecretProblem) errors.push({ path: 'signing_secret', message: globalSecretProblem });
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }

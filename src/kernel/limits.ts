@@ -96,3 +96,13 @@ export const CONDITION_MAX_COMPARISONS = 64;
 export const CONDITION_MAX_PATH_SEGMENTS = 16;
 export const CONDITION_MAX_LIST = 100;
 export const CONDITION_MAX_BYTES = 16 * 1024;
+/**
+ * Steps a condition's evaluation may take (a value read or compared, a key of an object listed:
+ * src/model/conditions/budget.ts), and all of one signal's conditions together. A legal
+ * condition compared with a signal's object of 12,000 keys listed them on every comparison: one
+ * signal held the API for seconds. At 50–100 ns a step, one signal's matching holds the event
+ * loop for at most ~10–20 ms (a request yields between signals), and one costly trigger cannot
+ * spend what the others need. Past either, a condition is false ("too costly to evaluate").
+ */
+export const MATCH_STEPS_PER_CONDITION = 50_000;
+export const MATCH_STEPS_PER_SIGNAL = 200_000;

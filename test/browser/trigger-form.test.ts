@@ -33,7 +33,7 @@ describe('trigger form', () => {
       config: {
         dynamic_values: { module: join(__dirname, '../fixtures/dynamic-values.js'), allowed_paths: ['secrets.token'] },
         brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: testServers().rabbit.url }, params: { queue: 'orders' } } },
-        signing_secrets: { orders: [{ secret: 'whsec_dGVzdC1vcmRlcnMtc2VjcmV0' }] },
+        signing_secrets: { orders: [{ secret: 'whsec_dGVzdC1vcmRlcnMtc2VjcmV0LTAxMjM0NTY3ODk=' }] },
       },
     });
   });

@@ -200,6 +200,7 @@ describe('operators', () => {
       '2024-05-01 12:00:00Z',
       '2023-02-29T00:00:00Z',
       '2024-05-01T24:00:00Z',
+      '2016-12-31T23:59:61Z',
       true,
       null,
       [1],
@@ -209,7 +210,7 @@ describe('operators', () => {
         { path: `condition.instance.x.${op}`, message: 'must be a number or an RFC 3339 timestamp' },
       ]);
     }
-    for (const operand of [0, -1.5, 1e300, '2024-02-29T00:00:00Z', '2024-05-01T12:00:00.5-04:30']) {
+    for (const operand of [0, -1.5, 1e300, '2024-02-29T00:00:00Z', '2024-05-01T12:00:00.5-04:30', '2016-12-31T23:59:60Z']) {
       expect(errorsOf({ 'instance.x': { [op]: operand } })).toEqual([]);
     }
   });

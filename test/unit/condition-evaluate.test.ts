@@ -191,6 +191,19 @@ describe('$gt, $gte, $lt, $lte', () => {
     ).toBe(true);
   });
 
+  test('a leap second (:60) is the last instant of its minute, on either side, with any offset or fraction', () => {
+    const at = (placed_at: string) => subject(order({ placed_at }));
+    const leap = at('2016-12-31T23:59:60Z');
+    expect(holds({ 'instance.placed_at': { $gt: '2016-12-31T23:59:59.999999999Z' } }, leap)).toBe(true);
+    expect(holds({ 'instance.placed_at': { $lt: '2017-01-01T00:00:00Z' } }, leap)).toBe(true);
+    expect(holds({ 'instance.placed_at': { $gte: '2016-12-31T23:59:60.5Z', $lte: '2016-12-31T23:59:60Z' } }, leap)).toBe(true);
+    expect(holds({ 'instance.placed_at': { $gt: '2016-12-31T23:59:60Z' } }, at('2016-12-31T23:59:59.9999Z'))).toBe(false);
+    expect(holds({ 'instance.placed_at': { $lt: '2016-12-31T23:59:60Z' } }, at('2016-12-31T23:59:59.9999Z'))).toBe(true);
+    expect(holds({ 'instance.placed_at': { $gt: '2016-12-31T23:59:60Z' } }, at('2017-01-01T00:00:00.000001Z'))).toBe(true);
+    // The same minute written with an offset.
+    expect(holds({ 'instance.placed_at': { $gte: '2017-01-01T00:59:60+01:00', $lte: '2016-12-31T23:59:60Z' } }, leap)).toBe(true);
+  });
+
   test('a number against a string is false, with a detail, both ways', () => {
     expect(evaluateCondition({ 'instance.status': { $gt: 1 } }, WITH_PREVIOUS)).toEqual({
       held: false,

@@ -11,6 +11,7 @@ import {
   readAwsConnection,
   refusedByAws,
 } from '../broker-kit/aws';
+import { capAnswers } from '../broker-kit/answer-cap';
 
 /** One bus (name or ARN), and the event's source and detail type. */
 export interface EventBridgeSettings {
@@ -78,7 +79,7 @@ class EntryFailed extends PublishFailure {
 /** PutEvents with one entry per message; an entry the answer marks failed is a failed publish. */
 const open = async (s: EventBridgeSettings): Promise<BrokerConnection<EventBridgeSettings>> => {
   const { EventBridgeClient, PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
-  const client = new EventBridgeClient(awsClientOptions(s.aws));
+  const client = capAnswers(new EventBridgeClient(awsClientOptions(s.aws)));
   return {
     broken: () => false,
     publish: async (target, message) => {

@@ -11,6 +11,7 @@ import {
   readAwsConnection,
   refusedByAws,
 } from '../broker-kit/aws';
+import { capAnswers } from '../broker-kit/answer-cap';
 
 const INVOCATION_TYPES = ['RequestResponse', 'Event'] as const;
 const PAYLOAD_ENCODINGS = ['json', 'json_string'] as const;
@@ -84,7 +85,7 @@ export const clientContext = (message: OutboundMessage) =>
 /** Invoke; a function error (the call went through, the function threw) is retried like a broker that did not take the message. */
 const open = async (s: LambdaSettings): Promise<BrokerConnection<LambdaSettings>> => {
   const { LambdaClient, InvokeCommand } = await import('@aws-sdk/client-lambda');
-  const client = new LambdaClient(awsClientOptions(s.aws));
+  const client = capAnswers(new LambdaClient(awsClientOptions(s.aws)));
   return {
     broken: () => false,
     publish: async (target, message) => {

@@ -11,6 +11,7 @@ import {
   messageAttributes,
   readAwsConnection,
 } from '../broker-kit/aws';
+import { capAnswers } from '../broker-kit/answer-cap';
 
 /** A topic by ARN; FIFO topics take a message group (a template is fine). */
 export interface SnsSettings {
@@ -40,7 +41,7 @@ const settings: Publisher<SnsSettings>['settings'] = (connDetails, params) => {
 /** Publish with the body and the attributes `delivery-id` and `content-type`; on FIFO topics the delivery id deduplicates. */
 const open = async (s: SnsSettings): Promise<BrokerConnection<SnsSettings>> => {
   const { SNSClient, PublishCommand } = await import('@aws-sdk/client-sns');
-  const client = new SNSClient(awsClientOptions(s.aws));
+  const client = capAnswers(new SNSClient(awsClientOptions(s.aws)));
   return {
     broken: () => false,
     publish: async (target, message) => {

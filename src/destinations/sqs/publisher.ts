@@ -11,6 +11,7 @@ import {
   messageAttributes,
   readAwsConnection,
 } from '../broker-kit/aws';
+import { capAnswers } from '../broker-kit/answer-cap';
 
 /** A queue by URL (preferred) or by name; FIFO queues take a message group (a template is fine). */
 export interface SqsSettings {
@@ -49,7 +50,7 @@ export const sqsClientOptions = (aws: AwsConnection) => ({ ...awsClientOptions(a
 /** SendMessage with the body and the attributes `delivery-id` and `content-type`; on FIFO queues the delivery id deduplicates. */
 const open = async (s: SqsSettings): Promise<BrokerConnection<SqsSettings>> => {
   const { SQSClient, SendMessageCommand, GetQueueUrlCommand } = await import('@aws-sdk/client-sqs');
-  const client = new SQSClient(sqsClientOptions(s.aws));
+  const client = capAnswers(new SQSClient(sqsClientOptions(s.aws)));
   const urls = new Map<string, string>();
   const urlOf = async (queue: SqsSettings['queue']) => {
     if ('url' in queue) return queue.url;

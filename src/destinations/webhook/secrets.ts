@@ -30,7 +30,28 @@ export interface SigningKey {
 
 export type SigningKeys = ReadonlyMap<string, readonly SigningKey[]>;
 
-/** The config's named secrets, each file read once (trailing newline dropped); a file that cannot be read is named. */
+/** Key bytes a signing secret carries: the Standard Webhooks libraries refuse an empty key, and fewer than 24 bytes is guessable. */
+export const SIGNING_KEY_BYTES = { min: 24, max: 64 } as const;
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+export const MAKE_A_SECRET = `e.g. node -e "console.log('whsec_' + require('crypto').randomBytes(32).toString('base64'))"`;
+
+/**
+ * Why a signing secret cannot sign, never quoting it: it must be `whsec_` and the standard
+ * base64 of 24 to 64 key bytes, the form receivers' Standard Webhooks libraries decode (they
+ * read a secret without the prefix as base64 too, so raw text would never verify there).
+ */
+export const signingSecretProblem = (secret: string): string | undefined => {
+  const why = (what: string) =>
+    `${what}: a signing secret is whsec_ and the base64 of ${SIGNING_KEY_BYTES.min} to ${SIGNING_KEY_BYTES.max} random bytes (${MAKE_A_SECRET})`;
+  if (!secret.startsWith('whsec_')) return why('does not start with whsec_');
+  const encoded = secret.slice('whsec_'.length);
+  if (!STANDARD_BASE64.test(encoded)) return why('is not valid base64 after whsec_');
+  const bytes = Buffer.from(encoded, 'base64').length;
+  if (bytes < SIGNING_KEY_BYTES.min || bytes > SIGNING_KEY_BYTES.max) return why(`holds ${bytes} key bytes`);
+  return undefined;
+};
+
+/** The config's named secrets, each file read once (trailing newline dropped); a file that cannot be read, or a secret that cannot sign, is named. */
 export const signingKeysOf = (
   config: SigningSecretsConfig,
   readFile: (path: string) => string,
@@ -55,6 +76,11 @@ export const signingKeysOf = (
           }
           // This entry's own read: an empty file is named even after another entry's error.
           if (read && secret === '') errors.push({ path: `signing_secrets.${name}[${i}].secret_file`, message: 'is empty' });
+          const problem = read && secret !== '' ? signingSecretProblem(secret) : undefined;
+          if (problem) errors.push({ path: `signing_secrets.${name}[${i}].secret_file`, message: `holds a secret that ${problem}` });
+        } else {
+          const problem = signingSecretProblem(secret);
+          if (problem) errors.push({ path: `signing_secrets.${name}[${i}].secret`, message: problem });
         }
         return { secret, ...(e.expires_at ? { expiresAtMs: Date.parse(e.expires_at) } : {}) };
       }),

@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 
 /**
  * Standard Webhooks signature: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed
- * with the base64 part of a `whsec_…` secret (a secret without the prefix is used as raw text).
+ * with the bytes a `whsec_…` secret encodes (the config refuses any other secret at start).
  */
 export const signatureOf = (secret: string, id: string, timestampSecs: number, body: string): string => {
-  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSecs}.${body}`).digest('base64')}`;
 };
 

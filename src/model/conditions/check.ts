@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { closestName } from '../../kernel/closest-name';
-import { isTimestamp } from '../../kernel/timestamps';
+import { isComparedTimestamp } from '../../kernel/timestamps';
 import {
   CONDITION_MAX_BYTES,
   CONDITION_MAX_COMPARISONS,
@@ -30,7 +30,7 @@ const pathProblem = (path: string): string | undefined => {
   return undefined;
 };
 
-const isOrderable = (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && isTimestamp(v));
+const isOrderable = (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && isComparedTimestamp(v));
 
 /** Why an operator's operand is not one it takes, or undefined. */
 const operandProblem = (op: string, operand: unknown, path: string): string | undefined => {

@@ -1,17 +1,29 @@
-import { compare, equal, lookup, Meter, quote } from './values';
+import { compare, equal, lookup, quote } from './values';
+import { conditionMeter, Meter, signalBudget, spend, TOO_COSTLY, TooCostly } from './budget';
 import { Condition, ConditionResult, ConditionSubject, isPlainObject, NO_PREVIOUS, NOT, ORDER_OPERATORS } from './syntax';
 
 const HELD: ConditionResult = { held: true };
 const fails = (clause: string, detail: string): ConditionResult => ({ held: false, clause, detail });
 
+/** Runs one clause's evaluation; a budget that runs out inside it names the innermost clause. */
+const within = (at: string, run: () => ConditionResult): ConditionResult => {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof TooCostly) e.clause ??= at;
+    throw e;
+  }
+};
+
 /** Evaluates one object of a condition: every key must hold; the first that does not is the answer. */
 const node = (cond: unknown, subject: ConditionSubject, at: string, meter: Meter): ConditionResult => {
   if (!isPlainObject(cond)) return fails(at, 'is not a condition this build reads');
   for (const [key, value] of Object.entries(cond)) {
-    meter.steps++;
-    const result = key.startsWith('$')
-      ? logical(key, value, subject, `${at}.${key}`, meter)
-      : field(key, value, subject, `${at}.${key}`, meter);
+    spend(meter);
+    const here = `${at}.${key}`;
+    const result = within(here, () =>
+      key.startsWith('$') ? logical(key, value, subject, here, meter) : field(key, value, subject, here, meter),
+    );
     if (!result.held) return result;
   }
   return HELD;
@@ -69,7 +81,7 @@ const firstFailing = (
   meter: Meter,
 ): [string, string] | undefined => {
   for (const [op, operand] of Object.entries(ops)) {
-    meter.steps++;
+    spend(meter);
     const detail =
       op === '$changed'
         ? changed(path, found.segments, found, operand, subject, meter)
@@ -144,7 +156,7 @@ const changed = (path: string, segments: readonly string[], now: Found, operand:
 const previousRead = (cond: unknown, at: string, meter: Meter): string | undefined => {
   if (!isPlainObject(cond)) return undefined;
   for (const [key, value] of Object.entries(cond)) {
-    meter.steps++;
+    spend(meter);
     if (Array.isArray(value) && key.startsWith('$')) {
       for (let i = 0; i < value.length; i++) {
         const found = previousRead(value[i], `${at}.${key}[${i}]`, meter);
@@ -168,14 +180,20 @@ const changedIn = (ops: Record<string, unknown>): string | undefined => {
 
 /**
  * Whether a condition holds of a signal. Never throws: a stored condition this build cannot
- * read, a missing path or a type mismatch is false, with the clause and the reason.
+ * read, a missing path, a type mismatch or a condition past its budget of steps (budget.ts) is
+ * false, with the clause and the reason.
  */
-export const evaluateCondition = (condition: Condition, subject: ConditionSubject, meter: Meter = { steps: 0 }): ConditionResult => {
+export const evaluateCondition = (
+  condition: Condition,
+  subject: ConditionSubject,
+  meter: Meter = conditionMeter(signalBudget()),
+): ConditionResult => {
   try {
     const needsPrevious = subject.previous === undefined ? previousRead(condition, 'condition', meter) : undefined;
     if (needsPrevious) return fails(needsPrevious, NO_PREVIOUS);
     return node(condition, subject, 'condition', meter);
   } catch (e) {
+    if (e instanceof TooCostly) return fails(e.clause ?? 'condition', TOO_COSTLY);
     return fails('condition', `could not be evaluated (${e instanceof Error ? e.name : 'error'})`);
   }
 };

@@ -4,7 +4,7 @@
  * codec does. What a schema cannot say (the 64 comparisons, 16 KiB) the descriptions do.
  */
 import { JSON_VALUE, ref, type Schema } from '../../kernel/openapi';
-import { TIMESTAMP } from '../../kernel/timestamps';
+import { COMPARED_TIMESTAMP } from '../../kernel/timestamps';
 import {
   CONDITION_MAX_BYTES,
   CONDITION_MAX_COMPARISONS,
@@ -17,7 +17,7 @@ import { LOGICAL, NOT, SIGNAL_FIELDS } from './syntax';
 const levelName = (level: number) => `Condition${level}`;
 const levelRef = (level: number) => ref(levelName(level));
 
-const ORDERABLE: Schema = { anyOf: [{ type: 'number' }, { type: 'string', format: 'date-time', pattern: TIMESTAMP }] };
+const ORDERABLE: Schema = { anyOf: [{ type: 'number' }, { type: 'string', format: 'date-time', pattern: COMPARED_TIMESTAMP }] };
 const LIST: Schema = { type: 'array', maxItems: CONDITION_MAX_LIST, items: JSON_VALUE };
 
 /** A path's operators: `instance.` paths may hold `$changed` too; inside `$not`, no `$not` again. */

@@ -7,7 +7,7 @@ import type { Logger } from '../../kernel/logger';
 import { sendError } from '../../http/problem';
 import { mount, RouteGuards } from '../../http/mount';
 import { recordSignals } from '../intake/record';
-import type { Matched } from '../intake/match';
+import { type Matched, matchEach } from '../intake/match';
 import { relayCheckpoint } from '../../model/signals/relay-lease';
 import { signalStreamOf, storedSignalOf } from '../../model/signals/signal-record';
 import { dispatchedView, storedView } from '../status/signal-view';
@@ -80,7 +80,7 @@ const acceptSignals = (deps: SignalDeps) => async (req: Request, res: Response) 
   }));
   const oversize = oversizeSignals(envelopes, isBatch);
   if (oversize.length > 0) return sendError(res, { _tag: 'Validation', errors: oversize });
-  const matches = envelopes.map((e) => deps.match(e));
+  const matches = await matchEach(envelopes, deps.match);
   const overfull = overfullPlans(
     matches.map((m) => m.plan),
     isBatch,

@@ -21,3 +21,25 @@ export const matchSignal =
     const plan = planOf(held, signal, defaultTimeoutSecs);
     return { plan, ...notMatchedOf(found.watching, signal, plan.triggers, failed) };
   };
+
+/** How long a request's matching runs before it lets the event loop answer others (health probes first). */
+const MATCH_SLICE_MS = 10;
+
+/**
+ * Matches a request's signals in turn, giving the event loop back every MATCH_SLICE_MS: one
+ * request of 500 signals, each up to its step budget, never holds the API's other requests.
+ * Each signal is still matched in one read of the read model.
+ */
+export const matchEach = async (signals: readonly SignalEnvelope[], match: (signal: SignalEnvelope) => Matched): Promise<Matched[]> => {
+  const out: Matched[] = [];
+  // Parsing and checking the request took a slice already.
+  let sliceStart = -Infinity;
+  for (const signal of signals) {
+    if (performance.now() - sliceStart >= MATCH_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    out.push(match(signal));
+  }
+  return out;
+};

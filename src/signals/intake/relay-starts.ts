@@ -105,12 +105,11 @@ export const relayStarts = (deps: StartsDeps, run: RelayRun) => {
    * A signal (or redelivery) this build cannot read is recorded as refused, with why but none of
    * its values, so the signals after it go on; a redelivery from a build that reads it sends it.
    */
-  const refuseUnreadable = async (event: StoredEvent, e: UnreadableEvent): Promise<null> => {
+  const refuseUnreadable = async (event: StoredEvent, e: UnreadableEvent) => {
     const reason = `this build cannot read the stored signal (${e.streamId}@${e.revision}): ${e.reason}`.slice(0, 300);
     run.log.error('a stored signal this build cannot read was recorded as refused', { stream: event.streamId, error: reason });
     const number = event.type === REDELIVERY_REQUESTED ? event.data.number : undefined;
     await deps.store.append(event.streamId, [refusedEvent(reason, typeof number === 'number' ? number : undefined)], 'any');
-    return null;
   };
 
   /**
@@ -118,11 +117,13 @@ export const relayStarts = (deps: StartsDeps, run: RelayRun) => {
    * its ids are on every log line.
    */
   const startOne = async (event: StoredEvent, queued?: Queued): Promise<string | undefined> => {
-    const request = await requestOf(deps.store, event).catch((e: unknown) => {
-      if (e instanceof UnreadableEvent) return refuseUnreadable(event, e);
+    let request: Awaited<ReturnType<typeof requestOf>>;
+    try {
+      request = await requestOf(deps.store, event);
+    } catch (e) {
+      if (e instanceof UnreadableEvent) return void (await refuseUnreadable(event, e));
       throw e;
-    });
-    if (request === null) return undefined;
+    }
     if (!request) return void run.log.warn('a redelivery of a signal past its retention was not started', { stream: event.streamId });
     const origin = originOf(event);
     const ids = { signal_id: request.record.signal.id, ...(origin.request_id ? { request_id: origin.request_id } : {}) };
