@@ -3,7 +3,7 @@ const DATE_TIME = (seconds: string) =>
 
 /** RFC 3339 `date-time` (what JSON Schema's format means), any fraction, no leap second: a signal's own times. */
 export const TIMESTAMP = DATE_TIME('[0-5][0-9]');
-/** RFC 3339 `date-time` with a leap second (`:60`) admitted: what a condition compares. */
+/** RFC 3339 `date-time` with a leap second (`:60`, at 23:59 UTC: isComparedTimestamp) admitted: what a condition compares. */
 export const COMPARED_TIMESTAMP = DATE_TIME('([0-5][0-9]|60)');
 
 const TIMESTAMP_RE = new RegExp(TIMESTAMP);
@@ -13,7 +13,13 @@ const daysIn = (year: number, month: number) => (month === 2 ? (isLeap(year) ? 2
 const dayExists = (s: string) => Number(s.slice(8, 10)) <= daysIn(Number(s.slice(0, 4)), Number(s.slice(5, 7)));
 
 export const isTimestamp = (s: string) => TIMESTAMP_RE.test(s) && dayExists(s);
-export const isComparedTimestamp = (s: string) => COMPARED_RE.test(s) && dayExists(s);
+
+/** RFC 3339: a leap second is the 60th second of 23:59 in UTC (the local time with its offset applied). */
+const isLeapMinute = (s: string) => {
+  const utc = new Date(Date.parse((s.slice(0, 17) + '59' + s.slice(19)).toUpperCase()));
+  return utc.getUTCHours() === 23 && utc.getUTCMinutes() === 59;
+};
+export const isComparedTimestamp = (s: string) => COMPARED_RE.test(s) && dayExists(s) && (s.slice(17, 19) !== '60' || isLeapMinute(s));
 
 /**
  * A timestamp's instant in milliseconds, and its fraction beyond them (as a string of digits),

@@ -201,6 +201,8 @@ describe('operators', () => {
       '2023-02-29T00:00:00Z',
       '2024-05-01T24:00:00Z',
       '2016-12-31T23:59:61Z',
+      '2016-12-31T22:05:60Z',
+      '2016-12-31T23:59:60+01:00',
       true,
       null,
       [1],
@@ -210,7 +212,15 @@ describe('operators', () => {
         { path: `condition.instance.x.${op}`, message: 'must be a number or an RFC 3339 timestamp' },
       ]);
     }
-    for (const operand of [0, -1.5, 1e300, '2024-02-29T00:00:00Z', '2024-05-01T12:00:00.5-04:30', '2016-12-31T23:59:60Z']) {
+    for (const operand of [
+      0,
+      -1.5,
+      1e300,
+      '2024-02-29T00:00:00Z',
+      '2024-05-01T12:00:00.5-04:30',
+      '2016-12-31T23:59:60Z',
+      '2017-01-01T00:59:60.25+01:00',
+    ]) {
       expect(errorsOf({ 'instance.x': { [op]: operand } })).toEqual([]);
     }
   });
