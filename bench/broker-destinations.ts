@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { Message, PubSub } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../src/destinations/kafka/kafkajs';
 import { BrokerServers, startBroker, stopBroker } from '../test/support/brokers';
 import type { MotoServer } from '../test/support/brokers/moto';
 import { freePorts } from '../test/support/free-port';

@@ -8,7 +8,7 @@ import { LambdaRecorder, startLambdaRecorder } from './lambda-recorder';
 import { isJsonContentType } from '../../src/destinations/broker-kit/aws';
 import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../src/destinations/kafka/kafkajs';
 import { testServers } from './servers';
 import type { BrokerServers } from './brokers';
 

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { startBrokers } from './brokers';
+import { startBrokers, stopBrokers } from './brokers';
+import { killGroup } from './brokers/process-group';
 import { amqpUrlOf, startRabbit } from './rabbitmq';
 import { freePort } from './free-port';
 import { writeServers } from './servers';
@@ -24,7 +25,7 @@ export default async function globalSetup() {
   };
   // Google's clients must never probe the GCE metadata server: the tests talk to loopback only.
   process.env.METADATA_SERVER_DETECTION = 'none';
-  const [temporal, pgid, brokers, bundle] = await Promise.all([
+  const started = await Promise.allSettled([
     startTestTemporal(),
     startRabbit(rabbitNode),
     startBrokers(join(dir, 'brokers')),
@@ -35,6 +36,22 @@ export default async function globalSetup() {
     // The service processes tests start run the build, as production does.
     buildService(),
   ]);
+  const failed = started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failed.length > 0) {
+    // Jest runs no teardown after a failed setup: what did start is stopped here.
+    const [temporalStarted, rabbitStarted, brokersStarted] = started;
+    if (temporalStarted.status === 'fulfilled') await temporalStarted.value.stop();
+    if (rabbitStarted.status === 'fulfilled') killGroup(rabbitStarted.value);
+    if (brokersStarted.status === 'fulfilled') stopBrokers(brokersStarted.value);
+    rmSync(dir, { recursive: true, force: true });
+    throw failed[0];
+  }
+  const [temporal, pgid, brokers, bundle] = started.map((s) => (s as PromiseFulfilledResult<unknown>).value) as [
+    Awaited<ReturnType<typeof startTestTemporal>>,
+    number,
+    Awaited<ReturnType<typeof startBrokers>>,
+    Awaited<ReturnType<typeof bundleWorkflowCode>>,
+  ];
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, bundle.code);
   const file = join(dir, 'servers.json');

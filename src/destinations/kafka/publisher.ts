@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { ISocketFactory, Producer } from 'kafkajs';
+import type { ISocketFactory, Producer } from './kafkajs';
 import type { BrokerKeys } from '../broker-kit/settings-keys';
 import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { closeThenDestroy, openOrDestroy, socketsOf } from '../broker-kit/client-lifetime';
@@ -49,7 +49,7 @@ const settings: Publisher<KafkaSettings>['settings'] = (connDetails, params) => 
  * record in the log. Records carry the body and the headers `delivery-id` and `content-type`.
  */
 const open = async (s: KafkaSettings, signal: AbortSignal): Promise<BrokerConnection<KafkaSettings>> => {
-  const { Kafka, logLevel, Partitioners } = await import('kafkajs');
+  const { Kafka, logLevel, Partitioners } = await import('./kafkajs');
   // Our own sockets: kafkajs's disconnect waits for requests in flight, 30 s against a broker that never answers.
   const sockets = socketsOf();
   const socketFactory: ISocketFactory = ({ host, port, onConnect }) =>

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { PubSub, v1 } from '@google-cloud/pubsub';
 import { Redis } from 'ioredis';
-import { Kafka, KafkaMessage, logLevel, Partitioners } from 'kafkajs';
+import { Kafka, KafkaMessage, logLevel, Partitioners } from '../../../src/destinations/kafka/kafkajs';
 import { testServers } from '../../support/servers';
 
 /**

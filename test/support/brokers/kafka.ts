@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../../src/destinations/kafka/kafkajs';
 import { freePorts } from '../free-port';
 import { ROOT, runToEnd, spawnServer, waitUntil } from './process-group';
 

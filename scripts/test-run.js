@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+/**
+ * The test command's steps (scripts/test.sh starts it on Node 24): type-check, lint, every jest
+ * suite, the Python client's tests, in turn; the first failure ends the run. `unit` runs the
+ * unit tests alone, `image` the container image's test; ACTION_TRIGGERS_TEST_FILES=<regex> runs only the jest files it matches (no
+ * type-check, lint or Python); JEST_ARGS are added to jest's arguments.
+ *
+ * Every process the run starts carries AT_TEST_RUN=<this run's id> in its environment. When the
+ * run ends, fails or is interrupted (SIGINT, SIGTERM, SIGHUP), each of them still alive is
+ * stopped by its pid, whatever process group it leads: the test servers lead groups of their
+ * own, so a signal to the run's group does not reach them.
+ */
+const { spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const { readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const ROOT = join(__dirname, '..');
+const RUN = randomUUID();
+const MARK = Buffer.from(`AT_TEST_RUN=${RUN}\0`);
+const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+const jestArgs = (process.env.JEST_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+const stepsOf = (mode, only) => {
+  if (mode === 'unit' || mode === 'image') return [[bin('jest'), ['--selectProjects', mode, ...jestArgs]]];
+  if (only) return [[bin('jest'), ['--selectProjects', 'unit', 'integration', '--testPathPattern', only, ...jestArgs]]];
+  return [
+    ['npm', ['run', 'typecheck']],
+    ['npm', ['run', 'lint']],
+    [bin('jest'), ['--selectProjects', 'unit', 'integration', ...jestArgs]],
+    ['npm', ['run', 'test:python']],
+  ];
+};
+
+let current;
+let interrupted;
+let hardKill;
+// The step gets the signal too (from the terminal it already has it); one that has not ended
+// 15 s later is killed.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    interrupted ??= signal;
+    if (!current) return;
+    current.kill(signal);
+    hardKill ??= setTimeout(() => current?.kill('SIGKILL'), 15_000);
+  });
+
+/** Runs one step to its end; its exit status. */
+const run = ([command, args]) =>
+  new Promise((resolve) => {
+    current = spawn(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, AT_TEST_RUN: RUN } });
+    current.on('exit', (code, signal) => {
+      clearTimeout(hardKill);
+      current = undefined;
+      resolve(code ?? (signal ? 1 : 0));
+    });
+    current.on('error', (e) => {
+      console.error(`npm test: ${command} did not start: ${e.message}`);
+      resolve(1);
+    });
+  });
+
+/** The processes of this run still alive (their environment carries the run's mark). */
+const ours = () => {
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) return [];
+    try {
+      return readFileSync(`/proc/${pid}/environ`).includes(MARK) ? [pid] : [];
+    } catch {
+      return [];
+    }
+  });
+};
+
+const commandOf = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+  } catch {
+    return '?';
+  }
+};
+
+const signalEach = (pids, signal) => {
+  for (const pid of pids)
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* gone */
+    }
+};
+
+/** Stops what the run left: SIGTERM, up to 5 s to go, then SIGKILL. */
+const sweep = async () => {
+  const left = ours();
+  if (left.length === 0) return;
+  console.error(`npm test: stopping ${left.length} processes the run left: ${[...new Set(left.map(commandOf))].join(', ')}`);
+  signalEach(left, 'SIGTERM');
+  const end = Date.now() + 5000;
+  while (ours().length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  signalEach(ours(), 'SIGKILL');
+};
+
+const main = async () => {
+  let status = 0;
+  for (const step of stepsOf(process.argv[2], process.env.ACTION_TRIGGERS_TEST_FILES)) {
+    if (interrupted) break;
+    status = await run(step);
+    if (status !== 0) break;
+  }
+  await sweep();
+  const numbers = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+  process.exit(interrupted ? 128 + numbers[interrupted] : status);
+};
+
+void main();
