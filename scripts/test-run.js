@@ -45,6 +45,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
     hardKill ??= setTimeout(() => current?.kill('SIGKILL'), 15_000);
   });
 
+// npm execs this (package.json's `exec sh scripts/test.sh`), so a signal to npm reaches it; should
+// whatever started it die without one, the run ends as if interrupted.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && process.emit('SIGHUP', 'SIGHUP'), 1000).unref();
+
 /** Runs one step to its end; its exit status. */
 const run = ([command, args]) =>
   new Promise((resolve) => {
@@ -60,7 +65,21 @@ const run = ([command, args]) =>
     });
   });
 
-/** The processes of this run still alive (their environment carries the run's mark). */
+const parentOf = (pid) => {
+  try {
+    // After the command name in parentheses (which may hold spaces): state, then the parent's pid.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The processes of this run still alive: those whose environment carries the run's mark, and
+ * their descendants (a server that writes its process title over its environment, as
+ * PostgreSQL's workers do, no longer shows the mark).
+ */
 const ours = () => {
   let entries;
   try {
@@ -68,15 +87,26 @@ const ours = () => {
   } catch {
     return [];
   }
-  return entries.flatMap((name) => {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) return [];
-    try {
-      return readFileSync(`/proc/${pid}/environ`).includes(MARK) ? [pid] : [];
-    } catch {
-      return [];
-    }
-  });
+  const pids = entries.map(Number).filter((pid) => Number.isInteger(pid) && pid !== process.pid);
+  const found = new Set(
+    pids.filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`).includes(MARK);
+      } catch {
+        return false;
+      }
+    }),
+  );
+  const parents = new Map(pids.map((pid) => [pid, parentOf(pid)]));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, parent] of parents)
+      if (!found.has(pid) && found.has(parent)) {
+        found.add(pid);
+        grew = true;
+      }
+  }
+  return [...found];
 };
 
 const commandOf = (pid) => {

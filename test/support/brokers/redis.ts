@@ -46,6 +46,10 @@ export const startRedis = async (dir: string): Promise<RedisServer> => {
     'no',
     '--logfile',
     '',
+    // Its process title would be written over its environment, where the test command's mark
+    // (AT_TEST_RUN) tells its processes from others (scripts/test-run.js).
+    '--set-proc-title',
+    'no',
   ]);
   await waitUntil('redis', dir, child, () => pong(port), 20_000);
   return { host: '127.0.0.1', port, url: `redis://127.0.0.1:${port}`, pgid: child.pid! };
