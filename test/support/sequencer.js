@@ -5,13 +5,14 @@
  */
 const Sequencer = require('@jest/test-sequencer').default;
 
-/** Each one minutes long on two cores (the load tests, schemathesis, the bench smoke). */
+/** Each minutes long on two cores (the load tests, schemathesis, the bench smoke, a test command in a clone). */
 const LONGEST_FIRST = [
   'test/integration/signals/intake.test.ts',
   'test/integration/http/schemathesis.test.ts',
   'test/integration/processes/bench-smoke.test.ts',
   'test/integration/delivery/ordering.test.ts',
   'test/integration/processes/two-hosts.test.ts',
+  'test/integration/processes/test-command.test.ts',
 ];
 
 class LongestFirst extends Sequencer {

@@ -10,9 +10,9 @@ pytest.importorskip("action_triggers")  # the origin's app runs on Django < 5.1:
 from action_triggers.models import Config, Webhook
 from django.conf import settings
 from django.test import override_settings
+from test_import import _config, _import, origin  # noqa: F401 - origin is a fixture
 
 from action_triggers_client.django.models import ImportedConfig
-from test_import import _config, _import, origin  # noqa: F401 - origin is a fixture
 
 ORDER = ("shop", "order")
 
@@ -37,7 +37,7 @@ def test_template_tags_filters_and_unclosed_braces_are_refused_per_field_with_th
 
     for args in ((), ("--dry-run",)):
         out, error = _import(*args)
-        assert error is not None
+        assert error is None, out  # named, not failed: the origin keeps delivering them
         assert f"config {tag.pk}: not carried over" in out
         assert (f"payload.state ({{% if instance.total %}}, origin Config {tag.pk}): a Django template tag: the service's "
                 "templates substitute values only") in out

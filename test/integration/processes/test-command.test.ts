@@ -112,7 +112,7 @@ const interrupted = async (files: string, ready: (commands: string[]) => boolean
     const servers = inner.pids.map(commandLine);
     const ports = listeningPorts(inner.pids);
     interrupt(run.child);
-    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 60_000))]);
+    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('still running'), 60_000).unref())]);
     expect(code).not.toBe(0);
     expect(code).not.toBe('still running');
     // The run's own sweep ends when its last process is gone: nothing of it is left, no port held.
