@@ -36,7 +36,8 @@ export const installSdkLogging = (log: Logger, level: 'debug' | 'info' | 'warn' 
     Runtime.install({
       logger: new DefaultLogger(sdkLevel, (entry) => {
         const at = entry.level === 'ERROR' ? 'error' : entry.level === 'WARN' ? 'warn' : entry.level === 'INFO' ? 'info' : 'debug';
-        const { error, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
+        // The task token (300 characters of base64 on each failed attempt) means nothing to an operator.
+        const { error, taskToken: _taskToken, ...meta } = (entry.meta ?? {}) as Record<string, unknown>;
         log[at](`temporal: ${entry.message}`, { ...meta, ...(error === undefined ? {} : { error: String(error) }) });
       }),
       // The native core's own logs too: forwarded into the same lines, not printed to stderr by Rust.

@@ -64,9 +64,12 @@ const publicPaths = {
 /** The document a server running with `policy` serves; `/metrics` only where metrics are on. */
 export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?: boolean } = {}) => ({
   openapi: '3.1.0',
+  // Relative: the base URL is wherever the document was fetched from (client generators read it here).
+  servers: [{ url: '/', description: 'this service' }],
   info: {
     title: 'action-triggers',
     version: '0.1.0',
+    license: { name: 'MIT', identifier: 'MIT' },
     description:
       'Triggers bind model lifecycle signals to webhooks and broker messages. Every change is kept as an event. ' +
       'Every error is application/problem+json. A method a path does not have is 405 with Allow, on every path. ' +

@@ -83,25 +83,61 @@ const readJsonFile = (path: string, name = path): unknown => {
   }
 };
 
-/** Decodes the config file (if any) and the deployment settings; throws ConfigError naming each bad key. */
+/** The top-level keys of a file that decoded but for these errors (to check the rest as well). */
+const withoutBadKeys = (raw: unknown, errors: readonly FieldError[]): unknown => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const bad = new Set(errors.map((x) => /^[^.[]*/.exec(x.path)![0]));
+  return Object.fromEntries(Object.entries(raw).filter(([key]) => !bad.has(key)));
+};
+
+/** Runs a stage of the checks; its errors join the others instead of ending the start early. */
+const collecting = <A>(errors: FieldError[], stage: () => A): A | undefined => {
+  try {
+    return stage();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    errors.push(...e.errors);
+    return undefined;
+  }
+};
+
+/**
+ * Decodes the config file (if any) and the deployment settings; throws ConfigError naming every
+ * bad key at once: the environment's, the file's, and those the checks across keys find in the
+ * rest of the file (one start shows them all).
+ */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config => {
+  const errors: FieldError[] = [];
   const picked = Object.fromEntries(ENV_KEYS.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
   const e = Env.decode(picked);
-  if (e._tag === 'Left') throw new ConfigError(toFieldErrors(e.left).map((x) => ({ ...x, path: `env.${x.path}` })));
-  const filePath = resolve(cwd, e.right.ACTION_TRIGGERS_CONFIG ?? './action-triggers.config.json');
+  const envErrors = e._tag === 'Left' ? toFieldErrors(e.left) : [];
+  errors.push(...envErrors.map((x) => ({ ...x, path: `env.${x.path}` })));
+  const rest = e._tag === 'Right' ? e : Env.decode(withoutBadKeys(picked, envErrors));
+  const settings = rest._tag === 'Right' ? rest.right : {};
+  const configName = typeof picked.ACTION_TRIGGERS_CONFIG === 'string' ? picked.ACTION_TRIGGERS_CONFIG : undefined;
+  const filePath = resolve(cwd, configName ?? './action-triggers.config.json');
   const found = existsSync(filePath);
   // A file named by the environment and not there is a mistake (a typo, the wrong folder), not "no config".
-  if (!found && e.right.ACTION_TRIGGERS_CONFIG !== undefined) {
-    throw new ConfigError([{ path: 'env.ACTION_TRIGGERS_CONFIG', message: `names ${filePath}, which does not exist` }]);
+  if (!found && configName !== undefined) {
+    throw new ConfigError([...errors, { path: 'env.ACTION_TRIGGERS_CONFIG', message: `names ${filePath}, which does not exist` }]);
   }
-  const raw = found ? readJsonFile(filePath) : {};
-  const decoded = ConfigFile.decode(raw);
-  if (decoded._tag === 'Left') throw new ConfigError(toFieldErrors(decoded.left));
+  const raw = found ? collecting(errors, () => readJsonFile(filePath)) : {};
+  const decoded = ConfigFile.decode(raw ?? {});
+  const fileErrors = decoded._tag === 'Left' ? toFieldErrors(decoded.left) : [];
+  errors.push(...fileErrors);
+  const checkable = decoded._tag === 'Right' ? decoded : ConfigFile.decode(withoutBadKeys(raw, fileErrors));
+  if (checkable._tag === 'Left') throw new ConfigError(errors);
+  const keysFile = settings.API_KEYS_FILE;
   const file =
-    e.right.API_KEYS_FILE === undefined
-      ? decoded.right
-      : { ...decoded.right, api_keys: withKeysFile(decoded.right.api_keys ?? [], resolve(cwd, e.right.API_KEYS_FILE)) };
-  return { ...buildConfig(file, e.right, cwd), ...(found ? { configFile: filePath } : {}) };
+    keysFile === undefined
+      ? checkable.right
+      : { ...checkable.right, api_keys: collecting(errors, () => withKeysFile(checkable.right.api_keys ?? [], resolve(cwd, keysFile))) };
+  const across: FieldError[] = [];
+  const config = collecting(across, () => buildConfig(file, settings, cwd));
+  // A key already named bad is not named again by a check that missed its value.
+  errors.push(...across.filter((x) => !errors.some((y) => y.path === x.path)));
+  if (errors.length > 0 || config === undefined) throw new ConfigError(errors);
+  return { ...config, ...(found ? { configFile: filePath } : {}) };
 };
 
 /**

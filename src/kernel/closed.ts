@@ -39,8 +39,11 @@ export const closed = <R extends t.Props, O extends t.Props>(
       const out: [string, unknown][] = [];
       const field = (key: string, codec: t.Mixed) => {
         const value = own(u, key);
-        const result = codec.validate(value, t.appendContext(c, key, codec, value));
-        if (result._tag === 'Left') errors.push(...result.left);
+        const context = t.appendContext(c, key, codec, value);
+        const result = codec.validate(value, context);
+        // A missing field is named as missing, whatever its codec would say of `undefined`.
+        if (result._tag === 'Left' && value === undefined) errors.push({ value, context, message: 'is required' });
+        else if (result._tag === 'Left') errors.push(...result.left);
         else if (result.right !== undefined) out.push([key, result.right]);
       };
       for (const [key, codec] of Object.entries(required)) field(key, codec);

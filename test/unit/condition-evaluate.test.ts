@@ -309,6 +309,16 @@ describe('$changed', () => {
     });
   });
 
+  test('a field absent from both the instance and previous (a misspelling) is named absent, as $eq names it', () => {
+    for (const operand of [true, { from: 'pending', to: 'paid' }, { to: 'paid' }] as JsonValue[])
+      expect(evaluateCondition({ 'instance.stauts': { $changed: operand } }, WITH_PREVIOUS)).toEqual({
+        held: false,
+        clause: 'condition.instance.stauts.$changed',
+        detail: 'instance.stauts is absent from both the instance and previous',
+      });
+    expect(holds({ 'instance.stauts': { $changed: false } })).toBe(true);
+  });
+
   test('from and to equal the same unchanged value: no transition, false', () => {
     expect(holds({ 'instance.id': { $changed: { from: 7, to: 7 } } })).toBe(false);
     expect(holds({ 'instance.id': { $changed: { to: 7 } } })).toBe(false);

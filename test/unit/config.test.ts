@@ -211,9 +211,18 @@ test('a file that is not JSON is named with where it breaks, never with its text
     writeFileSync(join(dir, 'action-triggers.config.json'), text);
     for (const env of [{ API_KEYS_FILE: 'keys.json' }, {}]) {
       const errors = errorsOf(() => loadConfig(env, dir));
-      expect(errors).toHaveLength(1);
-      expect(errors[0]!.message).toMatch(/^cannot be read as JSON: not valid JSON/);
+      // Both files are named when both are set: one start shows every problem.
+      expect(errors).toHaveLength(env.API_KEYS_FILE ? 2 : 1);
+      for (const error of errors) expect(error.message).toMatch(/^cannot be read as JSON: not valid JSON/);
       expect(JSON.stringify(errors)).not.toContain('the-secret-key');
     }
   }
+});
+
+test('one start names every problem: the environment, unknown keys, a bad secret and the checks across keys', () => {
+  const dir = tempConfigDir();
+  const config = { alow_private_targets: true, signing_secret: 'whsec_', limits: { default_timeout_secs: 40 } };
+  writeFileSync(join(dir, 'action-triggers.config.json'), JSON.stringify(config));
+  const paths = errorsOf(() => loadConfig({ PORT: 'eighty', EVENT_STORE: 'postgres' }, dir)).map((e) => e.path);
+  expect(paths.sort()).toEqual(['alow_private_targets', 'env.PORT', 'env.POSTGRES_URL', 'limits.default_timeout_secs', 'signing_secret']);
 });

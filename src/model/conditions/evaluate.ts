@@ -19,11 +19,11 @@ const within = (at: string, run: () => ConditionResult): ConditionResult => {
 const node = (cond: unknown, subject: ConditionSubject, at: string, meter: Meter): ConditionResult => {
   if (!isPlainObject(cond)) return fails(at, 'is not a condition this build reads');
   for (const [key, value] of Object.entries(cond)) {
-    spend(meter);
     const here = `${at}.${key}`;
-    const result = within(here, () =>
-      key.startsWith('$') ? logical(key, value, subject, here, meter) : field(key, value, subject, here, meter),
-    );
+    const result = within(here, () => {
+      spend(meter);
+      return key.startsWith('$') ? logical(key, value, subject, here, meter) : field(key, value, subject, here, meter);
+    });
     if (!result.held) return result;
   }
   return HELD;
@@ -139,6 +139,8 @@ const changed = (path: string, segments: readonly string[], now: Found, operand:
   if (subject.previous === undefined) return NO_PREVIOUS;
   const before = lookup(subject.previous, segments, meter);
   const same = before.found ? now.found && equal(before.value, now.value, meter) : !now.found;
+  // Most often a misspelled field: say so, as $eq says "is absent".
+  if (!before.found && !now.found && operand !== false) return `${path} is absent from both the instance and previous`;
   if (operand === true) return same ? `${path} did not change` : undefined;
   if (operand === false) return same ? undefined : `${path} changed`;
   const ends = isPlainObject(operand) ? operand : {};

@@ -23,6 +23,9 @@ test('every route the app serves is in the OpenAPI document, and every documente
     expect([...served].sort()).toEqual([...documented].sort());
     const doc = await request(t.app).get('/api/openapi.json').expect(200);
     expect(doc.body.openapi).toBe('3.1.0');
+    // Client generators take the base URL from servers (relative: where the document was served) and show the licence.
+    expect(doc.body.servers).toEqual([{ url: '/', description: 'this service' }]);
+    expect(doc.body.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   } finally {
     await t.close();
   }
