@@ -60,16 +60,27 @@ const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) =>
   return r.result({ project, topic, auth, orderingKey: r.params.optional('ordering_key') });
 };
 
+/** Bytes of one gRPC answer the client takes (a larger one fails the call). */
+const MAX_PUBSUB_ANSWER_BYTES = 1024 * 1024;
+
 /** Publishes with the attributes `delivery-id` and `content-type`, and the ordering key if any. */
 const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>> => {
   // Never probe the GCE metadata server (the auth library does unless told not to).
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   const { PubSub: Client } = await import('@google-cloud/pubsub');
+  // google-gax lifts gRPC's 4 MiB limit on answers; a publish's answer is a few ids.
+  const bounded = { 'grpc.max_receive_message_length': MAX_PUBSUB_ANSWER_BYTES };
   const client: PubSub =
     'emulatorHost' in s.auth
       ? // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.
-        new Client({ projectId: s.project, apiEndpoint: s.auth.emulatorHost, emulatorMode: true, universeDomain: 'googleapis.com' })
-      : new Client({ projectId: s.project, credentials: s.auth.credentials as never });
+        new Client({
+          projectId: s.project,
+          apiEndpoint: s.auth.emulatorHost,
+          emulatorMode: true,
+          universeDomain: 'googleapis.com',
+          ...bounded,
+        })
+      : new Client({ projectId: s.project, credentials: s.auth.credentials as never, ...bounded });
   const sockets = socketsOf();
   // The emulator's address comes from the config: its connections are tracked (see grpc-sockets.ts).
   if ('emulatorHost' in s.auth) client.options.sslCreds = trackingSockets(client.options.sslCreds, sockets.add);
