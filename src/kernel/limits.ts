@@ -97,6 +97,15 @@ export const CONDITION_MAX_PATH_SEGMENTS = 16;
 export const CONDITION_MAX_LIST = 100;
 export const CONDITION_MAX_BYTES = 16 * 1024;
 /**
+ * Bytes of a destination's answer the worker reads: it uses none of an answer but a status, an
+ * error code or an id. A Lambda API that is not AWS answering 160 MB took a worker from 225 to
+ * 580 MB. Past the bound the connection is closed (webhooks, AWS) or the call fails (Pub/Sub's
+ * gRPC, whose client had lifted gRPC's own 4 MiB limit).
+ */
+export const MAX_WEBHOOK_ANSWER_BYTES = 64 * 1024;
+export const MAX_BROKER_ANSWER_BYTES = 1024 * 1024;
+
+/**
  * Steps a condition's evaluation may take (a value read or compared, a key of an object listed:
  * src/model/conditions/budget.ts), and all of one signal's conditions together. A legal
  * condition compared with a signal's object of 12,000 keys listed them on every comparison: one

@@ -1,18 +1,12 @@
 import { Readable } from 'node:stream';
-
-/**
- * Bytes of an AWS answer a client reads. The service uses none of an answer's body but the
- * error code and ids in it (a few hundred bytes); Lambda's RequestResponse answer, which can be
- * 6 MB from AWS and anything from an endpoint that is not AWS, was read whole into the worker.
- */
-export const MAX_AWS_ANSWER_BYTES = 1024 * 1024;
+import { MAX_BROKER_ANSWER_BYTES } from '../../kernel/limits';
 
 /**
  * The first `limit` bytes of `source`, then its end: past the limit the connection is closed, so
  * nothing more is read. A body cut short may not parse: for the calls whose answer the SDK
  * reads (SQS, SNS, EventBridge), that is a failed attempt; Lambda's payload goes unread.
  */
-export const cappedBody = (source: Readable, limit: number): Readable => {
+const cappedBody = (source: Readable, limit: number): Readable => {
   let seen = 0;
   let ended = false;
   const end = () => {
@@ -47,10 +41,12 @@ interface WithMiddleware {
 }
 
 /**
- * Every answer the client receives is read up to `limit` bytes. The middleware sits nearest the
+ * Every answer the client receives is read up to `limit` bytes (src/kernel/limits.ts): the SDK
+ * reads an answer whole, Lambda's RequestResponse payload (6 MB from AWS, anything from an
+ * endpoint that is not AWS) included, though the service uses none of it. The middleware sits nearest the
  * HTTP call (the deserialize step, low priority), so the SDK's parser only ever sees the capped body.
  */
-export const capAnswers = <C>(client: C, limit = MAX_AWS_ANSWER_BYTES): C => {
+export const capAnswers = <C>(client: C, limit = MAX_BROKER_ANSWER_BYTES): C => {
   (client as unknown as WithMiddleware).middlewareStack.add(
     (next) => async (args) => {
       const out = await next(args);

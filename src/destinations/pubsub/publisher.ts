@@ -4,6 +4,7 @@ import type { BrokerConnection, Publisher } from '../broker-kit/port';
 import { closeThenDestroy, socketsOf } from '../broker-kit/client-lifetime';
 import { trackingSockets } from './grpc-sockets';
 import { reader } from '../broker-kit/settings';
+import { MAX_BROKER_ANSWER_BYTES } from '../../kernel/limits';
 
 /**
  * A project and topic. Credentials: `conn_details.credentials_json` (a service account key,
@@ -60,16 +61,13 @@ const settings: Publisher<PubSubSettings>['settings'] = (connDetails, params) =>
   return r.result({ project, topic, auth, orderingKey: r.params.optional('ordering_key') });
 };
 
-/** Bytes of one gRPC answer the client takes (a larger one fails the call). */
-const MAX_PUBSUB_ANSWER_BYTES = 1024 * 1024;
-
 /** Publishes with the attributes `delivery-id` and `content-type`, and the ordering key if any. */
 const open = async (s: PubSubSettings): Promise<BrokerConnection<PubSubSettings>> => {
   // Never probe the GCE metadata server (the auth library does unless told not to).
   process.env.METADATA_SERVER_DETECTION ??= 'none';
   const { PubSub: Client } = await import('@google-cloud/pubsub');
   // google-gax lifts gRPC's 4 MiB limit on answers; a publish's answer is a few ids.
-  const bounded = { 'grpc.max_receive_message_length': MAX_PUBSUB_ANSWER_BYTES };
+  const bounded = { 'grpc.max_receive_message_length': MAX_BROKER_ANSWER_BYTES };
   const client: PubSub =
     'emulatorHost' in s.auth
       ? // universeDomain given: otherwise google-gax asks the auth library for it, which probes the metadata server.

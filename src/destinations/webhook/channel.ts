@@ -11,6 +11,7 @@ import type { SecretsFor } from './secrets';
 import { isTargetRefused, TARGET_REFUSED } from '../port/target-guard';
 import { SpanKind } from '@opentelemetry/api';
 import { inOutboundSpan, webhookAttributes } from '../../observability/outbound-span';
+import { MAX_WEBHOOK_ANSWER_BYTES } from '../../kernel/limits';
 
 /** The User-Agent of every webhook request. */
 export const WEBHOOK_USER_AGENT = 'action-triggers/0.1 (+webhook)';
@@ -107,7 +108,7 @@ const sendRequest = async (o: WebhookOptions, p: Prepared<Webhook>, req: Webhook
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    await res.body.dump({ limit: MAX_WEBHOOK_ANSWER_BYTES }).catch(() => undefined);
     const statusCode = res.statusCode;
     if (statusCode >= 200 && statusCode < 300) return { outcome: 'delivered', statusCode };
     const reason = `HTTP ${statusCode}`;

@@ -31,9 +31,9 @@ export interface SigningKey {
 export type SigningKeys = ReadonlyMap<string, readonly SigningKey[]>;
 
 /** Key bytes a signing secret carries: the Standard Webhooks libraries refuse an empty key, and fewer than 24 bytes is guessable. */
-export const SIGNING_KEY_BYTES = { min: 24, max: 64 } as const;
+const SIGNING_KEY_BYTES = { min: 24, max: 64 } as const;
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-export const MAKE_A_SECRET = `e.g. node -e "console.log('whsec_' + require('crypto').randomBytes(32).toString('base64'))"`;
+const MAKE_A_SECRET = `e.g. node -e "console.log('whsec_' + require('crypto').randomBytes(32).toString('base64'))"`;
 
 /**
  * Why a signing secret cannot sign, never quoting it: it must be `whsec_` and the standard
