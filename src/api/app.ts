@@ -8,6 +8,7 @@ import { sendError } from '../http/problem';
 import { mountTriggerRoutes } from '../triggers/mount';
 import { mountSignalRoutes, SignalDeps } from '../signals/api/routes';
 import { mountRedeliveryRoutes } from '../signals/redelivery/routes';
+import { mountCancelRoutes } from '../signals/cancel/routes';
 import { mountDispatchRoutes } from '../signals/dispatches/routes';
 import { buildOpenApiDocument } from './openapi';
 import { TriggerPolicy } from '../model/triggers/policy';
@@ -139,6 +140,7 @@ export const buildApp = (deps: AppDeps) => {
   mountTriggerRoutes(app, deps, guards);
   mountSignalRoutes(app, deps, guards);
   mountRedeliveryRoutes(app, deps, guards);
+  mountCancelRoutes(app, { ...deps, metrics }, guards);
   mountDispatchRoutes(app, deps, guards);
   mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
 

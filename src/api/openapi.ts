@@ -13,6 +13,7 @@ import { dryRunSchemas } from '../triggers/dry-run-openapi';
 import { signalPaths, signalSchemas } from '../signals/api/openapi';
 import { redeliveryPaths, redeliverySchemas } from '../signals/redelivery/openapi';
 import { dispatchPaths } from '../signals/dispatches/openapi';
+import { cancelPaths, cancelSchemas } from '../signals/cancel/openapi';
 import { eventPaths, eventSchemas } from '../audit/openapi';
 import { metricsPaths, probePaths } from '../ops/openapi';
 import { brokerTypeSchemas } from '../destinations/brokers/openapi';
@@ -89,6 +90,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       ...brokerTypeSchemas(),
       ...dryRunSchemas(),
       ...redeliverySchemas,
+      ...cancelSchemas,
       ...eventSchemas,
     },
   },
@@ -98,6 +100,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
     ...dryRunPaths,
     ...signalPaths,
     ...redeliveryPaths,
+    ...cancelPaths,
     ...dispatchPaths,
     ...eventPaths,
     ...probePaths,

@@ -4,7 +4,7 @@
  * never start a second dispatch.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { DispatchView, DryRunView, TriggerInput, TriggerResource } from './types';
+import type { DeliveriesCancelled, DispatchView, DryRunView, TriggerInput, TriggerResource } from './types';
 
 export type * from './types';
 
@@ -221,6 +221,18 @@ export const createClient = (options: ClientOptions) => {
         (await call<RedeliveryQueued>('POST', `/api/signals/${encodeURIComponent(id)}/redeliver`, ask)).body,
       redelivery: async (id: string, n: number) =>
         (await call<DispatchView>('GET', `/api/signals/${encodeURIComponent(id)}/redeliveries/${n}`)).body,
+      /**
+       * Cancels the signal's pending deliveries (all, or `deliveryIds`). Not retried: after a lost
+       * answer a second ask finds them cancelled already (a 409).
+       */
+      cancel: async (id: string, deliveryIds?: string[]) =>
+        (
+          await call<DeliveriesCancelled>(
+            'POST',
+            `/api/signals/${encodeURIComponent(id)}/cancel`,
+            deliveryIds ? { delivery_ids: deliveryIds } : {},
+          )
+        ).body,
       redeliverFailed: async (triggerId: string, since: Date) =>
         (
           await call<RedeliveredFailed>('POST', `/api/action-triggers/${encodeURIComponent(triggerId)}/redeliver-failed`, {

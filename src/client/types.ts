@@ -86,7 +86,18 @@ export interface DispatchView {
     status_code?: number;
     last_error?: string;
     warnings: string[];
+    /** A cancelled action: who cancelled it (an API key's id) and when. */
+    cancelled_by?: string;
+    cancelled_at?: string;
   }>;
+}
+
+/** What `POST /api/signals/<id>/cancel` ended: each action cancelled, in which dispatch, by whom and when. */
+export interface DeliveriesCancelled {
+  id: string;
+  cancelled: Array<{ delivery_id: string; workflow_id: string }>;
+  cancelled_by: string;
+  cancelled_at: string;
 }
 
 /** Every request and message a trigger would send for a signal (a dry run), never sent. */

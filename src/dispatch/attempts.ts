@@ -13,7 +13,12 @@ export interface FailedAttempt {
   retryable: boolean;
 }
 
+/**
+ * An action once cancelled stays cancelled: an attempt that was already under way when the cancel
+ * came may still end, and is not recorded over it.
+ */
 export const recordDelivered = (outcome: ActionOutcome, receipt: DeliveryReceipt): void => {
+  if (outcome.state === 'cancelled') return;
   Object.assign(outcome, {
     state: 'delivered',
     attempts: receipt.attempt,
@@ -24,6 +29,7 @@ export const recordDelivered = (outcome: ActionOutcome, receipt: DeliveryReceipt
 };
 
 export const recordFailed = (outcome: ActionOutcome, f: FailedAttempt, state: ActionState): void => {
+  if (outcome.state === 'cancelled') return;
   Object.assign(outcome, {
     state,
     attempts: f.details?.attempt ?? outcome.attempts,

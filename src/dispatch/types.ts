@@ -130,9 +130,31 @@ export type FirstAttempt =
   | { deliveryId: string; receipt: DeliveryReceipt }
   | { deliveryId: string; failed: { message: string; details: FailureDetails; retryable: boolean } };
 
-/** `retrying`: the first attempt failed and the next waits for its time. */
-/** `waiting`: its trigger delivers in order per instance, and an earlier signal's actions have not ended. */
-export type ActionState = 'waiting' | 'pending' | 'retrying' | 'delivered' | 'failed';
+/**
+ * `retrying`: the first attempt failed and the next waits for its time. `waiting`: its trigger
+ * delivers in order per instance, and an earlier signal's actions have not ended. `cancelled`:
+ * someone cancelled it before it ended (`cancelled` says who and when); nothing is attempted after.
+ */
+export type ActionState = 'waiting' | 'pending' | 'retrying' | 'delivered' | 'failed' | 'cancelled';
+
+/** The states in which an action may still be attempted: the ones a cancel ends. */
+export const OPEN_ACTION_STATES: readonly ActionState[] = ['waiting', 'pending', 'retrying'];
+
+/** Who cancelled an action (an API key's id, or `anonymous` in open mode) and when (ISO time). */
+export interface Cancellation {
+  by: string;
+  at: string;
+}
+
+/**
+ * A cancel sent to a running dispatch: these of its actions (all, without `deliveryIds`), by whom,
+ * when. `attemptsSeen`: each action's attempts as the asker saw them (Temporal counts the retries
+ * of a running activity; the workflow learns them only when it ends, which a cancel forestalls).
+ */
+export interface CancelAsk extends Cancellation {
+  deliveryIds?: string[];
+  attemptsSeen?: Record<string, number>;
+}
 
 export interface ActionOutcome {
   deliveryId: string;
@@ -145,6 +167,7 @@ export interface ActionOutcome {
   statusCode?: number;
   lastError?: string;
   warnings: string[];
+  cancelled?: Cancellation;
 }
 
 export interface DispatchStatus {

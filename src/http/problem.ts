@@ -80,6 +80,7 @@ export const problemOf = (e: ApiError): Problem => {
     case 'NothingAccepted':
       return problem(422, 'nothing was accepted', e.errors);
     case 'RedeliveryRefused':
+    case 'CancelRefused':
       return problem(409, e.detail, e.errors);
     case 'NoDispatch':
       return problem(503, 'dispatch is not running in this process');

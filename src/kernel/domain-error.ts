@@ -20,6 +20,8 @@ export type DomainError =
   | { _tag: 'NothingAccepted'; errors: FieldError[] }
   /** A well-formed redelivery the signal's state refuses (409), naming the field when one is the cause. */
   | { _tag: 'RedeliveryRefused'; detail: string; errors?: FieldError[] }
+  /** A well-formed cancel the signal's state refuses (409): nothing open, a dispatch still queued, an id not its own. */
+  | { _tag: 'CancelRefused'; detail: string; errors?: FieldError[] }
   /** This process runs no dispatch client (Temporal not configured here). */
   | { _tag: 'NoDispatch' }
   /** Temporal, or the store behind it, failed the call; `tryAgain` when the ask may simply be repeated. */

@@ -22,6 +22,8 @@ export interface Metrics {
   signals(outcome: SignalOutcome, count?: number): void;
   attempt(kind: DeliveryKind, brokerType: string, outcome: DeliveryOutcome, seconds: number): void;
   deliveryLatency(kind: DeliveryKind, seconds: number): void;
+  /** Actions cancelled before they ended (`POST /api/signals/<id>/cancel`). */
+  cancelled(kind: DeliveryKind, count: number): void;
   appendDuration(seconds: number): void;
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /** The read model's distance behind the event store, read at each scrape. */
@@ -63,6 +65,12 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
     help: 'From the signal (its occurred_at) to its action delivered',
     labelNames: ['kind'],
     buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const cancels = new Counter({
+    name: `${P}deliveries_cancelled_total`,
+    help: 'Actions cancelled before they were delivered or failed for good',
+    labelNames: ['kind'],
     registers,
   });
   const appends = new Histogram({
@@ -129,6 +137,9 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
       attempts.observe({ kind, broker_type: brokerType }, seconds);
     },
     deliveryLatency: (kind, seconds) => latency.observe({ kind }, Math.max(0, seconds)),
+    cancelled: (kind, count) => {
+      if (count > 0) cancels.inc({ kind }, count);
+    },
     appendDuration: (seconds) => appends.observe(seconds),
     httpRequest: (route, method, status, seconds) => {
       const m = METHODS.has(method) ? method : 'other';
@@ -149,6 +160,7 @@ export const noMetrics: Metrics = {
   signals: () => undefined,
   attempt: () => undefined,
   deliveryLatency: () => undefined,
+  cancelled: () => undefined,
   appendDuration: () => undefined,
   httpRequest: () => undefined,
   projectionLag: () => undefined,

@@ -1,8 +1,9 @@
-import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type {
   ActionOutcome,
   AttemptsAs,
+  CancelAsk,
   DispatchPlan,
   DispatchStatus,
   DispatchTurns,
@@ -21,6 +22,7 @@ import type { GiveTurn } from '../dispatch/ordering';
 import { giveTurnThrough } from './give-turn';
 // Started and queried by the functions themselves: a renamed workflow or query fails to compile, not at run time.
 import { dispatchSignal, statusQuery } from '../workflows/dispatch';
+import { cancelUpdate } from '../workflows/cancellation';
 
 /** The dispatch of one signal as `GET /api/signals/<id>` shows it (src/signals/status/signal-view.ts adds what the store knows), declared with the client. */
 export type { DispatchView };
@@ -41,6 +43,11 @@ export interface DispatchClient {
   giveTurn: GiveTurn;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;
+  /**
+   * Cancels open actions of a dispatch (`ask.deliveryIds`, or all): the ids it cancelled, none when
+   * the dispatch has ended or has none of them open.
+   */
+  cancel(workflowId: string, ask: CancelAsk): Promise<string[]>;
   /** The trigger's dispatches, newest first, a page at a time (Temporal visibility). */
   listForTrigger(triggerId: string, pageSize: number, pageToken: Uint8Array | undefined): Promise<DispatchPage>;
   /** The states of up to 100 workflows by id (visibility); a workflow it does not know is missing. */
@@ -57,6 +64,10 @@ export interface RedeliveryStart {
 
 const REACHABLE_DEADLINE_MS = 2000;
 const START_DEADLINE_MS = 5000;
+/** A cancel waits for a worker to take it: bounded, so a dispatch whose workers are away gets a 503, not a hung request. */
+const CANCEL_DEADLINE_MS = 10_000;
+/** How the workflow refuses a cancel that would end nothing (src/workflows/cancellation.ts). */
+const NOTHING_TO_CANCEL = /^nothing to cancel/;
 
 interface Pending {
   activityId?: string | null;
@@ -100,6 +111,7 @@ export const viewOf = (
       ...(a.statusCode === undefined ? {} : { status_code: a.statusCode }),
       ...(shown.lastError ? { last_error: shown.lastError } : {}),
       warnings: a.warnings,
+      ...(a.cancelled ? { cancelled_by: a.cancelled.by, cancelled_at: a.cancelled.at } : {}),
     };
   }),
 });
@@ -165,6 +177,19 @@ export const createDispatchClient = (
     }
   },
   giveTurn: giveTurnThrough(client),
+  cancel: async (workflowId, ask) => {
+    const handle = client.workflow.getHandle<typeof dispatchSignal>(workflowId);
+    try {
+      return await client.connection.withDeadline(Date.now() + CANCEL_DEADLINE_MS, () =>
+        handle.executeUpdate(cancelUpdate, { args: [ask] }),
+      );
+    } catch (e) {
+      // Ended (or no longer kept) and refused by the validator both mean nothing was open.
+      if (e instanceof WorkflowNotFoundError) return [];
+      if (e instanceof WorkflowUpdateFailedError && NOTHING_TO_CANCEL.test(e.cause?.message ?? '')) return [];
+      throw e;
+    }
+  },
   status: async (signalId, workflowId = workflowIdOf(signalId)) => {
     const handle = client.workflow.getHandle<typeof dispatchSignal>(workflowId);
     let description;

@@ -13,6 +13,7 @@ import { FIRST_ATTEMPT_BATCH } from '../dispatch/bounds';
 import { FailedAttempt, recordDelivered, recordFailed } from '../dispatch/attempts';
 import { millis, retryPolicyOf } from '../dispatch/retry-schedule';
 import type { TurnArgs } from '../dispatch/ordering';
+import { cancellable } from './cancellation';
 
 /**
  * Extra time Temporal allows an attempt beyond `timeout_secs`. The activity cuts the request at
@@ -85,6 +86,7 @@ const attemptOf =
 const afterFailedFirst = async (input: DispatchInput, outcome: ActionOutcome, f: FailedAttempt): Promise<boolean> => {
   // Attempt 1 even when the failure carries no details (a time-out seen by Temporal itself).
   f.details = { ...f.details, attempt: 1 };
+  if (outcome.state === 'cancelled') return false;
   if (!f.retryable || input.retry.maxAttempts <= 1) {
     recordFailed(outcome, f, 'failed');
     return false;
@@ -107,8 +109,19 @@ const retryAction = async (input: DispatchInput, plan: ActionPlan, outcome: Acti
   }
 };
 
-/** Its attempts until delivered or failed for good; true when the first one delivered and also ended the turn it was given (`endsTurn`). */
-const runAction = async (
+/**
+ * Its attempts until delivered, failed for good or cancelled; true when the first one delivered
+ * and also ended the turn it was given (`endsTurn`).
+ */
+const runAction = (
+  input: DispatchInput,
+  plan: ActionPlan,
+  outcome: ActionOutcome,
+  localFirst: boolean,
+  endsTurn?: TurnArgs,
+): Promise<boolean> => cancellable(outcome, false, () => attemptAction(input, plan, outcome, localFirst, endsTurn));
+
+const attemptAction = async (
   input: DispatchInput,
   plan: ActionPlan,
   outcome: ActionOutcome,
@@ -166,12 +179,14 @@ const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], ou
         firsts = undefined;
       }
       await Promise.all(
-        batch.map(async (plan, j) => {
+        batch.map((plan, j) => {
           const outcome = outcomes[from + j]!;
-          const first = firsts?.[j];
-          if (!first) return retryAction(input, plan, outcome, 0, true);
-          if ('receipt' in first) return recordDelivered(outcome, first.receipt);
-          if (await afterFailedFirst(input, outcome, first.failed)) await retryAction(input, plan, outcome, 1, true);
+          return cancellable(outcome, undefined, async () => {
+            const first = firsts?.[j];
+            if (!first) return retryAction(input, plan, outcome, 0, true);
+            if ('receipt' in first) return recordDelivered(outcome, first.receipt);
+            if (await afterFailedFirst(input, outcome, first.failed)) await retryAction(input, plan, outcome, 1, true);
+          });
         }),
       );
     }),
@@ -201,6 +216,12 @@ export const runActions = async (
   batchIds = '',
   endsTurn?: TurnArgs,
 ): Promise<boolean> => {
+  // Actions cancelled while they waited for their turn are not attempted at all.
+  const open = plans.flatMap((plan, i) => (outcomes[i]!.state === 'cancelled' ? [] : [{ plan, outcome: outcomes[i]! }]));
+  if (open.length < plans.length) {
+    plans = open.map((o) => o.plan);
+    outcomes = open.map((o) => o.outcome);
+  }
   if (input.attemptsAs === 'batched') {
     await runBatched(input, plans, outcomes, batchIds);
     return false;

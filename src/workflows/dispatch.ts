@@ -4,6 +4,7 @@ import type { DispatchInput, DispatchStatus } from '../dispatch/types';
 import { FailedTriggerIds, searchableTriggerIds, TriggerIds } from '../dispatch/search-attributes';
 import { runActions } from './actions';
 import { inOrderOf, runInOrder } from './in-order';
+import { takeCancels } from './cancellation';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -22,11 +23,13 @@ const { planActions } = proxyLocalActivities<DispatchActivities>({
  * attempts locally (small dispatches), in batches (larger ones) or as activities (older ones),
  * the later attempts of each action its own activity with its own time-out and retries. The
  * actions of a trigger that delivers in order per instance wait for their turn (in-order.ts).
- * A failing action never stops the others; the result lists every outcome.
+ * A failing action never stops the others; a cancel (cancellation.ts) ends the actions it names.
+ * The result lists every outcome.
  */
 export async function dispatchSignal(input: DispatchInput): Promise<DispatchStatus> {
   const status: DispatchStatus = { signalId: input.signal.id, state: 'matching', triggers: [], actions: [] };
   setHandler(statusQuery, () => status);
+  takeCancels(status);
   // Dispatches started before the API planned them ask the worker's read model, as they did.
   const plan = input.plan ?? (await planActions(input.signal));
   status.triggers = plan.triggers;

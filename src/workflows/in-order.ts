@@ -38,6 +38,11 @@ const { takeTurn, endTurn } = proxyLocalActivities<DispatchActivities>({
 const TURN_CHECK_SECS = 300;
 const TURN_CHECK_MAX_SECS = 3600;
 
+/** The actions at `indices` leave `waiting` (those cancelled meanwhile stay cancelled). */
+const endWaiting = (outcomes: ActionOutcome[], indices: readonly number[]) => {
+  for (const i of indices) if (outcomes[i]!.state === 'waiting') outcomes[i]!.state = 'pending';
+};
+
 /** Runs the actions at `indices`; true when their attempt also ended `endsTurn` (runActions). */
 type Run = (indices: number[], batchIds?: string, endsTurn?: TurnArgs) => Promise<boolean>;
 
@@ -82,7 +87,7 @@ const runWithStoreTurns = async (
         ) {
           if (await takeTurn(argsOf(o))) break;
         }
-        for (const i of indices) outcomes[i]!.state = 'pending';
+        endWaiting(outcomes, indices);
       }
       if (!(await run(indices, `${o.triggerId}-`, argsOf(o)))) await endTurn(argsOf(o));
     }),
@@ -117,7 +122,7 @@ const runWithOrderWorkflow = async (
       const indices = indicesOf(plan, inOrder, o.triggerId);
       for (const i of indices) outcomes[i]!.state = 'waiting';
       await condition(() => turns.has(o.triggerId));
-      for (const i of indices) outcomes[i]!.state = 'pending';
+      endWaiting(outcomes, indices);
       await run(indices, `${o.triggerId}-`);
       ended.add(o.triggerId);
       await tellEnded(o);

@@ -16,9 +16,10 @@ export interface Reply {
 
 /**
  * A real HTTP receiver on a loopback port. It records every request and answers from a
- * per-path script of replies (then 200), so a test can make it fail, hang or recover.
+ * per-path script of replies (then 200), so a test can make it fail, hang or recover. On `port`
+ * when given (started where deliveries already go), else on a free one.
  */
-export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') => {
+export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1', port = 0) => {
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const scripts = new Map<string, Reply[]>();
@@ -56,11 +57,11 @@ export const startReceiver = async (defaults: Reply = {}, host = '127.0.0.1') =>
   };
   const server: Server = createServer(handle);
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((r) => server.listen(0, host, () => r()));
+  await new Promise<void>((r) => server.listen(port, host, () => r()));
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const bound = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: (path: string) => `http://${host}:${port}${path}`,
+    url: (path: string) => `http://${host}:${bound}${path}`,
     received,
     on: (path: string) => received.filter((r) => r.path === path),
     /** How many requests a path got, without scanning them (benchmarks check it per request). */

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -145,3 +147,65 @@ def test_final_refusals_are_not_retried_and_give_up_after_attempts() -> None:
     closed = ActionTriggersClient(f"http://127.0.0.1:{free_port()}", retry=RetryPolicy(attempts=3, initial=0.01, maximum=0.02))
     with pytest.raises(TransportError):
         closed.signal_status("anything")
+
+
+class _Hanging:
+    """A real TCP server that accepts every connection and never answers: each webhook attempt
+    to it runs into its time-out. Counts the connections (one per attempt)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    @property
+    def attempts(self) -> int:
+        return len(self.held)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_cancel_deliveries_ends_a_retrying_delivery(client: ActionTriggersClient) -> None:
+    hanging = _Hanging()
+    try:
+        model = f"c{uuid.uuid4().hex[:8]}"
+        client.create_trigger({"config_signals": [{"signal": "post_save"}], "content_types": [{"app_label": "crud", "model_name": model}],
+                               "webhooks": [{"url": f"{hanging.url}/slow", "http_method": "POST", "timeout_secs": 1}], "active": True})
+        sid = f"py-cancel-{uuid.uuid4().hex}"
+        client.emit({"id": sid, "signal": "post_save", "app_label": "crud", "model_name": model, "instance": {"id": 1}})
+        deadline = time.monotonic() + 20
+        while client.signal_status(sid)["actions"][0]["state"] != "retrying":
+            assert time.monotonic() < deadline, client.signal_status(sid)
+            time.sleep(0.1)
+
+        done = client.cancel_deliveries(sid)
+        delivery_id = client.signal_status(sid)["actions"][0]["delivery_id"]
+        assert done["cancelled"] == [{"delivery_id": delivery_id, "workflow_id": f"signal-{sid}"}]
+        assert done["cancelled_by"] == "anonymous" and done["cancelled_at"]
+        while (status := client.signal_status(sid))["state"] != "completed":
+            assert time.monotonic() < deadline, status
+            time.sleep(0.1)
+        assert status["actions"][0]["state"] == "cancelled" and status["actions"][0]["cancelled_at"] == done["cancelled_at"]
+        # Never attempted again: past several retry intervals, no new connection.
+        seen = hanging.attempts
+        time.sleep(3)
+        assert hanging.attempts == seen
+
+        with pytest.raises(ProblemError) as again:
+            client.cancel_deliveries(sid, [delivery_id])
+        assert again.value.status == 409
+        assert [(fe.path, fe.message) for fe in again.value.errors] == [("delivery_ids[0]", "was cancelled already")]
+    finally:
+        hanging.close()

@@ -2,11 +2,31 @@ import * as t from 'io-ts';
 import { closed, checked, described } from '../../kernel/closed';
 import { ContentTypePart, SignalName } from '../triggers/codecs';
 import { isTimestamp } from '../../kernel/timestamps';
+import { MAX_ACTIONS_PER_DISPATCH } from '../../kernel/limits';
 
 export { TIMESTAMP } from '../../kernel/timestamps';
 
 export const SIGNAL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const MAX_SIGNALS_PER_REQUEST = 500;
+
+const DeliveryId = described(t.string, 'must be a delivery id (a string)');
+/**
+ * A list of a signal's delivery ids, as the redeliver and cancel bodies take it (`leftOut`: what
+ * the list means when absent). Each bad item named by its index; the list itself when it is not
+ * one, empty or too long.
+ */
+export const deliveryIds = (leftOut: string) =>
+  new t.Type<string[], string[], unknown>(
+    'DeliveryIds',
+    (u): u is string[] => Array.isArray(u),
+    (u, c) => {
+      if (!Array.isArray(u)) return t.failure(u, c, 'must be an array of delivery ids');
+      if (u.length === 0) return t.failure(u, c, `must name at least one delivery id (or leave it out for ${leftOut})`);
+      if (u.length > MAX_ACTIONS_PER_DISPATCH) return t.failure(u, c, `at most ${MAX_ACTIONS_PER_DISPATCH} delivery ids`);
+      return t.array(DeliveryId).validate(u, c);
+    },
+    t.identity,
+  );
 
 export const SignalId = checked(described(t.string, 'must be a string'), 'SignalId', (s) =>
   SIGNAL_ID.test(s) ? undefined : 'must be 1-128 characters of letters, digits, . _ : - (starting with a letter or digit)',

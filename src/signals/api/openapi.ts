@@ -113,13 +113,19 @@ const DISPATCH: Schema = {
           kind: { enum: ['webhook', 'broker'] },
           index: { type: 'integer' },
           state: {
-            enum: ['waiting', 'pending', 'retrying', 'delivered', 'failed'],
-            description: "`waiting`: its trigger delivers in order per instance and an earlier signal's actions have not ended",
+            enum: ['waiting', 'pending', 'retrying', 'delivered', 'failed', 'cancelled'],
+            description:
+              "`waiting`: its trigger delivers in order per instance and an earlier signal's actions have not ended; `cancelled`: cancelled before it ended (POST /api/signals/{id}/cancel)",
           },
           attempts: { type: 'integer' },
           status_code: { type: 'integer' },
           last_error: { type: 'string', description: "The last attempt's error; a resolved dynamic value in it shows as its {{ path }}" },
           warnings: { type: 'array', items: { type: 'string' } },
+          cancelled_by: {
+            type: 'string',
+            description: 'Who cancelled it: the id of the API key (`anonymous` when the service has no keys)',
+          },
+          cancelled_at: { type: 'string', format: 'date-time', description: 'When it was cancelled' },
         },
       },
     },

@@ -6,7 +6,8 @@ import { testServers } from '../../support/servers';
  * Workflow changes must stay deterministic for dispatches already running: every recorded
  * history in test/fixtures/histories (made with
  * `RECORD_HISTORIES=1 npx jest test/integration/delivery/dispatch.test.ts
- * test/integration/delivery/ordering-runs.test.ts`: dispatches, and the order of a trigger's
+ * test/integration/delivery/ordering-runs.test.ts test/integration/signals/cancel-deliveries.test.ts`:
+ * dispatches, dispatches that took a cancel, and the order of a trigger's
  * dispatches per instance of older dispatches, including runs that continued as new) replays against today's
  * workflow code (bundled by the global setup) without a non-determinism error.
  */
@@ -22,7 +23,7 @@ const workflowTypeOf = (history: unknown) =>
     ?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 const signalsIn = (history: unknown): string[] => JSON.stringify(history).match(/"signalName":"[a-z]+"/g) ?? [];
 
-test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), and a dispatch that waited for its turn, given by an order workflow (signals sent by local activities and as workflows signal) and by the dispatch before it', () => {
+test('recorded histories cover the dispatch scenarios, an order per instance (also one continued as new, and one continued from another), a dispatch that waited for its turn, given by an order workflow (signals sent by local activities and as workflows signal) and by the dispatch before it, and dispatches that took a cancel', () => {
   expect(histories.length).toBeGreaterThanOrEqual(5);
   const orders = histories.filter((h) => workflowTypeOf(h.history) === 'instanceOrder');
   expect(orders.length).toBeGreaterThanOrEqual(1);
@@ -43,6 +44,11 @@ test('recorded histories cover the dispatch scenarios, an order per instance (al
   expect(new Set(waited.map(byLocalActivity))).toEqual(new Set([true, false]));
   // And one whose turns were kept in our store: told by the dispatch before it, not by an order's workflow.
   expect(waited.some((h) => /"turns":\{"position"/.test(historyText(h.history)))).toBe(true);
+  // And dispatches that took a cancel: retrying, after a batch of first attempts, waiting for a turn.
+  const cancelled = histories.filter(
+    (h) => /UPDATE_ACCEPTED/.test(JSON.stringify(h.history)) && /"cancelDeliveries"/.test(JSON.stringify(h.history)),
+  );
+  expect(cancelled.length).toBeGreaterThanOrEqual(3);
 });
 
 test.each(histories.map((h) => [h.name, h.history] as const))('replays %s', async (name, history) => {

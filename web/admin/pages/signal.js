@@ -6,6 +6,7 @@ import { errorView } from '../app.js';
 import { conditionFalseText } from '../lib/condition-text.js';
 import { follow } from '../lib/follow.js';
 import { workflowLink } from '../lib/temporal-link.js';
+import { cancelDeliveries } from '../lib/cancel-deliveries.js';
 
 /** States in which the dispatch still changes. */
 export const isLive = (view) => ['queued', 'running', 'matching'].includes(view.state);
@@ -26,7 +27,7 @@ const fact = (term, ...value) => [h('dt', {}, term), h('dd', {}, ...value)];
 
 /** The actions counted by state, the worst first: `1 failed, 2 delivered`. */
 export function outcomeOf(actions) {
-  const order = ['failed', 'retrying', 'waiting', 'pending', 'delivered'];
+  const order = ['failed', 'retrying', 'waiting', 'pending', 'cancelled', 'delivered'];
   const counts = new Map();
   for (const a of actions) counts.set(a.state, (counts.get(a.state) ?? 0) + 1);
   const rank = (st) => (order.includes(st) ? order.indexOf(st) : order.length);
@@ -59,7 +60,7 @@ export function actionsTable(actions, { showTrigger = true } = {}) {
           { 'data-delivery-id': a.delivery_id },
           showTrigger ? h('td', {}, triggerLink(a.trigger_id, a.version)) : null,
           h('th', { scope: 'row' }, `${a.kind} #${a.index}`),
-          h('td', {}, state(a.state)),
+          h('td', {}, state(a.state), a.cancelled_by ? h('div', { class: 'muted' }, `by ${a.cancelled_by} `, time(a.cancelled_at)) : null),
           h('td', { class: 'attempts' }, String(a.attempts)),
           h('td', { class: 'status-code' }, a.status_code === undefined ? '—' : String(a.status_code)),
           h('td', { class: 'last-error' }, a.last_error ?? '—'),
@@ -170,14 +171,15 @@ export const loadSignal = async (id) => (await api('GET', `/api/signals/${encode
 
 /**
  * Shows signal `id` in `box` and follows it every second while it is live; announces each new
- * state. Returns `{ stop }`.
+ * state, and hands each view to `onView`. Returns `{ stop }`.
  */
-export function followSignal(box, id, config, { intervalMs = 1000 } = {}) {
+export function followSignal(box, id, config, { intervalMs = 1000, onView = () => undefined } = {}) {
   let shown;
   return follow(box, {
     load: () => loadSignal(id),
     show: (view) => {
       replace(box, signalView(view, config));
+      onView(view);
       if (view.state !== shown) announce(`Signal ${id}: ${view.state}`);
       shown = view.state;
     },
@@ -191,18 +193,14 @@ export default async function render(main, { id }) {
   const [config, first] = await Promise.all([adminConfig(), loadSignal(id)]);
   const box = h('div', { class: 'signal-view' }, signalView(first, config));
   let following;
-  const refresh = h(
-    'button',
-    {
-      type: 'button',
-      onclick: () => {
-        following?.stop();
-        following = followSignal(box, id, config);
-      },
-    },
-    'Refresh',
-  );
-  replace(main, pageHeading(`Signal ${id}`), h('div', { class: 'actions' }, refresh), box);
+  const reload = () => {
+    following?.stop();
+    following = followSignal(box, id, config, { onView: cancel.show });
+  };
+  const cancel = cancelDeliveries(id, reload);
+  cancel.show(first);
+  const refresh = h('button', { type: 'button', onclick: reload }, 'Refresh');
+  replace(main, pageHeading(`Signal ${id}`), h('div', { class: 'actions' }, refresh, ...cancel.nodes), box);
   // After the box is on the page: following stops as soon as it is not.
-  if (isLive(first)) following = followSignal(box, id, config);
+  if (isLive(first)) following = followSignal(box, id, config, { onView: cancel.show });
 }

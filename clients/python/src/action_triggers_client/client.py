@@ -154,6 +154,14 @@ class ActionTriggersClient:
         """``GET /api/signals/<id>``: the dispatch state and each action's outcome."""
         return self._call("GET", f"/api/signals/{_quote(signal_id)}").body
 
+    def cancel_deliveries(self, signal_id: str, delivery_ids: Sequence[str] | None = None) -> dict[str, Any]:
+        """``POST /api/signals/<id>/cancel``: ends the signal's pending deliveries (all, or those
+        named); they are never attempted again and show ``cancelled`` with who and when. A
+        ``ProblemError`` 409 when nothing was left to cancel (``errors`` says how each named one
+        ended). Not retried: after a lost answer a second ask finds them cancelled (a 409)."""
+        body: dict[str, Any] = {} if delivery_ids is None else {"delivery_ids": list(delivery_ids)}
+        return self._call("POST", f"/api/signals/{_quote(signal_id)}/cancel", body).body
+
     # ---- transport ---------------------------------------------------------------------------
 
     def _call(self, method: str, path: str, body: Any = None, *, headers: Mapping[str, str] | None = None,
