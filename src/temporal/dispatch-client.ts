@@ -64,8 +64,12 @@ export interface RedeliveryStart {
 
 const REACHABLE_DEADLINE_MS = 2000;
 const START_DEADLINE_MS = 5000;
-/** A cancel waits for a worker to take it: bounded, so a dispatch whose workers are away gets a 503, not a hung request. */
-const CANCEL_DEADLINE_MS = 10_000;
+/**
+ * A cancel waits for a worker to take it: bounded, so a dispatch whose workers are away gets a
+ * 503, not a hung request. A first attempt running inside the workflow task holds it until the
+ * task's heartbeat, about 8 s in: the bound leaves room for that.
+ */
+const CANCEL_DEADLINE_MS = 15_000;
 /** How the workflow refuses a cancel that would end nothing (src/workflows/cancellation.ts). */
 const NOTHING_TO_CANCEL = /^nothing to cancel/;
 

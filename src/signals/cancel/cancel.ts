@@ -1,9 +1,9 @@
-import { ActionState, OPEN_ACTION_STATES, workflowIdOf } from '../../dispatch/types';
+import { ActionState, DispatchPlan, OPEN_ACTION_STATES, workflowIdOf } from '../../dispatch/types';
 import type { EventStore } from '../../event-store/port';
 import type { FieldError } from '../../kernel/field-errors';
 import { relayCheckpoint } from '../../model/signals/relay-lease';
 import { signalStreamOf, StoredSignal, storedSignalOf } from '../../model/signals/signal-record';
-import type { DeliveriesCancelled } from '../../client/types';
+import type { DeliveriesCancelled, DispatchView } from '../../client/types';
 import type { DispatchClient } from '../../temporal/dispatch-client';
 import type { DeliveryKind, Metrics } from '../../observability/metrics';
 
@@ -27,11 +27,22 @@ const ENDED: Partial<Record<ActionState, string>> = {
   cancelled: 'was cancelled already',
 };
 
-/** The workflow ids of the signal's dispatches the relay started: its own and its redeliveries'. */
-const startedDispatches = (s: StoredSignal) => [
-  ...(s.refused ? [] : [workflowIdOf(s.record.signal.id)]),
-  ...s.redeliveries.filter((r) => !r.refused).map((r) => r.workflow_id),
+/** The signal's dispatches the relay started, its own and its redeliveries, with their plans. */
+const startedDispatches = (s: StoredSignal): Array<{ workflowId: string; plan: DispatchPlan }> => [
+  ...(s.refused ? [] : [{ workflowId: workflowIdOf(s.record.signal.id), plan: s.record.plan }]),
+  ...s.redeliveries.filter((r) => !r.refused).map((r) => ({ workflowId: r.workflow_id, plan: r.plan })),
 ];
+
+type ShownAction = Pick<DispatchView['actions'][number], 'delivery_id' | 'kind' | 'state' | 'attempts'>;
+
+/**
+ * A dispatch's actions as its view shows them; a running one whose workflow task is busy (a first
+ * attempt running in it) shows none, and then its plan's are all open.
+ */
+const actionsOf = (view: DispatchView, plan: DispatchPlan): ShownAction[] =>
+  view.actions.length > 0 || view.state !== 'running'
+    ? view.actions
+    : plan.actions.map((a) => ({ delivery_id: a.deliveryId, kind: a.kind, state: 'pending', attempts: 0 }));
 
 /** The delivery ids any dispatch of the signal planned. */
 const plannedIds = (s: StoredSignal) =>
@@ -66,9 +77,9 @@ export const cancelDeliveries = async (
   const at = deps.now().toISOString();
   const cancelled: DeliveriesCancelled['cancelled'] = [];
   const ended = new Map<string, ActionState>();
-  for (const workflowId of startedDispatches(stored)) {
+  for (const { workflowId, plan } of startedDispatches(stored)) {
     const view = await deps.dispatch.status(signalId, workflowId);
-    const chosen = (view?.actions ?? []).filter((a) => !deliveryIds || deliveryIds.includes(a.delivery_id));
+    const chosen = (view ? actionsOf(view, plan) : []).filter((a) => !deliveryIds || deliveryIds.includes(a.delivery_id));
     const open = chosen.filter((a) => OPEN_ACTION_STATES.includes(a.state as ActionState));
     const ask = {
       deliveryIds: open.map((a) => a.delivery_id),

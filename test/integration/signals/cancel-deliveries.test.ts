@@ -168,6 +168,21 @@ test(`a dispatch of more than ${MAX_LOCAL_FIRST_ATTEMPTS} actions (first attempt
   expect(revived.flatMap((r) => r.received)).toEqual([]);
 }, 90_000);
 
+test('a first attempt hanging inside its workflow task: the cancel is taken at the task heartbeat, and nothing is attempted after that one request', async () => {
+  const hanging = await startReceiver({ status: 200, delayMs: 60_000 });
+  late.push(hanging);
+  await createTrigger('hangs', [], { webhooks: [{ url: hanging.url('/hang'), http_method: 'POST', timeout_secs: 30 }] });
+  await emit('c-5', 'hangs');
+  await hanging.waitFor(() => hanging.received.length === 1);
+  // Its view shows the actions as planned while the task runs; the cancel waits for the task.
+  const res = await request(h.app).post('/api/signals/c-5/cancel').expect(200);
+  expect(res.body.cancelled).toHaveLength(1);
+  const done = await waitForDispatch(h.app, 'c-5', isFinal, 10_000);
+  expect(done.actions[0]).toMatchObject({ state: 'cancelled', attempts: 0 });
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(hanging.received).toHaveLength(1);
+}, 90_000);
+
 test('in order per instance: a later signal waiting behind a stuck one is cancelled while it waits, and is never sent', async () => {
   const dead = await deadUrl('/ordered');
   await createTrigger('ordered', [dead], { ordering: 'per_instance' });
