@@ -93,7 +93,7 @@ export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcaste
   };
   if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) fail('data is not an object');
   const data = raw.data as Record<string, unknown>;
-  // An adapter's placeholder for an event it could not decode (kurrentdb.ts toStored).
+  // An adapter's placeholder for an event it could not decode (src/event-store/kurrentdb.ts toStored).
   if (typeof data.unreadable === 'string' && data.schema_version === undefined) fail(data.unreadable);
   const version = data.schema_version;
   if (typeof version !== 'number' || !Number.isInteger(version)) fail('schema_version is missing or not an integer');
