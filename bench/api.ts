@@ -44,8 +44,10 @@ const run = async (name: string, opts: autocannon.Options): Promise<Figures> => 
   };
 };
 
-/** Get, list, filtered list and create against one service; `label` names its process count. */
-/** `stored`: triggers in the store when the scenarios start (PostgreSQL's second run also holds the first one's creates). */
+/**
+ * Get, list, filtered list and create against one service; `label` names its process count, `stored`
+ * the triggers in the store when the scenarios start (PostgreSQL's second run also holds the first one's creates).
+ */
 const scenarios = async (url: string, ids: string[], label: string, stored: number): Promise<Figures[]> => {
   const body = JSON.stringify(benchDefinition(1));
   let n = 0;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 /**
  * Reads `perf script -F tid,ip,sym` of the service (bench/perf-record.sh) and prints, per
  * thread, its share of samples; then, for the Temporal SDK's workflow thread (the thread whose
- * stacks hold workflow-worker-thread.js), where its time goes: each sample is charged to the
+ * stacks hold @temporalio/worker/lib/workflow/workflow-worker-thread.js), where its time goes: each sample is charged to the
  * first bucket whose test matches a frame, walking from the leaf towards the root.
  * Usage: npx ts-node --transpile-only bench/perf-threads.ts <script.txt>
  */

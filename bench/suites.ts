@@ -11,7 +11,7 @@ import { benchDjango } from './django';
 import { benchOrdering } from './ordering';
 import { benchConditions } from './conditions';
 
-/** Every suite `npm run bench -- <suite>` runs, by name (bench-smoke.test.ts runs each one small). */
+/** Every suite `npm run bench -- <suite>` runs, by name (test/integration/processes/bench-smoke.test.ts runs each one small). */
 export const suites: Record<string, () => Promise<void>> = {
   api: benchApi,
   restart: benchRestart,

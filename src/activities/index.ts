@@ -54,11 +54,11 @@ const activityOf =
       return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
     });
 
-/** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 /** webhook_url_patterns as a check of one URL; none configured: every URL. */
 const urlAllowedBy = (patterns: readonly RegExp[]) =>
   patterns.length === 0 ? undefined : (url: string) => patterns.some((p) => matchesFromStart(p, url));
 
+/** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   const definitionAt = createDefinitionAt(deps.store);
   const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });

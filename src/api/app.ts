@@ -100,7 +100,7 @@ const publicGet = (app: Express, path: string, handle: RequestHandler) => {
     .all(methodGuard(['GET']));
 };
 
-/** Builds the HTTP app; never listens (main.ts does, tests use supertest). */
+/** Builds the HTTP app; never listens (src/main.ts does, tests use supertest). */
 export const buildApp = (deps: AppDeps) => {
   const app = express();
   app.disable('x-powered-by');
@@ -110,7 +110,7 @@ export const buildApp = (deps: AppDeps) => {
   const metrics = deps.metrics ?? noMetrics;
   if (metrics.enabled) app.use(httpMetrics(metrics));
   const auth = createAuth(deps.apiKeys);
-  // Mounted per route after the scope check (http/mount.ts): a refused request's body is never read;
+  // Mounted per route after the scope check (src/http/mount.ts): a refused request's body is never read;
   // a parsed one is then checked for nesting depth and prototype keys.
   const parseJsonBody = [
     requireJson,

@@ -18,7 +18,7 @@ import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../model/trigger
 import { previewOptionsOf } from '../triggers/dry-run';
 import { AppDeps, buildApp } from './app';
 
-/** What the API role runs on: adapters its caller opened (main.ts on the configured ones, tests on temp files). */
+/** What the API role runs on: adapters its caller opened (src/main.ts on the configured ones, tests on temp files). */
 export interface ApiAdapters {
   readonly config: Config;
   readonly store: EventStore;

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either';
 import type { Request } from 'express';
 import { Checkpoint } from '../event-store/port';
 import { FieldError } from '../kernel/field-errors';
+import { oneQueryValue } from '../http/request';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../triggers/list-query';
 
 /** A position as the feed writes it: a decimal integer, as a string (positions are 64-bit). */
@@ -25,16 +26,6 @@ export const parsePosition = (text: string): bigint | undefined => {
   return p <= MAX_POSITION ? p : MAX_POSITION;
 };
 
-const one = (query: Request['query'], name: string, errors: FieldError[]): string | undefined => {
-  const v = query[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') {
-    errors.push({ path: `query.${name}`, message: 'must be given once' });
-    return undefined;
-  }
-  return v;
-};
-
 /** `after` (a position, exclusive; absent: from the start) and, when `paged`, `limit`. */
 export const parseFeedQuery = (query: Request['query'], paged: boolean): E.Either<FieldError[], FeedQuery> => {
   const errors: FieldError[] = [];
@@ -42,11 +33,11 @@ export const parseFeedQuery = (query: Request['query'], paged: boolean): E.Eithe
   for (const name of Object.keys(query)) {
     if (!known.includes(name)) errors.push({ path: `query.${name}`, message: `is not a known parameter (${known.join(', ')})` });
   }
-  const afterText = one(query, 'after', errors);
+  const afterText = oneQueryValue(query, 'after', errors);
   const after = afterText === undefined ? 'start' : parsePosition(afterText);
   if (after === undefined)
     errors.push({ path: 'query.after', message: "must be a position: a whole number from 0, as a previous page's `next` gives it" });
-  const limitText = paged ? one(query, 'limit', errors) : undefined;
+  const limitText = paged ? oneQueryValue(query, 'limit', errors) : undefined;
   const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
   if (limitText !== undefined && !(/^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_LIMIT)) {
     errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_LIMIT}` });

@@ -1,6 +1,6 @@
 /**
  * Deliveries in order per instance: the `turn` signal a dispatch hears and the arguments of its
- * turn activities (turns kept in our store, turns.ts); and, for dispatches started before that,
+ * turn activities (turns kept in our store, src/ordering/turns.ts); and, for dispatches started before that,
  * the signals between them and the workflow that ordered them (src/workflows/instance-order.ts).
  * Pure: the workflow bundle imports it.
  */
@@ -51,7 +51,7 @@ export interface OrderSignal {
 /** The definition of each signal an OrderSignal names. */
 export const orderSignalDefinitions = { turn: turnSignal, done: doneSignal } as const;
 
-/** A dispatch's place in one instance order (turns.ts), as its turn activities take it. */
+/** A dispatch's place in one instance order (src/ordering/turns.ts), as its turn activities take it. */
 export interface TurnArgs {
   orderId: string;
   workflowId: string;

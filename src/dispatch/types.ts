@@ -56,7 +56,7 @@ export interface DispatchInput {
   requestId?: string;
   /** How the dispatch tells its instance orders it is done (ordering.ts, OrderSignalsBy). Only in dispatches started before `turns`. */
   orderSignalsBy?: OrderSignalsBy;
-  /** Its turns in its instance orders, kept in our store (turns.ts). Absent in older dispatches and in those with no order. */
+  /** Its turns in its instance orders, kept in our store (src/ordering/turns.ts). Absent in older dispatches and in those with no order. */
   turns?: DispatchTurns;
 }
 

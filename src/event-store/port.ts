@@ -153,14 +153,14 @@ export const readable = <A>(read: () => A): A | undefined => {
   }
 };
 
+/** How soon a client may retry a write the store could not take (`Retry-After`): a store server is back as soon as it restarts. */
+export const STORE_RETRY_AFTER_SECS = 2;
+
 /**
  * The store cannot be reached (a server-backed store while its server is down, restarting or
  * out of connections): the caller answers 503 and may try again. Nothing is half-written, but a
  * write whose connection dropped during its commit may have committed whole.
  */
-/** How soon a client may retry a write the store could not take (`Retry-After`): a store server is back as soon as it restarts. */
-export const STORE_RETRY_AFTER_SECS = 2;
-
 export class StoreUnavailable extends Error {
   constructor(readonly reason: string) {
     super(`the event store is unavailable: ${reason}`);

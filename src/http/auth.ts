@@ -23,7 +23,7 @@ const servedToAll: RequestHandler = (_req, _res, next) => next();
 
 /**
  * Bearer API keys with scopes. With no keys configured the service is open, but only to
- * loopback callers (main.ts also binds to loopback then) and, through `openModeGuard`, only to
+ * loopback callers (src/main.ts also binds to loopback then) and, through `openModeGuard`, only to
  * requests that name this machine and come from no other site's page (src/http/loopback-only.ts).
  */
 export const createAuth = (keys: readonly ApiKeyEntry[]) => {

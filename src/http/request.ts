@@ -38,6 +38,17 @@ export const ifMatchOf = (req: Request): IfMatch => {
   return version ? { kind: 'version', version: Number(version[1]) } : { kind: 'any' };
 };
 
+/** A query parameter given at most once; given again (or as an object), undefined and an error naming it. */
+export const oneQueryValue = (query: Request['query'], name: string, errors: FieldError[]): string | undefined => {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') {
+    errors.push({ path: `query.${name}`, message: 'must be given once' });
+    return undefined;
+  }
+  return v;
+};
+
 export const ifMatchError: FieldError = { path: 'header:If-Match', message: 'must be an entity tag such as "3" or *' };
 
 export const etagOf = (version: number) => `"${version}"`;

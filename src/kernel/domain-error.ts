@@ -26,6 +26,8 @@ export type DomainError =
   | { _tag: 'NoDispatch' }
   /** Temporal, or the store behind it, failed the call; `tryAgain` when the ask may simply be repeated. */
   | { _tag: 'DispatchUnavailable'; tryAgain?: true }
-  /** Anything else the service cannot do now (503): why, and members the client may act on. */
-  /** A fault the client may retry; with `retryAfterSecs` the answer says when (`Retry-After`). */
+  /**
+   * Anything else the service cannot do now (503): why, and members the client may act on. A fault
+   * the client may retry; with `retryAfterSecs` the answer says when (`Retry-After`).
+   */
   | { _tag: 'Unavailable'; reason: string; extensions?: Record<string, unknown>; retryAfterSecs?: number };

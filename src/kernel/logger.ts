@@ -2,7 +2,7 @@ import { logFields } from './log-context';
 
 /**
  * JSON lines on stderr. Callers pass only safe fields: never resolved dynamic values. Each line
- * also carries the ids of the work it belongs to (observability/log-context.ts).
+ * also carries the ids of the work it belongs to (log-context.ts).
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -14,7 +14,7 @@ export const json = (schema: unknown) => ({ 'application/json': { schema } });
 /** A required JSON request body of a named schema. */
 export const body = (name: string) => ({ required: true, content: json(ref(name)) });
 
-/** A key a request body may hold: the body parser refuses FORBIDDEN_KEYS at any depth (http/json-body.ts). */
+/** A key a request body may hold: the body parser refuses FORBIDDEN_KEYS at any depth (src/http/json-body.ts). */
 export const ALLOWED_KEY: Schema = { not: { enum: [...FORBIDDEN_KEYS] } };
 /** Any JSON value a request body may hold (the `JsonValue` component). */
 export const JSON_VALUE: Schema = ref('JsonValue');

@@ -1,7 +1,7 @@
 /**
  * Template expressions: `{{ dotted.path }}` inside strings. `instance.*` reads the signal's
  * instance, `previous.*` its state before the change; any other path is a dynamic value, resolved when the action runs.
- * `scan.ts` is the only parser; this file checks what it finds.
+ * `template-scan.ts` is the only parser; this file checks what it finds.
  */
 import { FORBIDDEN_KEYS } from './limits';
 import { scanTemplate } from './template-scan';

@@ -3,7 +3,7 @@ import { OrderSignal, orderSignalDefinitions } from '../dispatch/ordering';
 import { workflowNotFound } from '../temporal/give-turn';
 
 /**
- * Sends a turn to a dispatch or `done` to an order, through the worker's client (ordering.ts,
+ * Sends a turn to a dispatch or `done` to an order, through the worker's client (src/dispatch/ordering.ts,
  * OrderSignalsBy). False when that workflow no longer runs: it takes no more signals. Other
  * errors throw, and the local activity is tried again.
  */

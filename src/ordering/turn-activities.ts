@@ -5,7 +5,7 @@ import { giveTurnThrough } from '../temporal/give-turn';
 import type { TurnArgs } from '../dispatch/ordering';
 
 /**
- * A dispatch's turns in its instance orders, in our store (src/dispatch/turns.ts), run as local
+ * A dispatch's turns in its instance orders, in our store (src/ordering/turns.ts), run as local
  * activities by the dispatch workflow; the next dispatch is told through the worker's client.
  */
 export const turnActivities = (store: EventStore) => {

@@ -40,12 +40,6 @@ const reached = (checkpoint: bigint | 'start', position: bigint) => checkpoint !
 /** How often the runner checks that its read-model file is sound and still the one at its path. */
 const HEALTH_INTERVAL_MS = 1000;
 
-/**
- * Keeps the read model in step with the store: catches up from the stored checkpoint at
- * start, then follows live. Several processes may run one on the same read-model file.
- * An event that cannot be applied stops it there (logged, retried, `failure()` says why);
- * a damaged read model is moved aside and rebuilt from the first event.
- */
 /** What a runner keeps in step: the trigger read model, or its signal index (signalProjectionOf). */
 export type Projected = Pick<ReadModel, 'checkpoint' | 'apply' | 'reset' | 'fault' | 'rebuild' | 'recovering' | 'recovered'>;
 
@@ -60,6 +54,12 @@ export const signalProjectionOf = (model: ReadModel): Projected => ({
   recovered: () => model.signalsRecovered(),
 });
 
+/**
+ * Keeps the read model in step with the store: catches up from the stored checkpoint at
+ * start, then follows live. Several processes may run one on the same read-model file.
+ * An event that cannot be applied stops it there (logged, retried, `failure()` says why);
+ * a damaged read model is moved aside and rebuilt from the first event.
+ */
 export const startProjection = async (
   store: EventStore,
   model: Projected,

@@ -39,7 +39,7 @@ export interface DispatchClient {
     requestId?: string,
     turns?: DispatchTurns,
   ): Promise<{ workflowId: string; duplicate: boolean }>;
-  /** Tells a dispatch waiting in an instance order that it is its turn (turn-store.ts). */
+  /** Tells a dispatch waiting in an instance order that it is its turn (src/ordering/turn-store.ts). */
   giveTurn: GiveTurn;
   /** The signal's own dispatch, or with `workflowId` one of its redeliveries. */
   status(signalId: string, workflowId?: string): Promise<DispatchView | undefined>;

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { optionalTsToDate } from '@temporalio/common/lib/time';
+import type { Timestamp } from '@temporalio/common';
 import { signalIdOfWorkflow } from '../dispatch/types';
 import { FailedTriggerIds, TriggerIds } from '../dispatch/search-attributes';
 
@@ -48,6 +48,13 @@ export const dispatchStatesOf = async (client: Client, workflowIds: readonly str
   }
   return states;
 };
+
+/**
+ * A protobuf timestamp as a Date (to the millisecond, nanos rounded down); undefined when absent.
+ * What the SDK's internal `optionalTsToDate` does, without a deep import.
+ */
+const optionalTsToDate = (ts: Timestamp | null | undefined): Date | undefined =>
+  ts == null ? undefined : new Date((ts.seconds?.toNumber() ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000));
 
 export interface DispatchPage {
   items: DispatchSummary[];

@@ -5,7 +5,7 @@ import { ProjectionRunner } from '../projections/runner';
 import { TriggerInput } from '../model/triggers/codecs';
 import type { PreviewOptions } from '../delivery/preview';
 
-/** What the trigger routes need; main.ts passes real adapters, tests pass real ones on temp files. */
+/** What the trigger routes need; src/main.ts passes real adapters, tests pass real ones on temp files. */
 export interface TriggerDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;

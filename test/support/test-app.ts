@@ -14,7 +14,7 @@ import { Metrics } from '../../src/observability/metrics';
 export const tempDir = (prefix = 'at-test-') => mkdtempSync(join(tmpdir(), prefix));
 
 /**
- * The API role (src/api/start-api.ts, as main.ts starts it) on a real SQLite event store and read
+ * The API role (src/api/start-api.ts, as src/main.ts starts it) on a real SQLite event store and read
  * model in a fresh temp dir; with Temporal (src/open-temporal.ts), its relay too. No retention sweeps: the
  * tests that need one start it.
  */

@@ -14,6 +14,7 @@ import { noMetrics } from '../../src/observability/metrics';
  * Node's per-call watchdog thread, and a call that never returns is reported by the main thread.
  * A stand-in for the SDK's thread script (same file name) makes the calls a workflow thread makes.
  */
+
 /** The class before any wrapping. */
 const SdkWorker = workerThreads.Worker;
 let dir: string;

@@ -3,7 +3,7 @@ import type { BrokerKeys } from './settings-keys';
 import type { ErrorShape } from './publish-error';
 
 /**
- * The publisher port: one module per `broker_type`, registered in `registry.ts`. A module
+ * The publisher port: one module per `broker_type`, registered in `../brokers/registry.ts`. A module
  * decodes a broker's settings (its `conn_details` and `params` after the trigger's keys are
  * merged over them), opens long-lived connections, and publishes one message per attempt,
  * resolving only once the broker confirmed it. Connections are shared and kept by
@@ -63,7 +63,7 @@ export interface Publisher<S> {
   /**
    * Opens a connection. Once `signal` aborts (its attempt gave up), everything opened for it is
    * closed, whether it is still opening, opens later or fails, and it never reconnects on its own
-   * (`opening.ts` does this for a client with a close call). A failed open leaves nothing open.
+   * (`openOrDestroy` in `client-lifetime.ts` does this for a client with a close call). A failed open leaves nothing open.
    */
   connect(settings: S, signal: AbortSignal): Promise<BrokerConnection<S>>;
 }

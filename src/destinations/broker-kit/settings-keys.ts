@@ -2,7 +2,7 @@
  * How a broker type describes the keys it reads from a broker's `conn_details` and `params` (a
  * trigger's `parameters`), after a `msg_broker_queues` entry's keys are merged over the
  * configured broker's. Each publisher module declares its table (`keys`); its settings reader
- * reads only those keys (src/destinations/settings.ts), trigger validation and the OpenAPI
+ * reads only those keys (src/destinations/broker-kit/settings.ts), trigger validation and the OpenAPI
  * document read the same tables through the registry. Pure data.
  *
  * Every value may hold `{{ … }}` templates, rendered in the worker at each attempt: instance

@@ -40,11 +40,6 @@ const settings: Publisher<EventBridgeSettings>['settings'] = (connDetails, param
   return r.result({ aws, eventBusName, source, detailType });
 };
 
-/**
- * An event's detail must be a JSON object, and EventBridge has no message attributes: the detail
- * is an envelope of the payload (a JSON body as its value, any other as a string) with the
- * delivery id, the content type and (tracing on) the trace context. Rules match `detail.payload.…`.
- */
 /** A JSON body as its value (the event's detail nests it); a body that does not parse goes as its text. */
 const payloadOf = (message: OutboundMessage): unknown => {
   if (!isJsonContentType(message.contentType)) return message.body;
@@ -55,6 +50,11 @@ const payloadOf = (message: OutboundMessage): unknown => {
   }
 };
 
+/**
+ * An event's detail must be a JSON object, and EventBridge has no message attributes: the detail
+ * is an envelope of the payload (a JSON body as its value, any other as a string) with the
+ * delivery id, the content type and (tracing on) the trace context. Rules match `detail.payload.…`.
+ */
 export const eventDetail = (message: OutboundMessage) =>
   JSON.stringify({
     payload: payloadOf(message),

@@ -14,7 +14,7 @@ export interface KafkaSettings {
   key: string | undefined;
 }
 
-/** The keys a kafka broker reads (see settings-keys.ts). */
+/** The keys a kafka broker reads (see ../broker-kit/settings-keys.ts). */
 const KAFKA_KEYS = {
   conn_details: {
     bootstrap_servers: {

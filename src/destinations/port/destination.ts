@@ -7,7 +7,7 @@ import type { DestinationPolicy } from './policy';
 /**
  * One kind of destination a trigger lists (its webhooks, its broker queues): what the API checks
  * and documents, and what the worker sends with. The registry (../registry.ts) holds one per kind;
- * the broker kind holds a publisher per broker type (brokers/registry.ts).
+ * the broker kind holds a publisher per broker type (../brokers/registry.ts).
  */
 export interface Destination<Entry, SendOptions extends unknown[]> {
   readonly kind: ActionKind;

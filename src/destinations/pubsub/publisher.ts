@@ -19,7 +19,7 @@ export interface PubSubSettings {
   orderingKey: string | undefined;
 }
 
-/** The keys a gcp_pubsub broker reads (see settings-keys.ts). */
+/** The keys a gcp_pubsub broker reads (see ../broker-kit/settings-keys.ts). */
 const PUBSUB_KEYS = {
   conn_details: {
     project: { required: true, address: 'destination', description: 'The Google Cloud project' },

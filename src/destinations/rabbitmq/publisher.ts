@@ -17,7 +17,7 @@ export interface RabbitSettings {
 /** AMQP short strings: a longer name can never be sent. */
 const SHORT_STRING_BYTES = 255;
 
-/** The keys a rabbitmq broker reads (see settings-keys.ts). */
+/** The keys a rabbitmq broker reads (see ../broker-kit/settings-keys.ts). */
 const RABBITMQ_KEYS = {
   conn_details: {
     url: {
@@ -66,7 +66,7 @@ const settings: Publisher<RabbitSettings>['settings'] = (connDetails, params) =>
 
 /**
  * Persistent messages on confirm channels: `publish` resolves once the broker confirmed. Each
- * publish in flight has a channel of its own (`rabbitmq-channels.ts`), so a target the broker
+ * publish in flight has a channel of its own (`confirm-channels.ts`), so a target the broker
  * refuses closes only its own. A queue named for the default exchange is declared durable
  * before its first message.
  */

@@ -9,7 +9,7 @@ export interface RedisSettings {
   target: { channel: string } | { stream: string };
 }
 
-/** The keys a redis broker reads (see settings-keys.ts). */
+/** The keys a redis broker reads (see ../broker-kit/settings-keys.ts). */
 const REDIS_KEYS = {
   conn_details: {
     url: {

@@ -20,7 +20,7 @@ export interface SnsSettings {
   messageGroupId: string | undefined;
 }
 
-/** The keys a aws_sns broker reads (see settings-keys.ts). */
+/** The keys a aws_sns broker reads (see ../broker-kit/settings-keys.ts). */
 const SNS_KEYS = {
   conn_details: AWS_CONN,
   params: {

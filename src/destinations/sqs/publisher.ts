@@ -20,7 +20,7 @@ export interface SqsSettings {
   messageGroupId: string | undefined;
 }
 
-/** The keys a aws_sqs broker reads (see settings-keys.ts). */
+/** The keys a aws_sqs broker reads (see ../broker-kit/settings-keys.ts). */
 const SQS_KEYS = {
   conn_details: AWS_CONN,
   params: {

@@ -33,10 +33,6 @@ export const actionsOf = (
   return actions;
 };
 
-/**
- * The active triggers matching a signal, and one action per webhook and queue entry: only
- * references (id, version, index), never a definition, so nothing secret enters the history.
- */
 /** The active triggers a signal matches, at their current version (the read model answers it). */
 export interface TriggerMatcher {
   matching(
@@ -46,7 +42,11 @@ export interface TriggerMatcher {
   ): ReadonlyArray<{ id: string; version: number; definition: TriggerDefinition }>;
 }
 
-/** The plan of a signal for the triggers it matches now whose conditions hold. */
+/**
+ * The plan of a signal for the triggers it matches now whose conditions hold: the active triggers
+ * matching it, and one action per webhook and queue entry; only references (id, version, index),
+ * never a definition, so nothing secret enters the history.
+ */
 export const planDispatch = (readModel: TriggerMatcher, defaultTimeoutSecs: number, signal: SignalEnvelope): DispatchPlan =>
   planOf(byCondition(readModel.matching(signal.signal, signal.app_label, signal.model_name), signal).held, signal, defaultTimeoutSecs);
 

@@ -23,7 +23,6 @@ export interface RawEvent {
   readonly revision: bigint;
 }
 
-/** An event this build cannot read: an infrastructure fault, never skipped silently. */
 /** One upcaster per version: `UPCASTERS[n]` turns version n data into version n + 1 data. */
 export type Upcaster = (type: string, data: Record<string, unknown>) => Record<string, unknown>;
 export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
@@ -85,7 +84,8 @@ const upcast = (
 
 /**
  * Reads one stored trigger event; throws UnreadableEvent naming stream and revision when it
- * is of an unknown type, of a bad shape, or written by a newer build.
+ * is of an unknown type, of a bad shape, or written by a newer build: an event this build cannot
+ * read is an infrastructure fault, never skipped silently.
  */
 export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcasters = UPCASTERS): TriggerEvent => {
   const fail = (reason: string): never => {
@@ -93,7 +93,7 @@ export const readStoredEvent = (raw: RawEvent, current = SCHEMA_VERSION, upcaste
   };
   if (typeof raw.data !== 'object' || raw.data === null || Array.isArray(raw.data)) fail('data is not an object');
   const data = raw.data as Record<string, unknown>;
-  // An adapter's placeholder for an event it could not decode (kurrentdb.ts toStored).
+  // An adapter's placeholder for an event it could not decode (src/event-store/kurrentdb.ts toStored).
   if (typeof data.unreadable === 'string' && data.schema_version === undefined) fail(data.unreadable);
   const version = data.schema_version;
   if (typeof version !== 'number' || !Number.isInteger(version)) fail('schema_version is missing or not an integer');

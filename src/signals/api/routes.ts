@@ -134,7 +134,7 @@ const signalStatus = (deps: SignalDeps) => async (req: Request, res: Response) =
   }
 };
 
-/** GET /api/signals?trigger_id=&state=&limit=&cursor=: stored signals, newest first (src/signals/list/list/list.ts). */
+/** GET /api/signals?trigger_id=&state=&limit=&cursor=: stored signals, newest first (src/signals/list/list.ts). */
 const signalList = (deps: SignalDeps) => async (req: Request, res: Response) => {
   const query = parseSignalListQuery(req.query);
   if (Array.isArray(query)) return sendError(res, { _tag: 'Validation', errors: query });

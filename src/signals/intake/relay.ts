@@ -34,7 +34,7 @@ const CHECKPOINT_SAVE_MS = 200;
 
 /**
  * Starts the dispatch of every stored signal that matched something, in the order stored, from
- * the checkpoint kept with the lease (relay-lease.ts): one relay at a time among all processes
+ * the checkpoint kept with the lease (src/model/signals/relay-lease.ts): one relay at a time among all processes
  * on the store. Woken by each local append; others' appends are seen within `pollMs`. While
  * Temporal is unreachable it retries with backoff and the backlog stays in the store.
  * This file is the lease loop; starting one dispatch is relay-starts.ts, the start queue and its

@@ -1,6 +1,7 @@
 import { isTriggerId } from '../../model/triggers/codecs';
 import type { Request } from 'express';
 import type { FieldError } from '../../kernel/field-errors';
+import { oneQueryValue } from '../../http/request';
 
 export const DEFAULT_SIGNAL_PAGE = 20;
 export const MAX_SIGNAL_PAGE = 100;
@@ -42,28 +43,20 @@ const positionOf = (cursor: string): bigint | undefined => {
 /** Validates `GET /api/signals`' query string; every bad parameter is named. */
 export const parseSignalListQuery = (query: Request['query']): SignalListQuery | FieldError[] => {
   const errors: FieldError[] = [];
-  const one = (name: string): string | undefined => {
-    const v = query[name];
-    if (v !== undefined && typeof v !== 'string') {
-      errors.push({ path: `query.${name}`, message: 'must be given once' });
-      return undefined;
-    }
-    return v;
-  };
   for (const name of Object.keys(query))
     if (!KNOWN.has(name)) errors.push({ path: `query.${name}`, message: `is not a known parameter (${[...KNOWN].join(', ')})` });
-  const triggerId = one('trigger_id');
+  const triggerId = oneQueryValue(query, 'trigger_id', errors);
   if (triggerId !== undefined && !isTriggerId(triggerId))
     errors.push({ path: 'query.trigger_id', message: 'must be a trigger id (a UUID)' });
-  const state = one('state');
+  const state = oneQueryValue(query, 'state', errors);
   if (state !== undefined && !(SIGNAL_STATES as readonly string[]).includes(state))
     errors.push({ path: 'query.state', message: `must be one of ${SIGNAL_STATES.join(', ')}` });
-  const limitText = one('limit');
+  const limitText = oneQueryValue(query, 'limit', errors);
   const limit = limitText === undefined ? DEFAULT_SIGNAL_PAGE : Number(limitText);
   if (limitText !== undefined && !(/^\d+$/.test(limitText) && limit >= 1 && limit <= MAX_SIGNAL_PAGE)) {
     errors.push({ path: 'query.limit', message: `must be a whole number from 1 to ${MAX_SIGNAL_PAGE}` });
   }
-  const cursor = one('cursor');
+  const cursor = oneQueryValue(query, 'cursor', errors);
   if (cursor !== undefined && !CURSOR_RE.test(cursor))
     errors.push({ path: 'query.cursor', message: 'must be a cursor from a previous page' });
   const before = cursor === undefined ? undefined : positionOf(cursor);

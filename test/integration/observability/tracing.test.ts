@@ -26,10 +26,10 @@ const waitUntil = async (check: () => boolean, what: string, timeoutMs = 30_000)
   }
 };
 
-/** The service as `npm start` runs it (API, relay and worker in one process), on its own data and task queue. */
 /** The webhook's own signing secret: it must never reach a span or a log line. */
 const HOOK_SECRET = `whsec_${Buffer.from('tracing-test-hook-secret-0123456789').toString('base64')}`;
 
+/** The service as `npm start` runs it (API, relay and worker in one process), on its own data and task queue. */
 const startService = (dir: string, env: Record<string, string>, brokers: Record<string, BrokerTarget['broker']> = {}) => {
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, brokers, signing_secrets: { hook: [{ secret: HOOK_SECRET }] } }));

@@ -18,7 +18,7 @@ export class ApiError extends Error {
 }
 
 let askForKey = async () => undefined;
-/** How the page asks for a key (app.js sets a dialog); resolves to the key or undefined. */
+/** How the page asks for a key (../app.js sets a dialog); resolves to the key or undefined. */
 export const setKeyPrompt = (prompt) => {
   askForKey = prompt;
 };

@@ -1,6 +1,6 @@
 // Shows a problem's `errors: [{path, message}]` all at once: each at the field its path names
 // (aria-invalid, aria-describedby → the error text), found through a form registry
-// (lib/form-fields.js); `showErrors` also lists every one in a summary linking there.
+// (form-fields.js); `showErrors` also lists every one in a summary linking there.
 import { fieldId, h, replace } from './dom.js';
 
 /** On a marked input; its value is the aria-invalid it had before ('' for none), put back on clearing. */

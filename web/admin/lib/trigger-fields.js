@@ -1,4 +1,4 @@
-// Every field of a trigger, as form inputs bound to a draft (lib/trigger-draft.js). Each input is
+// Every field of a trigger, as form inputs bound to a draft (trigger-draft.js). Each input is
 // registered under the path the API names it by, e.g. `webhooks[0].headers.X-Token`.
 import { fieldId, h } from './dom.js';
 import { conditionField } from './condition-field.js';

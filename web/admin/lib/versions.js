@@ -1,4 +1,4 @@
-// A trigger's definition after each of its events, folded as the aggregate does (src/triggers/trigger.ts).
+// A trigger's definition after each of its events, folded as the aggregate does (src/model/triggers/trigger.ts).
 
 /**
  * `[{ event, before, after }]` for history entries `{ type, version, data, metadata }`, oldest

@@ -5,14 +5,14 @@ import { addPaging, pageLinks, pagingOf } from '../lib/paging.js';
 import { workflowLink } from '../lib/temporal-link.js';
 
 const PAGE_SIZE = 50;
-/** The states the API filters by (src/signals/list-query.ts). */
+/** The states the API filters by (src/signals/list/list-query.ts). */
 const STATES = ['queued', 'unmatched', 'refused', 'running', 'completed', 'failed', 'terminated', 'timed_out', 'canceled', 'expired'];
 const TRIGGER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FILTERS = ['trigger_id', 'state'];
 /** Kept in the page's address with the filters (`#/signals?limit=10`), so paging keeps it. */
 const LIMIT_RE = /^(100|[1-9][0-9]?)$/;
 
-/** `#/signals?…` for these filters (and limit) and paging (lib/paging.js). */
+/** `#/signals?…` for these filters (and limit) and paging (../lib/paging.js). */
 const hashOf = (params, paging) => {
   const q = addPaging(new URLSearchParams(Object.entries(params).filter(([, v]) => v)), paging).toString();
   return `#/signals${q ? `?${q}` : ''}`;

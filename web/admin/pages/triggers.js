@@ -7,7 +7,7 @@ import { contentTypesText, etagOf, SIGNALS, signalsText, triggerName } from '../
 export const PAGE_SIZE = 50;
 const FILTERS = ['q', 'signal', 'app_label', 'model_name', 'active'];
 
-/** `#/triggers?…` for these filters (empty ones left out) and paging (lib/paging.js). */
+/** `#/triggers?…` for these filters (empty ones left out) and paging (../lib/paging.js). */
 const listHash = (filter, paging) => {
   const params = new URLSearchParams();
   for (const name of FILTERS) if (filter[name]) params.set(name, filter[name]);
