@@ -1,14 +1,9 @@
 import * as t from 'io-ts';
 import { closestName } from '../../kernel/closest-name';
-import { isComparedTimestamp } from '../../kernel/timestamps';
-import {
-  CONDITION_MAX_BYTES,
-  CONDITION_MAX_COMPARISONS,
-  CONDITION_MAX_DEPTH,
-  CONDITION_MAX_LIST,
-  CONDITION_MAX_PATH_SEGMENTS,
-} from '../../kernel/limits';
-import { Condition, FIELD_OPERATORS, isPlainObject, LOGICAL, NOT, ORDER_OPERATORS, OTHER_SPELLINGS, ROOTS, SIGNAL_FIELDS } from './syntax';
+import { CONDITION_MAX_BYTES, CONDITION_MAX_COMPARISONS, CONDITION_MAX_DEPTH, CONDITION_MAX_PATH_SEGMENTS } from '../../kernel/limits';
+import { OPERATOR_NAMES, operatorNamed } from './operators';
+import type { OperatorRow } from './operator-row';
+import { Condition, isPlainObject, LOGICAL, OTHER_SPELLINGS, ROOTS, SIGNAL_FIELDS } from './syntax';
 
 type Problem = (context: t.Context, value: unknown, message: string) => void;
 
@@ -30,23 +25,11 @@ const pathProblem = (path: string): string | undefined => {
   return undefined;
 };
 
-const isOrderable = (v: unknown) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && isComparedTimestamp(v));
+const INSTANCE_ONLY = 'compares instance with previous: use it on an instance. path';
 
-/** Why an operator's operand is not one it takes, or undefined. */
-const operandProblem = (op: string, operand: unknown, path: string): string | undefined => {
-  if (op === '$in' || op === '$nin') {
-    if (!Array.isArray(operand)) return 'must be a list of values';
-    return operand.length > CONDITION_MAX_LIST ? `has ${operand.length} values; at most ${CONDITION_MAX_LIST}` : undefined;
-  }
-  if (ORDER_OPERATORS.has(op)) return isOrderable(operand) ? undefined : 'must be a number or an RFC 3339 timestamp';
-  if (op === '$exists') return typeof operand === 'boolean' ? undefined : 'must be true or false';
-  if (op !== '$changed') return undefined;
-  if (!path.startsWith('instance.')) return 'compares instance with previous: use it on an instance. path';
-  if (typeof operand === 'boolean') return undefined;
-  if (!isPlainObject(operand) || Object.keys(operand).length === 0) return 'must be true, false or {"from": …, "to": …}';
-  const other = Object.keys(operand).find((k) => k !== 'from' && k !== 'to');
-  return other === undefined ? undefined : `takes only from and to, not ${other}`;
-};
+/** Why an operator's operand (or the path it is on) is not one it takes, or undefined. */
+const operandProblem = (row: OperatorRow, operand: unknown, path: string, within: string | undefined) =>
+  row.comparesWithPrevious && !path.startsWith('instance.') ? INSTANCE_ONLY : row.operandProblem(operand, within);
 
 /** Walks a condition, reporting each problem at its path; answers how many comparisons it holds. */
 const walk = (u: unknown, c: t.Context, depth: number, problem: Problem): number => {
@@ -67,38 +50,35 @@ const logical = (key: string, value: unknown, at: t.Context, depth: number, prob
     if (!Array.isArray(value) || value.length === 0) return (problem(at, value, 'must be a non-empty list of conditions'), 0);
     return value.reduce((n: number, v, i) => n + walk(v, t.appendContext(at, String(i), t.unknown, v), depth + 1, problem), 0);
   }
-  const where =
-    key === NOT
-      ? ` (it goes under a path: {"instance.x": {"${NOT}": {…}}}; to negate conditions, $nor: [ … ])`
-      : (FIELD_OPERATORS as readonly string[]).includes(key)
-        ? ' (a field operator: put it under a path)'
-        : meant(key, LOGICAL);
+  const row = operatorNamed(key);
+  const where = row ? (row.misplaced ?? ' (a field operator: put it under a path)') : meant(key, LOGICAL);
   return (problem(at, value, `is not an operator here; use $and, $or or $nor${where}`), 0);
 };
 
 const fieldSpec = (path: string, value: unknown, at: t.Context, problem: Problem): number => {
   const bad = pathProblem(path);
   if (bad) return (problem(at, value, bad), 0);
-  return isPlainObject(value) ? operators(path, value, at, problem, true) : 1;
+  return isPlainObject(value) ? operators(path, value, at, problem) : 1;
 };
 
-/** A path's operators, `$not` among them where `negatable` (one level: not inside another `$not`). */
-const operators = (path: string, ops: Record<string, unknown>, at: t.Context, problem: Problem, negatable: boolean): number => {
+/**
+ * A path's operators; `within` is the nesting operator ($not) they are under, if any: each
+ * operator is one comparison, a nesting one the comparisons it holds.
+ */
+const operators = (path: string, ops: Record<string, unknown>, at: t.Context, problem: Problem, within?: string): number => {
   if (Object.keys(ops).length === 0) return (problem(at, ops, 'must hold at least one operator; to compare with {}, use $eq'), 0);
   let comparisons = 0;
   for (const [op, operand] of Object.entries(ops)) {
     const opAt = t.appendContext(at, op, t.unknown, operand);
-    if (op === NOT) {
-      if (!negatable) problem(opAt, operand, `is inside ${NOT}: ${NOT} of ${NOT} is the operators themselves`);
-      else if (!isPlainObject(operand)) problem(opAt, operand, 'must be an object of operators, e.g. {"$in": [ … ]}');
-      else comparisons += operators(path, operand, opAt, problem, false);
-    } else if (!(FIELD_OPERATORS as readonly string[]).includes(op)) {
-      problem(opAt, operand, `is not an operator${meant(op, FIELD_OPERATORS)}; to compare with an object, use $eq`);
-    } else {
-      const message = operandProblem(op, operand, path);
-      if (message) problem(opAt, operand, message);
-      comparisons++;
+    const row = operatorNamed(op);
+    if (!row) {
+      problem(opAt, operand, `is not an operator${meant(op, OPERATOR_NAMES)}; to compare with an object, use $eq`);
+      continue;
     }
+    const message = operandProblem(row, operand, path, within);
+    if (message) problem(opAt, operand, message);
+    if (!row.nests) comparisons++;
+    else if (!message && isPlainObject(operand)) comparisons += operators(path, operand, opAt, problem, op);
   }
   return comparisons;
 };

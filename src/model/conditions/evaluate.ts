@@ -1,6 +1,8 @@
-import { compare, equal, lookup, quote } from './values';
+import { lookup } from './values';
 import { conditionMeter, Meter, signalBudget, spend, TOO_COSTLY, TooCostly } from './budget';
-import { Condition, ConditionResult, ConditionSubject, isPlainObject, NO_PREVIOUS, NOT, ORDER_OPERATORS } from './syntax';
+import { onValue, type FoundAt, type Reading } from './operator-row';
+import { operatorNamed, OPERATORS } from './operators';
+import { Condition, ConditionResult, ConditionSubject, isPlainObject, NO_PREVIOUS } from './syntax';
 
 const HELD: ConditionResult = { held: true };
 const fails = (clause: string, detail: string): ConditionResult => ({ held: false, clause, detail });
@@ -59,95 +61,32 @@ const resolve = (path: string, subject: ConditionSubject, meter: Meter) => {
   return { ...lookup(base, segments, meter), segments } as const;
 };
 
-type Found = { found: true; value: unknown } | { found: false };
-type FoundAt = Found & { segments: readonly string[] };
-
 const field = (path: string, spec: unknown, subject: ConditionSubject, at: string, meter: Meter): ConditionResult => {
   // An object is operators (check.ts refused any other); anything else is compared with $eq.
   const ops = isPlainObject(spec) ? spec : { $eq: spec };
   const found = resolve(path, subject, meter);
   if ('why' in found) return fails(at, found.why!);
-  const failing = firstFailing(path, ops, found, subject, meter);
+  const failing = firstFailing(ops, readingOf(path, found, subject, meter));
   if (failing === undefined) return HELD;
   return fails(isPlainObject(spec) ? `${at}.${failing[0]}` : at, failing[1]);
 };
 
+/** An operator this build does not read (a condition not checked): false, as is an absent path. */
+const unknownOperator = (op: string) => onValue(() => `${op} is not an operator this build reads`);
+
 /** The first of a path's operators that does not hold and why, or undefined when all hold. */
-const firstFailing = (
-  path: string,
-  ops: Record<string, unknown>,
-  found: FoundAt,
-  subject: ConditionSubject,
-  meter: Meter,
-): [string, string] | undefined => {
+const firstFailing = (ops: Record<string, unknown>, reading: Reading): readonly [string, string] | undefined => {
   for (const [op, operand] of Object.entries(ops)) {
-    spend(meter);
-    const detail =
-      op === '$changed'
-        ? changed(path, found.segments, found, operand, subject, meter)
-        : op === NOT
-          ? negated(path, operand, found, subject, meter)
-          : test(path, op, operand, found, meter);
+    spend(reading.meter);
+    const detail = (operatorNamed(op)?.fails ?? unknownOperator(op))(operand, reading);
     if (detail !== undefined) return [op, detail];
   }
   return undefined;
 };
 
-/** `$not` holds where its operators do not all hold, as in MongoDB (an absent path included). */
-const negated = (path: string, operand: unknown, found: FoundAt, subject: ConditionSubject, meter: Meter) => {
-  if (!isPlainObject(operand)) return `${NOT} is not a condition this build reads`;
-  return firstFailing(path, operand, found, subject, meter) === undefined
-    ? `${path} matches ${quote(operand)}, which ${NOT} refuses`
-    : undefined;
-};
-
-/** Why one operator does not hold of a value, or undefined when it does. */
-const test = (path: string, op: string, operand: unknown, at: Found, meter: Meter): string | undefined => {
-  if (op === '$exists') return at.found === operand ? undefined : `${path} is ${at.found ? 'present' : 'absent'}`;
-  if (!at.found) return `${path} is absent`;
-  const v = at.value;
-  switch (op) {
-    case '$eq':
-      return equal(v, operand, meter) ? undefined : `${path} is not ${quote(operand)}`;
-    case '$ne':
-      return equal(v, operand, meter) ? `${path} is ${quote(operand)}` : undefined;
-    case '$in':
-      return Array.isArray(operand) && operand.some((o) => equal(v, o, meter)) ? undefined : `${path} is none of ${quote(operand)}`;
-    case '$nin':
-      return Array.isArray(operand) && !operand.some((o) => equal(v, o, meter)) ? undefined : `${path} is one of ${quote(operand)}`;
-    default:
-      return ORDER_OPERATORS.has(op) ? order(path, op, v, operand) : `${op} is not an operator this build reads`;
-  }
-};
-
-const SYMBOLS: Readonly<Record<string, [string, (d: number) => boolean]>> = {
-  $gt: ['>', (d) => d > 0],
-  $gte: ['>=', (d) => d >= 0],
-  $lt: ['<', (d) => d < 0],
-  $lte: ['<=', (d) => d <= 0],
-};
-
-const order = (path: string, op: string, value: unknown, operand: unknown): string | undefined => {
-  const [symbol, holds] = SYMBOLS[op]!;
-  const d = compare(value, operand);
-  if (d === undefined) return `${path} is not a ${typeof operand === 'number' ? 'number' : 'timestamp'} to compare with ${quote(operand)}`;
-  return holds(d) ? undefined : `${path} is not ${symbol} ${quote(operand)}`;
-};
-
-/** `$changed` compares the path in `instance` with the same path in `previous`; absent counts as a value. */
-const changed = (path: string, segments: readonly string[], now: Found, operand: unknown, subject: ConditionSubject, meter: Meter) => {
-  if (subject.previous === undefined) return NO_PREVIOUS;
-  const before = lookup(subject.previous, segments, meter);
-  const same = before.found ? now.found && equal(before.value, now.value, meter) : !now.found;
-  // Most often a misspelled field: say so, as $eq says "is absent".
-  if (!before.found && !now.found && operand !== false) return `${path} is absent from both the instance and previous`;
-  if (operand === true) return same ? `${path} did not change` : undefined;
-  if (operand === false) return same ? undefined : `${path} changed`;
-  const ends = isPlainObject(operand) ? operand : {};
-  const is = (side: Found, key: 'from' | 'to') => !(key in ends) || (side.found && equal(side.value, ends[key], meter));
-  if (!same && is(before, 'from') && is(now, 'to')) return undefined;
-  const named = (['from', 'to'] as const).filter((k) => k in ends).map((k) => `${k} ${quote(ends[k])}`);
-  return [`${path} did not change`, ...named].join(' ');
+const readingOf = (path: string, found: FoundAt, subject: ConditionSubject, meter: Meter): Reading => {
+  const reading: Reading = { path, found, subject, meter, firstFailing: (ops) => firstFailing(ops, reading) };
+  return reading;
 };
 
 /**
@@ -166,18 +105,27 @@ const previousRead = (cond: unknown, at: string, meter: Meter): string | undefin
       }
     } else if (key.startsWith('previous.')) return `${at}.${key}`;
     else if (isPlainObject(value)) {
-      const where = changedIn(value);
+      const where = previousIn(value);
       if (where) return `${at}.${key}.${where}`;
     }
   }
   return undefined;
 };
 
-/** Where a path's operators use `$changed`, also under `$not`. */
-const changedIn = (ops: Record<string, unknown>): string | undefined => {
-  if (Object.hasOwn(ops, '$changed')) return '$changed';
-  const negatedOps = Object.hasOwn(ops, NOT) ? ops[NOT] : undefined;
-  return isPlainObject(negatedOps) && Object.hasOwn(negatedOps, '$changed') ? `${NOT}.$changed` : undefined;
+const READS_PREVIOUS = OPERATORS.filter((row) => row.comparesWithPrevious).map((row) => row.name);
+const NESTING = OPERATORS.filter((row) => row.nests).map((row) => row.name);
+const readsPrevious = (ops: Record<string, unknown>) => READS_PREVIOUS.find((name) => Object.hasOwn(ops, name));
+
+/** Where a path's operators compare with previous (`$changed`), also under a nesting one (`$not`). */
+const previousIn = (ops: Record<string, unknown>): string | undefined => {
+  const here = readsPrevious(ops);
+  if (here) return here;
+  for (const nesting of NESTING) {
+    const inner = Object.hasOwn(ops, nesting) ? ops[nesting] : undefined;
+    const there = isPlainObject(inner) ? readsPrevious(inner) : undefined;
+    if (there) return `${nesting}.${there}`;
+  }
+  return undefined;
 };
 
 /**

@@ -4,58 +4,37 @@
  * codec does. What a schema cannot say (the 64 comparisons, 16 KiB) the descriptions do.
  */
 import { JSON_VALUE, ref, type Schema } from '../../kernel/openapi';
-import { COMPARED_TIMESTAMP } from '../../kernel/timestamps';
-import {
-  CONDITION_MAX_BYTES,
-  CONDITION_MAX_COMPARISONS,
-  CONDITION_MAX_DEPTH,
-  CONDITION_MAX_LIST,
-  CONDITION_MAX_PATH_SEGMENTS,
-} from '../../kernel/limits';
-import { LOGICAL, NOT, SIGNAL_FIELDS } from './syntax';
+import { CONDITION_MAX_BYTES, CONDITION_MAX_COMPARISONS, CONDITION_MAX_DEPTH, CONDITION_MAX_PATH_SEGMENTS } from '../../kernel/limits';
+import { OPERATORS } from './operators';
+import { LOGICAL, SIGNAL_FIELDS } from './syntax';
 
 const levelName = (level: number) => `Condition${level}`;
 const levelRef = (level: number) => ref(levelName(level));
 
-const ORDERABLE: Schema = { anyOf: [{ type: 'number' }, { type: 'string', format: 'date-time', pattern: COMPARED_TIMESTAMP }] };
-const LIST: Schema = { type: 'array', maxItems: CONDITION_MAX_LIST, items: JSON_VALUE };
+/**
+ * A path's operators: only `instance.` paths take those comparing with previous (`$changed`),
+ * and inside a nesting operator (`$not`) there is none again. Named as they were before the
+ * operators became rows, so the document keeps its component names.
+ */
+const operatorsName = (onInstance: boolean, negatable: boolean) =>
+  `Condition${onInstance ? 'Instance' : ''}Operators${negatable ? '' : 'Negated'}`;
+const operatorsRef = (onInstance: boolean, negatable = true) => ref(operatorsName(onInstance, negatable));
 
-/** A path's operators: `instance.` paths may hold `$changed` too; inside `$not`, no `$not` again. */
-const operatorsName = (withChanged: boolean, negatable: boolean) =>
-  `Condition${withChanged ? 'Instance' : ''}Operators${negatable ? '' : 'Negated'}`;
-const operatorsRef = (withChanged: boolean, negatable = true) => ref(operatorsName(withChanged, negatable));
-
-const operators = (withChanged: boolean, negatable: boolean): Schema => ({
+const operators = (onInstance: boolean, negatable: boolean): Schema => ({
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
-  properties: {
-    $eq: JSON_VALUE,
-    $ne: JSON_VALUE,
-    $in: LIST,
-    $nin: LIST,
-    $gt: ORDERABLE,
-    $gte: ORDERABLE,
-    $lt: ORDERABLE,
-    $lte: ORDERABLE,
-    $exists: { type: 'boolean' },
-    ...(withChanged
-      ? {
-          $changed: {
-            anyOf: [
-              { type: 'boolean' },
-              { type: 'object', minProperties: 1, additionalProperties: false, properties: { from: JSON_VALUE, to: JSON_VALUE } },
-            ],
-          },
-        }
-      : {}),
-    ...(negatable ? { [NOT]: operatorsRef(withChanged, false) } : {}),
-  },
+  properties: Object.fromEntries(
+    OPERATORS.filter((row) => (onInstance || !row.comparesWithPrevious) && (negatable || !row.nests)).map((row) => [
+      row.name,
+      row.schema(operatorsRef(onInstance, false)),
+    ]),
+  ),
 });
 
 /** A path's value: a value other than an object (compared with $eq), or an object of operators. */
-const fieldSpec = (withChanged: boolean): Schema => ({
-  anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: JSON_VALUE }, operatorsRef(withChanged)],
+const fieldSpec = (onInstance: boolean): Schema => ({
+  anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: JSON_VALUE }, operatorsRef(onInstance)],
 });
 
 const segments = `(\\.[^.]+){1,${CONDITION_MAX_PATH_SEGMENTS}}$`;
@@ -79,16 +58,19 @@ const level = (n: number): Schema => ({
 export const conditionSchemas = (): Record<string, Schema> => ({
   ...Object.fromEntries(Array.from({ length: CONDITION_MAX_DEPTH }, (_, i) => [levelName(i + 1), level(i + 1)])),
   ...Object.fromEntries(
-    [true, false].flatMap((withChanged) =>
-      [true, false].map((negatable) => [operatorsName(withChanged, negatable), operators(withChanged, negatable)]),
+    [true, false].flatMap((onInstance) =>
+      [true, false].map((negatable) => [operatorsName(onInstance, negatable), operators(onInstance, negatable)]),
     ),
   ),
 });
 
+const ON_EVERY_PATH = OPERATORS.filter((row) => !row.comparesWithPrevious).map((row) => row.name);
+const WITH_PREVIOUS = OPERATORS.flatMap((row) => (row.comparesWithPrevious ? [`${row.name} (${row.comparesWithPrevious.takes})`] : []));
+
 export const CONDITION_SCHEMA: Schema = {
   ...levelRef(1),
   description:
-    'When the trigger fires (absent: always): MongoDB-style operators ($eq $ne $in $nin $gt $gte $lt $lte $exists $not, $and $or $nor) ' +
-    'over instance., previous. and signal. paths, and $changed (true, false or {from, to}) comparing instance with previous. ' +
+    `When the trigger fires (absent: always): MongoDB-style operators (${ON_EVERY_PATH.join(' ')}, ${LOGICAL.join(' ')}) ` +
+    `over instance., previous. and signal. paths, and ${WITH_PREVIOUS.join(', ')} comparing instance with previous. ` +
     `At most ${CONDITION_MAX_DEPTH} levels, ${CONDITION_MAX_COMPARISONS} comparisons and ${CONDITION_MAX_BYTES} bytes as JSON`,
 };

@@ -2,7 +2,8 @@ import type { JsonValue } from '../../kernel/json-value';
 
 /**
  * The words of a trigger condition: MongoDB's query operators over dotted paths into a signal,
- * plus `$changed` for transitions. docs/conditions.md is the user's description.
+ * plus `$changed` for transitions. The field operators are rows of operators.ts;
+ * docs/conditions.md is the user's description.
  */
 
 /** What a path may start with: the instance, its state before the change, or the signal itself. */
@@ -13,11 +14,6 @@ export const SIGNAL_FIELDS = ['id', 'signal', 'app_label', 'model_name', 'occurr
 
 /** MongoDB's logical operators, each over a list of conditions: all, at least one, none hold. */
 export const LOGICAL = ['$and', '$or', '$nor'] as const;
-export const FIELD_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists', '$changed', '$not'] as const;
-export type FieldOperator = (typeof FIELD_OPERATORS)[number];
-export const ORDER_OPERATORS: ReadonlySet<string> = new Set(['$gt', '$gte', '$lt', '$lte']);
-/** MongoDB's `$not`: a path's operators that must not all hold (one level: no `$not` inside). */
-export const NOT = '$not';
 
 /** Spellings people bring from elsewhere, refused with the one meant. */
 export const OTHER_SPELLINGS: Readonly<Record<string, string>> = { $neq: '$ne', $exist: '$exists', $notin: '$nin' };

@@ -1,14 +1,16 @@
 // The trigger's `condition` as a JSON text field (blank: none). Its hint lists the operators (the
-// service does not serve its docs, so the form says what it takes); text that does not parse is
-// said at the field as it is typed. The API checks the rest, its errors at paths under `condition`.
+// service does not serve its docs, so the form says what it takes: the names from its OpenAPI
+// document, lib/condition-operators.js); text that does not parse is said at the field as it is
+// typed. The API checks the rest, its errors at paths under `condition`.
 import { h } from './dom.js';
 import { markFields } from './field-errors.js';
 import { textField } from './form-fields.js';
 import { parseJson } from './trigger-draft.js';
 
-const HINT =
+/** The hint; `operators` are the names the service lists (undefined: it could not be asked). */
+const hintOf = (operators) =>
   'Blank: no condition, every watched signal dispatches. Else a JSON object of paths (instance.…, previous.…, signal.…) ' +
-  'to a value (equals; an object needs $eq) or to operators: $eq $ne $in $nin $gt $gte $lt $lte $exists $changed $not; ' +
+  `to a value (equals; an object needs $eq) or to operators${operators ? `: ${operators.join(' ')}` : ''}; ` +
   'combine with $and $or $nor.';
 
 const code = (text) => h('code', {}, text);
@@ -59,8 +61,11 @@ const reference = () =>
     h('p', {}, 'Example: ', code('{"instance.status": "paid", "instance.total": {"$gte": 100}}')),
   );
 
-/** The condition field of `draft`, registered as `condition` (so errors under that path land on it). */
-export function conditionField(reg, draft) {
+/**
+ * The condition field of `draft`, registered as `condition` (so errors under that path land on
+ * it); `operators` as lib/condition-operators.js answers them.
+ */
+export function conditionField(reg, draft, operators) {
   const wrap = textField(reg, {
     path: 'condition',
     label: 'Condition (JSON)',
@@ -68,7 +73,7 @@ export function conditionField(reg, draft) {
     key: 'condition',
     multiline: true,
     rows: 5,
-    hint: HINT,
+    hint: hintOf(operators),
     attrs: { placeholder: '{"instance.status": "paid"}' },
   });
   const input = wrap.querySelector('textarea');

@@ -177,8 +177,8 @@ const ORDERINGS = [
   ['per_instance', "Per instance: one instance's signals in the order accepted (instance_key, else instance.pk, else instance.id)"],
 ];
 
-/** All the trigger's fields, in the order a reader fills them. */
-export function triggerFields(reg, draft, changed) {
+/** All the trigger's fields, in the order a reader fills them; `operators` for the condition's hint. */
+export function triggerFields(reg, draft, changed, operators) {
   const active = checkboxField(reg, {
     path: 'active',
     label: 'Active (signals dispatch it)',
@@ -190,7 +190,7 @@ export function triggerFields(reg, draft, changed) {
   return [
     signalsSet(reg, draft),
     contentTypes(reg, draft, changed),
-    conditionField(reg, draft),
+    conditionField(reg, draft, operators),
     active.wrap,
     selectField(reg, { path: 'ordering', label: 'Ordering', model: draft, key: 'ordering', options: ORDERINGS }),
     webhooks(reg, draft, changed),

@@ -3,6 +3,7 @@
 // Leaving with unsaved edits asks first.
 import { api, ApiError } from '../lib/api.js';
 import { announce, h, pageHeading, replace } from '../lib/dom.js';
+import { conditionOperators } from '../lib/condition-operators.js';
 import { clearErrors, showErrors } from '../lib/field-errors.js';
 import { createRegistry } from '../lib/form-fields.js';
 import { leaveDialog } from '../lib/leave-dialog.js';
@@ -19,7 +20,8 @@ const snapshotOf = (draft) => JSON.stringify({ ...draft, signals: [...draft.sign
 
 export default async function render(main, params) {
   const editing = params.id !== undefined;
-  let loaded = editing ? await api('GET', path(params.id)) : undefined;
+  const [operators, first] = await Promise.all([conditionOperators(), editing ? api('GET', path(params.id)) : undefined]);
+  let loaded = first;
   let draft = loaded ? draftOf(loaded.body) : emptyDraft();
   /** The draft as last loaded or saved: leaving asks only when the form differs from it. */
   let kept = snapshotOf(draft);
@@ -51,7 +53,7 @@ export default async function render(main, params) {
   /** Draws the fields from the draft; `focusId`: what to focus after a row was added or removed. */
   const draw = (focusId) => {
     registry.reset();
-    replace(fields, triggerFields(registry, draft, draw));
+    replace(fields, triggerFields(registry, draft, draw, operators));
     if (focusId) {
       const target = document.getElementById(focusId);
       (target?.matches('button, input, select, textarea') ? target : target?.querySelector('input, select, textarea, button'))?.focus();
