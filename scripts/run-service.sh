@@ -1,7 +1,7 @@
 #!/bin/sh
 # How `npm start`, `npm run api` and `npm run worker` run the built service; the arguments go to
 # dist/src/main.js (`--role=api`, `--role=worker`). Each default below gives way to a value set in
-# the environment, even an empty one (README, configuration):
+# the environment, even an empty one (docs/configuration.md):
 # - jemalloc preloaded where the machine has it, with its background thread giving freed pages
 #   back while idle (glibc's malloc kept ~150 MB after a fan-out; docs/decisions.md, fan-out);
 # - two malloc arenas, should glibc's malloc be the one in use;

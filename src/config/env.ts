@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { checked, closed, described, NonEmptyString } from '../kernel/closed';
 import { oneOf } from './file';
 
-/** The deployment settings, from the environment (README § Configuration). */
+/** The deployment settings, from the environment (docs/configuration.md). */
 export const Env = closed(
   'Env',
   {},

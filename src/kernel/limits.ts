@@ -1,7 +1,7 @@
 /**
  * Every bound one request, trigger or signal can reach, in one place. Each protects the
  * service from one bad input: a stack overflow, a workflow over Temporal's 2 MB payload
- * limit, a response of hundreds of megabytes. README § Limits documents them.
+ * limit, a response of hundreds of megabytes. docs/operations.md § Limits documents them.
  */
 
 /** Nesting depth of any JSON request body (objects and arrays), checked right after parsing. */

@@ -45,8 +45,25 @@ const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target);
 const cases = DOCS.flatMap((doc) => linksOf(readFileSync(join(ROOT, doc), 'utf8')).map((target) => [doc, target] as const));
 
 test('the README and docs link to each other', () => {
-  expect(DOCS).toEqual(expect.arrayContaining(['README.md', 'docs/spec.md', 'docs/design.md', 'docs/decisions.md']));
+  expect(DOCS).toEqual(
+    expect.arrayContaining([
+      'README.md',
+      'docs/spec.md',
+      'docs/design.md',
+      'docs/decisions.md',
+      'docs/architecture.md',
+      'docs/configuration.md',
+      'docs/operations.md',
+    ]),
+  );
   expect(cases.length).toBeGreaterThan(20);
+});
+
+test('the README links every docs page, and the architecture on its first screen', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const linked = new Set(linksOf(readme).map((target) => target.split('#')[0]));
+  expect(DOCS.filter((doc) => doc !== 'README.md' && !linked.has(doc))).toEqual([]);
+  expect(linksOf(readme.split('\n').slice(0, 40).join('\n'))).toContain('docs/architecture.md');
 });
 
 test.each(cases)('%s: link %s stays in the repository and resolves', (doc, target) => {
