@@ -19,7 +19,7 @@ import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 interface Cases {
   path: string;
   holds: unknown;
-  /** What evaluating `holds` costs (budget.ts): every row keeps today's count. */
+  /** What evaluating `holds` costs (src/model/conditions/budget.ts): every row keeps today's count. */
   steps: number;
   fails: unknown;
   detail: string;

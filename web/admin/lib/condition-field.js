@@ -1,6 +1,6 @@
 // The trigger's `condition` as a JSON text field (blank: none). Its hint lists the operators (the
 // service does not serve its docs, so the form says what it takes: the names from its OpenAPI
-// document, lib/condition-operators.js); text that does not parse is said at the field as it is
+// document, condition-operators.js); text that does not parse is said at the field as it is
 // typed. The API checks the rest, its errors at paths under `condition`.
 import { h } from './dom.js';
 import { markFields } from './field-errors.js';
@@ -63,7 +63,7 @@ const reference = () =>
 
 /**
  * The condition field of `draft`, registered as `condition` (so errors under that path land on
- * it); `operators` as lib/condition-operators.js answers them.
+ * it); `operators` as condition-operators.js answers them.
  */
 export function conditionField(reg, draft, operators) {
   const wrap = textField(reg, {
