@@ -150,13 +150,16 @@ def test_final_refusals_are_not_retried_and_give_up_after_attempts() -> None:
 
 
 class _Hanging:
-    """A real TCP server that accepts every connection and never answers: each webhook attempt
-    to it runs into its time-out. Counts the connections (one per attempt)."""
+    """A real TCP server that reads each request and never answers: each webhook attempt to it
+    runs into its time-out. Counts the requests (one per attempt), not the connections: after an
+    aborted request the HTTP client may open a spare connection that never sends one."""
 
     def __init__(self) -> None:
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.held: list[socket.socket] = []
+        self.requests = 0
+        self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -166,10 +169,21 @@ class _Hanging:
             except OSError:
                 return
             self.held.append(conn)
+            threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+
+    def _read(self, conn: socket.socket) -> None:
+        try:
+            first = conn.recv(65536)
+        except OSError:
+            return
+        if first:
+            with self.lock:
+                self.requests += 1
 
     @property
     def attempts(self) -> int:
-        return len(self.held)
+        with self.lock:
+            return self.requests
 
     def close(self) -> None:
         self.sock.close()
