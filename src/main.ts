@@ -56,7 +56,7 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
     );
   }
   // The read model answers the API; a worker-only process opens it only to plan a dispatch started without a plan.
-  const storage = await openStorage(config, { log, metrics, readModel: role === 'worker' ? 'on-first-use' : 'now' });
+  const storage = await openStorage(config, { log, metrics, readModel: role !== 'worker' });
   const { store } = storage;
   // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
@@ -77,7 +77,6 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
         config,
         connection: native,
         store: patientReads(store),
-        triggers: storage.triggers,
         log,
         env: process.env,
         tracing,

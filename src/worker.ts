@@ -4,7 +4,6 @@ import { createActivities } from './activities';
 import { createDynamicValues } from './delivery/dynamic-values';
 import { createConnections } from './destinations/broker-kit/connections';
 import { createWebhookTransport } from './destinations/webhook/transport';
-import type { TriggerMatcher } from './model/signals/matching';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
@@ -19,7 +18,6 @@ export interface WorkerDeps {
   readonly connection: NativeConnection;
   readonly store: EventStore;
   /** Plans dispatches started before the API planned them: the read model, opened when first asked. */
-  readonly triggers: () => Promise<TriggerMatcher>;
   readonly log: Logger;
   /** Prebuilt workflow code (tests bundle once); default: bundled from src/workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
@@ -108,7 +106,6 @@ export const startWorker = async (deps: WorkerDeps) => {
         activities: createActivities({
           config,
           store: deps.store,
-          triggers: deps.triggers,
           webhooks,
           brokerConnections,
           dynamicValues,
