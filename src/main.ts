@@ -55,8 +55,8 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
       `POSTGRES_URL is set but EVENT_STORE is ${config.eventStore}: the event store is ${config.eventStore === 'sqlite' ? 'the SQLite file in DATA_DIR' : config.eventStore}`,
     );
   }
-  // The read model answers the API; a worker-only process opens it only to plan a dispatch started without a plan.
-  const storage = await openStorage(config, { log, metrics, readModel: role === 'worker' ? 'on-first-use' : 'now' });
+  // The read model answers the API; a worker-only process needs none.
+  const storage = await openStorage(config, { log, metrics, readModel: role !== 'worker' });
   const { store } = storage;
   // The worker starts later; its /healthz answers from now on.
   let workflowStuckMs = () => 0;
@@ -77,7 +77,6 @@ export const start = async (log: Logger, role: Role = 'all', config: Config = lo
         config,
         connection: native,
         store: patientReads(store),
-        triggers: storage.triggers,
         log,
         env: process.env,
         tracing,

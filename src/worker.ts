@@ -4,11 +4,11 @@ import { createActivities } from './activities';
 import { createDynamicValues } from './delivery/dynamic-values';
 import { createConnections } from './destinations/broker-kit/connections';
 import { createWebhookTransport } from './destinations/webhook/transport';
-import type { TriggerMatcher } from './model/signals/matching';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
 import type { Tracing } from './observability/tracing';
+import { refuseRetiredShapes } from './temporal/retired-shapes';
 import { builtWorkflowBundle } from './temporal/workflow-bundles';
 import { STUCK_AFTER_MS, withWatchedWorkflowThreads } from './temporal/workflow-threads';
 import type { Metrics } from './observability/metrics';
@@ -18,8 +18,6 @@ export interface WorkerDeps {
   /** Shared with this process's client, so signals can start eagerly on this worker. */
   readonly connection: NativeConnection;
   readonly store: EventStore;
-  /** Plans dispatches started before the API planned them: the read model, opened when first asked. */
-  readonly triggers: () => Promise<TriggerMatcher>;
   readonly log: Logger;
   /** Prebuilt workflow code (tests bundle once); default: bundled from src/workflows/ at start. */
   readonly workflowBundle?: WorkflowBundleOption;
@@ -88,6 +86,7 @@ const workflowBundleOf = (deps: WorkerDeps): Promise<WorkflowBundleOption> => {
 /** The Temporal worker: dispatch workflows and their activities on real clients. */
 export const startWorker = async (deps: WorkerDeps) => {
   const { config } = deps;
+  await refuseRetiredShapes(deps.connection, config.temporal.namespace, config.temporal.taskQueue);
   const webhooks = createWebhookTransport({ allowPrivateTargets: config.file.allow_private_targets ?? false });
   const brokerConnections = createConnections();
   const dynamicValues = createDynamicValues({
@@ -108,7 +107,6 @@ export const startWorker = async (deps: WorkerDeps) => {
         activities: createActivities({
           config,
           store: deps.store,
-          triggers: deps.triggers,
           webhooks,
           brokerConnections,
           dynamicValues,

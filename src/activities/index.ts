@@ -3,7 +3,6 @@ import { matchesFromStart } from '../destinations/webhook/url-rules';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
 import { withLogFields } from '../kernel/log-context';
-import type { TriggerMatcher } from '../model/signals/matching';
 import type { DeliveryReceipt } from '../dispatch/types';
 import { boundWarnings } from '../dispatch/bounds';
 import { PipelineDeps, runAttempt } from '../delivery/attempt';
@@ -13,8 +12,6 @@ import { createDefinitionAt } from '../model/triggers/definition-at';
 import { createDeliveredLedger } from '../delivery/delivered-ledger';
 import { createBreaker } from '../model/breaker/record-outcome';
 import { DynamicValueSource } from '../delivery/dynamic-values';
-import { createPlanActions } from './plan';
-import { signalInOrder } from '../ordering/order-signal-activity';
 import { turnActivities } from '../ordering/turn-activities';
 import type { TurnArgs } from '../dispatch/ordering';
 import { Channels, firstAttempts } from '../delivery/first-attempts';
@@ -29,8 +26,6 @@ import type { Metrics } from '../observability/metrics';
 export interface ActivityDeps {
   readonly config: Config;
   readonly store: EventStore;
-  /** What plans a dispatch started without a plan: the read model, opened when first asked. */
-  readonly triggers: () => Promise<TriggerMatcher>;
   readonly webhooks: WebhookTransport;
   readonly brokerConnections: Connections;
   readonly dynamicValues: DynamicValueSource;
@@ -86,12 +81,10 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   };
   const turns = turnActivities(deps.store);
   return {
-    planActions: createPlanActions({ triggers: deps.triggers, defaultTimeoutSecs: deps.config.limits.defaultTimeoutSecs }),
     deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery),
     publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery),
     // One worker's first attempts in flight at once, over all its batches.
     deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
-    signalInOrder,
     takeTurn: turns.takeTurn,
     endTurn: turns.endTurn,
   };

@@ -3,8 +3,8 @@
  * of exactly these types (src/activities), and the workflow proxies them from this interface, so
  * workflow code never imports the worker's. Pure types.
  */
-import type { ActionPlan, DeliveryReceipt, DispatchPlan, FirstAttempt, FirstAttemptsArgs, RetrySettings, SignalEnvelope } from './types';
-import type { OrderSignal, TurnArgs } from './ordering';
+import type { ActionPlan, DeliveryReceipt, FirstAttempt, FirstAttemptsArgs, RetrySettings, SignalEnvelope } from './types';
+import type { TurnArgs } from './ordering';
 
 /**
  * What every action activity receives from the workflow: references, the signal, the retry
@@ -28,14 +28,10 @@ export interface ActionArgs {
 }
 
 export interface DispatchActivities {
-  /** Matching for dispatches started before the API planned them (their input has no plan). */
-  planActions(signal: SignalEnvelope): Promise<DispatchPlan>;
   deliverWebhook(args: ActionArgs): Promise<DeliveryReceipt>;
   publishToBroker(args: ActionArgs): Promise<DeliveryReceipt>;
   /** A batch of first attempts as one local activity. */
   deliverFirstAttempts(args: FirstAttemptsArgs): Promise<FirstAttempt[]>;
-  /** Signals another dispatch of an instance order (true: it was there to be told). */
-  signalInOrder(signal: OrderSignal): Promise<boolean>;
   /** Whether it is this dispatch's turn in its instance order. */
   takeTurn(args: TurnArgs): Promise<boolean>;
   /** This dispatch's actions of the trigger ended: the next dispatch's turn. */

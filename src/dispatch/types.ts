@@ -3,8 +3,6 @@
  * this file, so it must not import anything with side effects.
  */
 
-import type { OrderSignalsBy } from './ordering';
-
 /** An accepted signal, as the workflow receives it. */
 export interface SignalEnvelope {
   id: string;
@@ -29,22 +27,17 @@ export interface RetrySettings {
 export interface DispatchInput {
   signal: SignalEnvelope;
   retry: RetrySettings;
+  /** The matching triggers and their actions, found by the API when it accepted the signal. */
+  plan: DispatchPlan;
   /**
-   * The matching triggers and their actions, found by the API when it accepted the signal.
-   * Absent in dispatches started before the API planned them: the workflow then asks the
-   * planActions local activity.
-   */
-  plan?: DispatchPlan;
-  /**
-   * How the actions are attempted, decided by the client (the workflow reads it instead of asking
-   * `patched()`, which recorded a marker and a search-attribute upsert in every history):
-   * `activities`, every attempt a regular activity; `local-first`, each first attempt a local
-   * activity and the rest regular ones, every attempt checking the delivered ledger before it
-   * sends; `batched`, the first attempts of the actions together in a few activities (each
+   * How the actions are attempted, decided by the client: `local-first`, each first attempt a
+   * local activity and the rest regular ones, every attempt checking the delivered ledger before
+   * it sends; `batched`, the first attempts of the actions together in a few activities (each
    * sending its actions at once and recording each delivery in the ledger), the rest regular
-   * activities. Absent in dispatches started before; they decide by the markers they recorded.
+   * activities; `activities`, every attempt a regular activity (no client starts these: the
+   * fan-out benchmark's baseline).
    */
-  attemptsAs?: AttemptsAs;
+  attemptsAs: AttemptsAs;
   /** For a redelivery: the workflow it redelivers (the signal's own) and how it was planned. */
   redeliveryOf?: { workflowId: string; mode: RedeliveryMode };
   /**
@@ -54,9 +47,7 @@ export interface DispatchInput {
   marksFailed?: true;
   /** The id of the request that accepted the signal: each attempt's log lines carry it. Absent in older dispatches. */
   requestId?: string;
-  /** How the dispatch tells its instance orders it is done (ordering.ts, OrderSignalsBy). Only in dispatches started before `turns`. */
-  orderSignalsBy?: OrderSignalsBy;
-  /** Its turns in its instance orders, kept in our store (src/ordering/turns.ts). Absent in older dispatches and in those with no order. */
+  /** Its turns in its instance orders, kept in our store (src/ordering/turns.ts). Absent in those with no order. */
   turns?: DispatchTurns;
 }
 

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { DispatchActivities } from '../dispatch/activities';
 import type {
   ActionOutcome,
@@ -30,26 +30,15 @@ const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore
   });
 
 /**
- * The first attempt of each action as a local activity: for dispatches that say `local-first`
+ * The first attempt of each action as a local activity, for dispatches that say `local-first`
  * (small ones; each attempt checks the delivered ledger, so a lost workflow task does not send a
- * delivered action again), and in the replay of dispatches started before NO_LOCAL_ATTEMPTS.
+ * delivered action again).
  */
 const firstAttempt = (plan: ActionPlan) =>
   proxyLocalActivities<DispatchActivities>({
     startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
     retry: { maximumAttempts: 1 },
   });
-
-const LOCAL_FIRST_ATTEMPT = 'local-first-attempt';
-/**
- * A local activity's result becomes durable only when its workflow task completes: a task that
- * times out (many first attempts in one task on a busy worker) or fails (a result over
- * Temporal's limits) ran every first attempt again, re-sending delivered webhooks. Since this
- * patch every attempt was a regular activity, whose completion the server records on its own;
- * since `DispatchInput.attemptsAs`, new dispatches say how in their input and record no marker,
- * and small ones run first attempts locally again, with the delivered ledger against re-sends.
- */
-const NO_LOCAL_ATTEMPTS = 'no-local-attempts';
 
 type Attempt = (
   activities: Pick<DispatchActivities, 'deliverWebhook' | 'publishToBroker'>,
@@ -194,16 +183,6 @@ const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], ou
 };
 
 /**
- * Whether the first attempts run locally. New dispatches say so in their input (`attemptsAs`), so
- * they record no patch marker; older ones decide by their markers as they did: planned ones tried
- * locally first until NO_LOCAL_ATTEMPTS, unplanned ones from LOCAL_FIRST_ATTEMPT until then.
- */
-const firstAttemptsLocal = (input: DispatchInput) =>
-  input.attemptsAs !== undefined
-    ? input.attemptsAs === 'local-first'
-    : !patched(NO_LOCAL_ATTEMPTS) && (input.plan !== undefined || patched(LOCAL_FIRST_ATTEMPT));
-
-/**
  * Every action's attempts as the dispatch says (`attemptsAs`), until each is delivered or failed
  * for good. `batchIds` tells the batch activities of one call from another's in the same dispatch.
  * With `endsTurn`, a single action tried locally first ends that turn when its first attempt
@@ -226,7 +205,7 @@ export const runActions = async (
     await runBatched(input, plans, outcomes, batchIds);
     return false;
   }
-  const localFirst = firstAttemptsLocal(input);
+  const localFirst = input.attemptsAs === 'local-first';
   const alone = plans.length === 1 ? endsTurn : undefined;
   const ended = await Promise.all(plans.map((plan, i) => runAction(input, plan, outcomes[i]!, localFirst, alone)));
   return alone !== undefined && ended[0] === true;

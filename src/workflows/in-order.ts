@@ -3,20 +3,19 @@ import type { DispatchActivities } from '../dispatch/activities';
 import type { ActionOutcome, DispatchInput, DispatchPlan, DispatchTurns } from '../dispatch/types';
 import { orderOf, TurnArgs, turnSignal } from '../dispatch/ordering';
 import { runActions } from './actions';
-import { sendOrderSignal } from './order-signals';
 
-/** A `per_instance` trigger of this dispatch and its order (the order's workflow, or its stream in our store). */
+/** A `per_instance` trigger of this dispatch and its order (its stream in our store). */
 export interface InOrder {
   triggerId: string;
   orderWorkflowId: string;
 }
 
 /**
- * The triggers whose actions wait for their turn: only in a signal's own dispatch planned with an
- * instance key (a redelivery is sent at once; dispatches planned before ordering have none).
+ * The triggers whose actions wait for their turn: only in a signal's own dispatch, queued in its
+ * instance orders (`turns`; a redelivery is sent at once).
  */
 export const inOrderOf = (input: DispatchInput, plan: DispatchPlan): InOrder[] =>
-  input.redeliveryOf || !input.plan
+  input.redeliveryOf || !input.turns
     ? []
     : plan.triggers.flatMap((t) => {
         const o = orderOf(t);
@@ -94,44 +93,14 @@ const runWithStoreTurns = async (
   ]);
 };
 
-/**
- * Turns given by an order workflow (src/workflows/instance-order.ts), in dispatches started before
- * turns were kept in the store: each waits for `turn`, then tells the order they ended; a turn
- * heard again after that (a new run of the order) is answered the same way.
- */
-const runWithOrderWorkflow = async (
+/** Runs each `per_instance` trigger's actions in its turn; the other actions at once. */
+export const runInOrder = async (
   input: DispatchInput,
+  turns: DispatchTurns,
   plan: DispatchPlan,
   outcomes: ActionOutcome[],
   inOrder: readonly InOrder[],
-  run: Run,
 ) => {
-  const turns = new Set<string>();
-  const ended = new Set<string>();
-  // An order that no longer runs waits for nothing.
-  const tellEnded = (o: InOrder) =>
-    sendOrderSignal(input.orderSignalsBy, { workflowId: o.orderWorkflowId, signal: 'done', arg: workflowInfo().workflowId });
-  setHandler(turnSignal, async (triggerId) => {
-    turns.add(triggerId);
-    const o = inOrder.find((x) => x.triggerId === triggerId);
-    if (o && ended.has(triggerId)) await tellEnded(o);
-  });
-  await Promise.all([
-    run(indicesOf(plan, inOrder, undefined)),
-    ...inOrder.map(async (o) => {
-      const indices = indicesOf(plan, inOrder, o.triggerId);
-      for (const i of indices) outcomes[i]!.state = 'waiting';
-      await condition(() => turns.has(o.triggerId));
-      endWaiting(outcomes, indices);
-      await run(indices, `${o.triggerId}-`);
-      ended.add(o.triggerId);
-      await tellEnded(o);
-    }),
-  ]);
-};
-
-/** Runs each `per_instance` trigger's actions in its turn; the other actions at once. */
-export const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outcomes: ActionOutcome[], inOrder: readonly InOrder[]) => {
   const run: Run = (indices, batchIds, endsTurn) =>
     runActions(
       input,
@@ -140,7 +109,6 @@ export const runInOrder = async (input: DispatchInput, plan: DispatchPlan, outco
       batchIds,
       endsTurn,
     );
-  if (input.turns) await runWithStoreTurns(input.turns, plan, outcomes, inOrder, run);
-  else await runWithOrderWorkflow(input, plan, outcomes, inOrder, run);
+  await runWithStoreTurns(turns, plan, outcomes, inOrder, run);
   await condition(allHandlersFinished);
 };

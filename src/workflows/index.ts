@@ -1,2 +1,1 @@
 export { dispatchSignal, statusQuery } from './dispatch';
-export { instanceOrder } from './instance-order';

@@ -60,7 +60,6 @@ export const startDispatchHarness = async (
           config,
           connection: temporal.native,
           store: t.store,
-          triggers: () => Promise.resolve(t.readModel),
           log: options.log ?? silentLogger,
           workflowBundle: { codePath: servers.workflowBundlePath },
           env: options.env,

@@ -27,7 +27,7 @@ export const startTestApp = async (
   appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({}),
 ) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
-  const storage = await openStorage(config, { log: silentLogger, metrics, readModel: 'now', readModelOptions });
+  const storage = await openStorage(config, { log: silentLogger, metrics, readModel: true, readModelOptions });
   const { store } = storage;
   const { readModel, projection } = storage.read!;
   const api = await startApiRole({

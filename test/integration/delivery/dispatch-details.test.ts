@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import request from 'supertest';
+import { WorkflowFailedError } from '@temporalio/client';
 import { retrySettingsOf } from '../../../src/config';
 import { createLogger } from '../../../src/kernel/logger';
 import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../../support/dispatch-harness';
@@ -194,7 +195,7 @@ test('a signal matching 60 triggers: every one delivers, and the dispatch is fin
   expect(await searchable(sorted[59]!)).toEqual([]);
 });
 
-test('a dispatch started without a plan (as before the API planned them) matches on the worker and delivers', async () => {
+test('a dispatch started without a plan (a retired shape) fails at once, saying why, and sends nothing', async () => {
   await trigger('legacy', { webhooks: [{ url: rx.url('/legacy'), http_method: 'POST' }] });
   const id = `legacy-${Date.now()}`;
   const signal = {
@@ -205,15 +206,18 @@ test('a dispatch started without a plan (as before the API planned them) matches
     instance: { id: 1 },
     occurred_at: new Date().toISOString(),
   };
-  await h.client.workflow.start('dispatchSignal', {
+  const started = await h.client.workflow.start('dispatchSignal', {
     taskQueue: h.taskQueue,
     workflowId: `signal-${id}`,
     args: [{ signal, retry: retrySettingsOf(h.config) }],
   });
-  const done = await waitForDispatch(h.app, id);
-  expect(done.triggers).toHaveLength(1);
-  expect(done.actions[0]).toMatchObject({ state: 'delivered', attempts: 1 });
-  expect(rx.on('/legacy')).toHaveLength(1);
+  const failure = await started.result().then(
+    () => undefined,
+    (e: WorkflowFailedError) => e.cause,
+  );
+  expect(failure).toMatchObject({ type: 'RetiredShape', nonRetryable: true });
+  expect(failure?.message).toContain('workflow shape is retired');
+  expect(rx.on('/legacy')).toHaveLength(0);
 });
 
 test('signal bodies are validated with field paths; an array gets an array back; unknown ids are 404', async () => {
