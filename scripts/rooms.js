@@ -53,6 +53,18 @@ const NEVER = [
   { from: 'src/model', not: ['src/delivery', 'src/activities', 'src/workflows'], why: 'a model knows no activity' },
 ];
 
+/**
+ * Folders the rest of `src/` enters only through their door: `door` lists the files and folders
+ * of the folder that code outside it may import (tests may reach further in).
+ */
+const DOORS = [
+  {
+    folder: 'src/destinations',
+    door: ['src/destinations/registry.ts', 'src/destinations/port'],
+    why: "a destination kind's folder is entered through the registry",
+  },
+];
+
 const path = require('node:path');
 
 const ROOMS = LAYERS.flatMap(([layer, , folders]) => folders.map((folder) => ({ layer, folder })));
@@ -73,9 +85,13 @@ const roomOf = (file) => {
 const layerOf = (room) => ROOMS.find((r) => r.folder === room)?.layer;
 const rankOf = (room) => LAYERS.findIndex(([layer]) => layer === layerOf(room));
 
-/** The NEVER rule a file breaks by importing another, or undefined. */
+/** The NEVER or DOORS rule a file breaks by importing another, or undefined. */
 const neverBroken = (from, to) => {
   const inside = (file, folder) => file.startsWith(`${folder}/`);
+  for (const d of DOORS) {
+    if (!from.startsWith('src/') || inside(from, d.folder) || !inside(to, d.folder)) continue;
+    if (!d.door.some((f) => to === f || inside(to, f))) return { from: `src/ outside ${d.folder}`, why: d.why };
+  }
   for (const rule of NEVER) {
     if (!inside(from, rule.from) || inside(to, rule.from)) continue;
     if (rule.only && !rule.only.some((f) => inside(to, f))) return rule;
@@ -84,4 +100,4 @@ const neverBroken = (from, to) => {
   return undefined;
 };
 
-module.exports = { LAYERS, NEVER, ROOMS, roomOf, layerOf, rankOf, neverBroken };
+module.exports = { LAYERS, NEVER, DOORS, ROOMS, roomOf, layerOf, rankOf, neverBroken };

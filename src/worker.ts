@@ -2,8 +2,7 @@ import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Wo
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from './activities';
 import { createDynamicValues } from './delivery/dynamic-values';
-import { createConnections } from './destinations/broker-kit/connections';
-import { createWebhookTransport } from './destinations/webhook/transport';
+import { openDestinations } from './destinations/registry';
 import { Config } from './config';
 import { EventStore } from './event-store/port';
 import { Logger } from './kernel/logger';
@@ -87,8 +86,8 @@ const workflowBundleOf = (deps: WorkerDeps): Promise<WorkflowBundleOption> => {
 export const startWorker = async (deps: WorkerDeps) => {
   const { config } = deps;
   await refuseRetiredShapes(deps.connection, config.temporal.namespace, config.temporal.taskQueue);
-  const webhooks = createWebhookTransport({ allowPrivateTargets: config.file.allow_private_targets ?? false });
-  const brokerConnections = createConnections();
+  // Each kind's clients (the webhook transport and its SSRF guard, the broker connections), closed at stop.
+  const destinations = openDestinations(config.destinations, { allowPrivateTargets: config.file.allow_private_targets ?? false });
   const dynamicValues = createDynamicValues({
     modulePath: config.file.dynamic_values?.module,
     allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
@@ -107,8 +106,7 @@ export const startWorker = async (deps: WorkerDeps) => {
         activities: createActivities({
           config,
           store: deps.store,
-          webhooks,
-          brokerConnections,
+          channels: destinations.channels,
           dynamicValues,
           log: deps.log,
           metrics: deps.metrics,
@@ -135,8 +133,7 @@ export const startWorker = async (deps: WorkerDeps) => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       watch.stop();
-      await brokerConnections.close();
-      await webhooks.close();
+      await destinations.close();
     },
   };
 };

@@ -1,5 +1,4 @@
-import { breakerSettingsOf, Config, policyOf, signingSecretsOf } from '../config';
-import { matchesFromStart } from '../destinations/webhook/url-rules';
+import { breakerSettingsOf, Config } from '../config';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
 import { withLogFields } from '../kernel/log-context';
@@ -17,17 +16,13 @@ import type { TurnArgs } from '../dispatch/ordering';
 import { Channels, firstAttempts } from '../delivery/first-attempts';
 import { createSlots } from '../kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../kernel/limits';
-import { Connections } from '../destinations/broker-kit/connections';
-import { DESTINATIONS } from '../destinations/registry';
-import { WebhookTransport } from '../destinations/webhook/transport';
-import { WEBHOOK_USER_AGENT } from '../destinations/webhook/channel';
 import type { Metrics } from '../observability/metrics';
 
 export interface ActivityDeps {
   readonly config: Config;
   readonly store: EventStore;
-  readonly webhooks: WebhookTransport;
-  readonly brokerConnections: Connections;
+  /** Each kind's channel, on the clients the worker opened for it. */
+  readonly channels: Channels;
   readonly dynamicValues: DynamicValueSource;
   readonly log: Logger;
   readonly metrics?: Metrics;
@@ -49,10 +44,6 @@ const activityOf =
       return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
     });
 
-/** webhook_url_patterns as a check of one URL; none configured: every URL. */
-const urlAllowedBy = (patterns: readonly RegExp[]) =>
-  patterns.length === 0 ? undefined : (url: string) => patterns.some((p) => matchesFromStart(p, url));
-
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   const definitionAt = createDefinitionAt(deps.store);
@@ -63,22 +54,9 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
     ledger: createDeliveredLedger(deps.store, deps.log),
     log: deps.log,
     breaker,
-    metrics: deps.metrics && {
-      metrics: deps.metrics,
-      brokerTypes: new Map(Object.entries(deps.config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
-    },
+    metrics: deps.metrics && { metrics: deps.metrics, destinations: deps.config.destinations },
   };
-  const channels: Channels = {
-    webhook: DESTINATIONS.webhook.channel({
-      dispatcher: deps.webhooks.dispatcher,
-      secrets: signingSecretsOf(deps.config),
-      userAgent: WEBHOOK_USER_AGENT,
-      urlAllowed: urlAllowedBy(policyOf(deps.config).webhookUrlPatterns),
-    }) as Channel<unknown>,
-    broker: DESTINATIONS.broker.channel(deps.config.file.brokers ?? {}, deps.brokerConnections, {
-      allowPrivateTargets: deps.config.file.allow_private_targets ?? false,
-    }) as Channel<unknown>,
-  };
+  const { channels } = deps;
   const turns = turnActivities(deps.store);
   return {
     deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery),

@@ -16,7 +16,7 @@ import { dispatchPaths } from '../signals/dispatches/openapi';
 import { cancelPaths, cancelSchemas } from '../signals/cancel/openapi';
 import { eventPaths, eventSchemas } from '../audit/openapi';
 import { metricsPaths, probePaths } from '../ops/openapi';
-import { brokerTypeSchemas } from '../destinations/brokers/openapi';
+import { destinationComponents } from '../destinations/registry';
 
 /** The document itself, the admin and the docs page: no API key needed. */
 const publicPaths = {
@@ -87,7 +87,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       ...triggerSchemas(policy),
       ...signalSchemas,
       Problem: PROBLEM_SCHEMA,
-      ...brokerTypeSchemas(),
+      ...destinationComponents(),
       ...dryRunSchemas(),
       ...redeliverySchemas,
       ...cancelSchemas,

@@ -1,12 +1,10 @@
 import * as t from 'io-ts';
 import { arrayOf, checked, closed, described, NonEmptyString } from '../kernel/closed';
 import type { ContentType } from '../model/triggers/codecs';
-// A broker's type must be one this build publishes to: the others are a config error, not a silent no-op.
-import { Broker } from '../destinations/brokers/config';
 import { SCHEMA_NAME } from '../event-store/postgres-schema';
-import { SigningSecretsConfig } from '../destinations/webhook/secrets';
+import { DESTINATION_CONFIG_KEYS } from '../destinations/registry';
 
-/** The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json): every key, closed. */
+/** What an API key may be allowed to do. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -22,15 +20,6 @@ export const oneOf = <T extends string>(values: readonly T[], name: string) =>
     (u, c) => (values.includes(u as T) ? t.success(u as T) : t.failure(u, c, `must be one of ${values.join(', ')}`)),
     t.identity,
   );
-const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => {
-  try {
-    new RegExp(s);
-    return undefined;
-  } catch (e) {
-    return `is not a valid regular expression: ${(e as Error).message}`;
-  }
-});
-
 export const ApiKey = checked(
   closed(
     'ApiKey',
@@ -64,14 +53,18 @@ const AllowedContentType = new t.Type<ContentType, ContentType, unknown>(
   t.identity,
 );
 
+/**
+ * The config file (`ACTION_TRIGGERS_CONFIG`, default ./action-triggers.config.json), every key
+ * closed: each destination kind's own (`brokers`, `webhook_url_patterns`, the signing secrets),
+ * then the shared ones.
+ */
 export const ConfigFile = closed(
   'Config',
   {},
   {
-    brokers: t.record(t.string, Broker),
+    ...DESTINATION_CONFIG_KEYS,
     dynamic_values: closed('DynamicValues', {}, { module: NonEmptyString, allowed_paths: arrayOf(NonEmptyString) }),
     allowed_content_types: arrayOf(AllowedContentType),
-    webhook_url_patterns: arrayOf(regex),
     allow_private_targets: described(t.boolean, 'must be true or false'),
     limits: closed(
       'Limits',
@@ -94,8 +87,6 @@ export const ConfigFile = closed(
       },
     ),
     api_keys: arrayOf(ApiKey),
-    signing_secret: NonEmptyString,
-    signing_secrets: SigningSecretsConfig,
     signals: closed(
       'Signals',
       {},

@@ -5,20 +5,16 @@ import { FieldError, toFieldErrors } from '../kernel/field-errors';
 import { contentTypeKey, TriggerPolicy } from '../model/triggers/policy';
 import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../model/breaker/state';
-import { brokerSettingsProblems } from '../destinations/brokers/settings-problems';
-import { brokerConfigProblems, brokerOverridesOf } from '../destinations/brokers/config';
-import type { SigningKeys } from '../destinations/webhook/secrets';
-import { readSigningKeys } from './signing-secrets';
-import { signingSecretProblem } from '../destinations/webhook/secrets';
-import { ApiKey, ConfigFile } from './file';
-import { arrayOf } from '../kernel/closed';
+import { destinationPolicyOf, DestinationSettings, destinationSettingsOf } from '../destinations/registry';
+import { ConfigFile } from './file';
+import { ConfigError, readJsonFile } from './errors';
+import { withKeysFile } from './keys-file';
 import { Env, ENV_KEYS } from './env';
 import type { PostgresOptions } from '../event-store/postgres';
 
 export { SCOPES, ConfigFile } from './file';
+export { ConfigError } from './errors';
 export type { Scope } from './file';
-export type { Broker } from '../destinations/brokers/config';
-export { signingSecretsOf } from './signing-secrets';
 
 export interface Config {
   readonly file: ConfigFile;
@@ -48,8 +44,8 @@ export interface Config {
   readonly signalRetentionMs: number;
   /** Whether a signal that matches no trigger is stored with its instance; `signals.keep_unmatched_instances`, default false. */
   readonly keepUnmatchedInstances: boolean;
-  /** `signing_secrets`, their files read: what webhooks that name one are signed with. */
-  readonly signingKeys: SigningKeys;
+  /** What each destination kind keeps from its keys of the file (the signing secrets' files read). */
+  readonly destinations: DestinationSettings;
   /**
    * `metrics.enabled` (default true); `METRICS_PORT`: where `--role=worker` serves `/metrics`
    * (the API roles serve it on their own port); `TEMPORAL_METRICS_ADDRESS`: where the Temporal
@@ -57,31 +53,6 @@ export interface Config {
    */
   readonly metrics: { enabled: boolean; workerPort: number | undefined; temporalBindAddress: string | undefined };
 }
-
-export class ConfigError extends Error {
-  constructor(readonly errors: FieldError[]) {
-    super(`invalid configuration:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/**
- * Why a file is not JSON, without its text: V8's message quotes the source around a bad token,
- * and these files hold API keys and secrets (the message reaches the log).
- */
-const whyNotJson = (e: unknown) => {
-  if (!(e instanceof SyntaxError)) return (e as Error).message;
-  const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec(e.message)?.[0];
-  return where ? `not valid JSON ${where}` : 'not valid JSON';
-};
-
-const readJsonFile = (path: string, name = path): unknown => {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new ConfigError([{ path: name, message: `cannot be read as JSON: ${whyNotJson(e)}` }]);
-  }
-};
 
 /** The top-level keys of a file that decoded but for these errors (to check the rest as well). */
 const withoutBadKeys = (raw: unknown, errors: readonly FieldError[]): unknown => {
@@ -140,26 +111,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env, cwd = process.c
   return { ...config, ...(found ? { configFile: filePath } : {}) };
 };
 
-/**
- * API_KEYS_FILE: more keys, in a file of their own (a container secret), as a JSON array shaped
- * like `api_keys`; added to the config file's. Errors are named `API_KEYS_FILE[i].<field>`; a key
- * id may not appear twice (the audit feed names a change's key by its id).
- */
-const withKeysFile = (inConfig: readonly ApiKey[], path: string): ApiKey[] => {
-  const decoded = arrayOf(ApiKey).decode(readJsonFile(path, 'API_KEYS_FILE'));
-  if (decoded._tag === 'Left') {
-    throw new ConfigError(toFieldErrors(decoded.left).map((x) => ({ ...x, path: `API_KEYS_FILE${x.path === '(body)' ? '' : x.path}` })));
-  }
-  const seen = new Set(inConfig.map((k) => k.id));
-  const errors = decoded.right.flatMap((k, i) => {
-    const repeated = seen.has(k.id);
-    seen.add(k.id);
-    return repeated ? [{ path: `API_KEYS_FILE[${i}].id`, message: `'${k.id}' is already the id of another key` }] : [];
-  });
-  if (errors.length > 0) throw new ConfigError(errors);
-  return [...inConfig, ...decoded.right];
-};
-
 const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): Config => {
   const dataDir = env.DATA_DIR ?? './data';
   const limits = file.limits ?? {};
@@ -170,11 +121,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   if (defaultTimeout > Math.min(maxWebhook, maxBroker)) {
     errors.push({ path: 'limits.default_timeout_secs', message: 'must not exceed the maximum time-outs' });
   }
-  errors.push(...brokerConfigProblems(file.brokers ?? {}));
-  const signing = readSigningKeys(file, cwd);
-  errors.push(...signing.errors);
-  const globalSecretProblem = file.signing_secret === undefined ? undefined : signingSecretProblem(file.signing_secret);
-  if (globalSecretProblem) errors.push({ path: 'signing_secret', message: globalSecretProblem });
+  const destinations = destinationSettingsOf(file, { read: (path) => readFileSync(resolve(cwd, path), 'utf8') });
+  errors.push(...destinations.errors);
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }
@@ -208,7 +156,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
     },
     signalRetentionMs: (file.signals?.retention_days ?? 30) * 86_400_000,
     keepUnmatchedInstances: file.signals?.keep_unmatched_instances ?? false,
-    signingKeys: signing.keys,
+    destinations: destinations.settings,
     metrics: {
       enabled: file.metrics?.enabled ?? true,
       workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
@@ -228,21 +176,13 @@ const postgresOptionsOf = (url: string, p: NonNullable<ConfigFile['postgres']>):
 
 /** The trigger validation rules this config implies. */
 export const policyOf = (config: Config): TriggerPolicy => ({
-  brokerNames: new Set(Object.keys(config.file.brokers ?? {})),
-  brokerOverrides: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, brokerOverridesOf(b)])),
-  brokerTypes: new Map(Object.entries(config.file.brokers ?? {}).map(([name, b]) => [name, b.broker_type])),
-  brokerSettings: (name, conn, params) => {
-    const broker = Object.prototype.hasOwnProperty.call(config.file.brokers ?? {}, name) ? config.file.brokers![name] : undefined;
-    return broker ? brokerSettingsProblems(broker, conn, params) : [];
-  },
+  // Each kind's own part (broker names and overrides, URL patterns, signing secret names) from its settings.
+  ...destinationPolicyOf(config.destinations),
   allowedContentTypes:
     config.file.allowed_content_types &&
     new Set(config.file.allowed_content_types.map((ct) => contentTypeKey(ct.app_label, ct.model_name))),
-  // Sticky: anchored at the start of the URL (Python's re.match), whatever alternations the pattern holds.
-  webhookUrlPatterns: (config.file.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
   allowPrivateTargets: config.file.allow_private_targets ?? false,
   allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
-  signingSecretNames: new Set(Object.keys(config.file.signing_secrets ?? {})),
   maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
   maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,
 });

@@ -1,14 +1,14 @@
 import type { ActionKind } from '../dispatch/types';
 import type { ActionLists } from '../destinations/port/channel';
-import type { BrokerQueue } from '../destinations/brokers/queue';
+import { brokerTypeLabel, DestinationSettings } from '../destinations/registry';
 import { Metrics, secondsSince } from '../observability/metrics';
 import type { ActionArgs } from '../dispatch/activities';
 import type { Attempt } from '../dispatch/types';
 
-/** The metrics and the config's broker types by broker name: the only `broker_type` label values. */
+/** The metrics, and each kind's settings: the configured broker types are the only `broker_type` label values. */
 export interface DeliveryMetrics {
   readonly metrics: Metrics;
-  readonly brokerTypes: ReadonlyMap<string, string>;
+  readonly destinations: DestinationSettings;
 }
 
 interface Counted {
@@ -24,11 +24,7 @@ interface Counted {
 }
 
 /** `none` for webhooks; `unknown` when the definition or its broker is gone (the attempt fails). */
-const brokerTypeOf = (d: DeliveryMetrics, c: Counted) => {
-  if (c.kind === 'webhook') return 'none';
-  const name = (c.definition?.msg_broker_queues?.[c.args.plan.index] as BrokerQueue | undefined)?.name;
-  return (name !== undefined && d.brokerTypes.get(name)) || 'unknown';
-};
+const brokerTypeOf = (d: DeliveryMetrics, c: Counted) => brokerTypeLabel(d.destinations, c.kind, c.definition, c.args.plan.index);
 
 /**
  * One attempt: counted by outcome and timed. A delivery of the signal's own dispatch also

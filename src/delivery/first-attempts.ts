@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { FirstAttempt, FirstAttemptsArgs } from '../dispatch/types';
+import type { ActionKind, FirstAttempt, FirstAttemptsArgs } from '../dispatch/types';
 import { boundText } from '../dispatch/bounds';
 import { withLogFields } from '../kernel/log-context';
 import type { Slots } from '../kernel/slots';
@@ -11,10 +11,7 @@ import type { Channel } from '../destinations/port/channel';
 const REPORT_EVERY_MS = 1000;
 
 /** The channel of each kind of action. */
-export interface Channels {
-  readonly webhook: Channel<unknown>;
-  readonly broker: Channel<unknown>;
-}
+export type Channels = Readonly<Record<ActionKind, Channel<unknown>>>;
 
 /** One first attempt, as data: a delivery (recorded in the ledger first) or why not. */
 const attemptFirst = async (deps: PipelineDeps, channels: Channels, args: ActionArgs, dispatchId: string): Promise<FirstAttempt> => {

@@ -1,17 +1,16 @@
 import { actionsOf } from '../model/signals/matching';
-import type { ActionPlan, SignalEnvelope } from '../dispatch/types';
+import type { ActionKind, ActionPlan, SignalEnvelope } from '../dispatch/types';
 import type { TriggerDefinition } from '../model/triggers/codecs';
 import { MAX_DRY_RUN_BODY_CHARS } from '../kernel/limits';
-import { brokerEntries, Brokers } from '../destinations/brokers/channel';
-import { webhookEntries } from '../destinations/webhook/channel';
 import { prepareAction } from './attempt';
 import { AttemptEnded, Entries } from '../destinations/port/channel';
+import type { Shown } from '../destinations/port/destination';
+import type { ActionViews, KindPreview } from '../destinations/registry';
 import { maskedDynamicValues } from './masked-values';
-import { brokerPreview, MessageView } from '../destinations/brokers/preview';
-import { RequestView, webhookPreview, WebhookPreviewOptions } from '../destinations/webhook/preview';
 
-export interface PreviewOptions extends WebhookPreviewOptions {
-  readonly brokers: Brokers;
+export interface PreviewOptions {
+  /** How each kind shows an action: the worker's view of its settings (brokers, signing, targets), no secret. */
+  readonly kinds: Readonly<Record<ActionKind, KindPreview>>;
   readonly allowedDynamicPaths: readonly string[];
   readonly dynamicModule: boolean;
   readonly defaultTimeoutSecs: number;
@@ -21,23 +20,19 @@ export interface PreviewOptions extends WebhookPreviewOptions {
 const prepared = <T>(o: PreviewOptions, entries: Entries<T>, definition: TriggerDefinition, plan: ActionPlan, signal: SignalEnvelope) =>
   prepareAction(entries, definition, maskedDynamicValues(o), { plan, signal }, 1);
 
-export interface ActionPreview {
-  kind: 'webhook' | 'broker';
-  index: number;
-  delivery_id: string;
-  timeout_secs: number;
-  request?: RequestView;
-  /** Header names (lower case) whose values hold masked dynamic values. */
-  masked_headers?: string[];
-  message?: MessageView;
-  /** Why a dispatch would not send this (now): the reason an attempt would end with. */
-  refused?: string;
-  error_type?: string;
-  /** True when a dispatch would retry (the reason may pass), false when it fails at once. */
-  retried?: boolean;
-  body_omitted?: string;
-  warnings: string[];
-}
+/**
+ * One action of a dry run: which it is, and its kind's view (a webhook's `request` and
+ * `masked_headers`, a queue's `message`); `refused` is the reason an attempt would end with now,
+ * `retried` whether a dispatch would retry it.
+ */
+export type ActionPreview = ActionViews &
+  Shown & {
+    kind: ActionKind;
+    index: number;
+    delivery_id: string;
+    timeout_secs: number;
+    body_omitted?: string;
+  };
 
 const refusal = (e: AttemptEnded) => ({
   refused: e.attempt.reason,
@@ -76,12 +71,9 @@ export const previewTrigger = async (
   const previews = await Promise.all(
     actionsOf(trigger, signal.id, o.defaultTimeoutSecs).map(async (plan): Promise<ActionPreview> => {
       const head = { kind: plan.kind, index: plan.index, delivery_id: plan.deliveryId, timeout_secs: plan.timeoutSecs };
+      const kind = o.kinds[plan.kind];
       try {
-        const shown =
-          plan.kind === 'webhook'
-            ? await webhookPreview(o, await prepared(o, webhookEntries, trigger.definition, plan, signal), nowSecs)
-            : await brokerPreview(o.brokers, o, await prepared(o, brokerEntries(o.brokers), trigger.definition, plan, signal));
-        return { ...head, ...shown };
+        return { ...head, ...(await kind.show(await prepared(o, kind.entries, trigger.definition, plan, signal), nowSecs)) };
       } catch (e) {
         if (!(e instanceof AttemptEnded)) throw e;
         return { ...head, ...refusal(e), warnings: [] };

@@ -3,8 +3,7 @@
  * `POST /api/action-triggers/test`): its request and response bodies, from the same constants
  * the codecs and the preview use.
  */
-import { SIGNATURE_PLACEHOLDER } from '../destinations/webhook/preview';
-import { SECRET_PLACEHOLDER } from '../destinations/brokers/preview';
+import { destinationViewSchemas } from '../destinations/registry';
 import { ORDERINGS, SIGNALS } from '../model/triggers/codecs';
 import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from './dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
@@ -39,40 +38,6 @@ const signalFields = (): Record<string, Schema> => ({
   model_name: { ...CONTENT_TYPE_PART, description: "Default: the trigger's first content type" },
 });
 
-const strings: Schema = { type: 'object', additionalProperties: { type: 'string' } };
-
-const REQUEST: Schema = {
-  type: 'object',
-  required: ['method', 'url', 'headers', 'body', 'content_type'],
-  properties: {
-    method: { type: 'string' },
-    url: { type: 'string' },
-    headers: {
-      ...strings,
-      description: `Every header as it would be sent. Dynamic values show as their {{ path }}; webhook-timestamp is the dry run's time; webhook-signature (with a signing secret) shows "${SIGNATURE_PLACEHOLDER}"`,
-    },
-    body: { type: ['string', 'null'], description: 'The exact bytes sent (null for GET, or when left out: body_omitted)' },
-    content_type: { type: 'string' },
-  },
-};
-
-const MESSAGE: Schema = {
-  type: 'object',
-  required: ['broker', 'broker_type', 'conn_details', 'parameters', 'body', 'content_type', 'delivery_id'],
-  properties: {
-    broker: { type: 'string' },
-    broker_type: { type: 'string' },
-    conn_details: { ...strings, description: `Merged and rendered; keys that hold credentials show "${SECRET_PLACEHOLDER}"` },
-    parameters: {
-      ...strings,
-      description: 'Merged and rendered: where the message goes (queue, exchange, routing_key, topic, channel, stream, …)',
-    },
-    body: { type: ['string', 'null'] },
-    content_type: { type: 'string' },
-    delivery_id: { type: 'string', description: 'Sent with the message (e.g. the AMQP messageId)' },
-  },
-};
-
 const ACTION: Schema = {
   type: 'object',
   required: ['kind', 'index', 'delivery_id', 'timeout_secs', 'warnings'],
@@ -81,13 +46,8 @@ const ACTION: Schema = {
     index: { type: 'integer' },
     delivery_id: { type: 'string' },
     timeout_secs: { type: 'number' },
-    request: REQUEST,
-    masked_headers: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Headers (lower case) whose values hold masked dynamic values',
-    },
-    message: MESSAGE,
+    // Each kind's view: a webhook's request and masked headers, a queue's message.
+    ...destinationViewSchemas(),
     refused: {
       type: 'string',
       description:

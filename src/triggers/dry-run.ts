@@ -2,7 +2,7 @@ import { isTriggerId } from '../model/triggers/codecs';
 import type { Request, Response } from 'express';
 import { ActionPreview, PreviewOptions, previewTrigger } from '../delivery/preview';
 import type { SignalEnvelope } from '../dispatch/types';
-import { Config, policyOf, signingSecretsOf } from '../config';
+import type { Config } from '../config';
 import { loadTrigger } from '../model/triggers/handle-command';
 import { sendError } from '../http/problem';
 import { toFieldErrors } from '../kernel/field-errors';
@@ -11,24 +11,17 @@ import { instanceKeyOf, NO_INSTANCE_KEY } from '../model/signals/instance-key';
 import { TriggerDeps } from './deps';
 import { DryRunInput, envelopeOf, notDispatchedReason, UNSTORED_TRIGGER_ID, unstoredDryRunCodec } from './dry-run-codec';
 import { streamOf } from '../model/triggers/events';
-import { webhookUrlProblem } from '../destinations/webhook/url-rules';
+import { destinationPreviews } from '../destinations/registry';
 import { conditionOf } from '../model/signals/conditions';
 import type { ConditionResult } from '../model/conditions/syntax';
 
 /** What a dry run needs of the config: what the worker would send with, without any secret. */
-export const previewOptionsOf = (config: Config): PreviewOptions => {
-  const policy = policyOf(config);
-  return {
-    brokers: config.file.brokers ?? {},
-    secrets: signingSecretsOf(config),
-    allowPrivateTargets: policy.allowPrivateTargets,
-    allowedDynamicPaths: config.file.dynamic_values?.allowed_paths ?? [],
-    dynamicModule: config.file.dynamic_values?.module !== undefined,
-    defaultTimeoutSecs: config.limits.defaultTimeoutSecs,
-    // The guard reports private hosts as `refused`; here only what else today's config says of the URL.
-    urlProblem: webhookUrlProblem({ ...policy, allowPrivateTargets: true }),
-  };
-};
+export const previewOptionsOf = (config: Config): PreviewOptions => ({
+  kinds: destinationPreviews(config.destinations, { allowPrivateTargets: config.file.allow_private_targets ?? false }),
+  allowedDynamicPaths: config.file.dynamic_values?.allowed_paths ?? [],
+  dynamicModule: config.file.dynamic_values?.module !== undefined,
+  defaultTimeoutSecs: config.limits.defaultTimeoutSecs,
+});
 
 /** The answer of a dry run (the OpenAPI document's `DryRun`). */
 export interface DryRunView {

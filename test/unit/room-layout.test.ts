@@ -67,6 +67,11 @@ test.each([
     "import { attemptOnce } from '../../delivery/attempt';",
     'src/model never imports src/delivery (../../delivery/attempt): a model knows no activity',
   ],
+  [
+    'src/delivery/bad.ts',
+    "import { createConnections } from '../destinations/broker-kit/connections';",
+    "src/ outside src/destinations never imports src/destinations/broker-kit (../destinations/broker-kit/connections): a destination kind's folder is entered through the registry",
+  ],
 ])(
   'a "never" rule: %s with %s',
   (file, line, message) => {
@@ -74,6 +79,15 @@ test.each([
   },
   60_000,
 );
+
+test('the destinations are entered through their door: the registry and port/ pass; tests may reach in', () => {
+  const door =
+    "import { DESTINATIONS } from '../destinations/registry';\nimport type { Channel } from '../destinations/port/channel';\nexport const d = DESTINATIONS;\nexport type C = Channel<unknown>;\n";
+  expect(layerErrors('src/delivery/door.ts', door)).toEqual([]);
+  const reachIn =
+    "import { createConnections } from '../../src/destinations/broker-kit/connections';\nexport const c = createConnections;\n";
+  expect(layerErrors('test/integration/reach-in.test.ts', reachIn)).toEqual([]);
+}, 60_000);
 
 test('the folder check finds folders that import each other, through a third one too, at each height', () => {
   const [leaf, underSrc, top] = HEIGHTS.map(([, folderOf]) => folderOf);

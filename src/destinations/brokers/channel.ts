@@ -16,7 +16,8 @@ import { BROKER_TARGET_REFUSED, checkHosts, untrustedHosts } from './target-guar
 export type Brokers = Readonly<Record<string, Broker>>;
 
 /** The configured broker of that name: own entries only (a queue named `toString` finds none). */
-const brokerOf = (brokers: Brokers, name: string) => (Object.prototype.hasOwnProperty.call(brokers, name) ? brokers[name] : undefined);
+export const brokerOf = (brokers: Brokers, name: string) =>
+  Object.prototype.hasOwnProperty.call(brokers, name) ? brokers[name] : undefined;
 
 /** A settings key as the trigger names it (`params` in the config is `parameters` in a trigger). */
 const asTriggerPath = (path: string) => path.replace(/^params\./, 'parameters.');

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { arrayOf, closed, NonEmptyString, stringMap } from '../../kernel/closed';
 import type { FieldError } from '../../kernel/field-errors';
-import type { BrokerOverrides } from '../port/policy';
+import type { BrokerOverrides } from './policy';
 import { SUPPORTED_BROKER_TYPES } from './registry';
 import { addressKeys } from './addresses';
 import { maySet } from './overrides';

@@ -5,9 +5,10 @@
  */
 import type { BrokerKeys, KeyUse, SettingsKey } from '../broker-kit/settings-keys';
 import { BROKER_KEYS, SUPPORTED_BROKER_TYPES as BROKER_TYPES } from './registry';
-import type { DestinationPolicy } from '../port/policy';
+import type { BrokerPolicy } from './policy';
 import { MAX_QUEUES_PER_TRIGGER } from '../../kernel/limits';
-import { Schema, stringMapSchema, timeoutSchema } from '../port/openapi';
+import { Schema, SHOWN_STRINGS, stringMapSchema, timeoutSchema } from '../port/openapi';
+import { SECRET_PLACEHOLDER } from './preview';
 
 export const BROKER_TYPES_SCHEMA = 'BrokerTypes';
 /** The component that describes one broker type's keys. */
@@ -88,7 +89,7 @@ const keyList = (keys: ReadonlySet<string> | undefined) =>
   keys === undefined ? 'any key' : keys.size === 0 ? 'none' : [...keys].join(', ');
 
 /** What `msg_broker_queues[].name` may be on a server with `policy`, and what a trigger may set on each. */
-const brokerNameDescription = (policy: DestinationPolicy, names: readonly string[]) => {
+const brokerNameDescription = (policy: BrokerPolicy, names: readonly string[]) => {
   const each = names.map((name) => {
     const type = policy.brokerTypes?.get(name);
     const overrides = policy.brokerOverrides?.get(name);
@@ -115,7 +116,7 @@ const queueOverrideDescription = (field: 'conn_details' | 'parameters') => {
 };
 
 /** The OpenAPI schema of a trigger's `msg_broker_queues` on this config's brokers. */
-export const brokerQueuesSchema = (policy: DestinationPolicy): Schema => {
+export const brokerQueuesSchema = (policy: BrokerPolicy): Schema => {
   const names = policy.brokerNames === undefined ? undefined : [...policy.brokerNames];
   if (names?.length === 0) return { type: 'array', maxItems: 0, description: 'No brokers are configured' };
   return {
@@ -134,3 +135,23 @@ export const brokerQueuesSchema = (policy: DestinationPolicy): Schema => {
     },
   };
 };
+
+/** What a dry run shows of a queue action: the message and where it goes, no credentials. */
+export const brokerViewSchemas = (): Record<string, Schema> => ({
+  message: {
+    type: 'object',
+    required: ['broker', 'broker_type', 'conn_details', 'parameters', 'body', 'content_type', 'delivery_id'],
+    properties: {
+      broker: { type: 'string' },
+      broker_type: { type: 'string' },
+      conn_details: { ...SHOWN_STRINGS, description: `Merged and rendered; keys that hold credentials show "${SECRET_PLACEHOLDER}"` },
+      parameters: {
+        ...SHOWN_STRINGS,
+        description: 'Merged and rendered: where the message goes (queue, exchange, routing_key, topic, channel, stream, …)',
+      },
+      body: { type: ['string', 'null'] },
+      content_type: { type: 'string' },
+      delivery_id: { type: 'string', description: 'Sent with the message (e.g. the AMQP messageId)' },
+    },
+  },
+});

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import type { BrokerQueue } from './queue';
-import type { BrokerOverrides, DestinationPolicy } from '../port/policy';
+import type { BrokerOverrides, BrokerPolicy } from './policy';
 import { splitSettingsPath } from './settings-problems';
 import { PRIVATE_HOST_PROBLEM } from '../port/entry-rules';
 import { addressKind, hostsOf } from './addresses';
@@ -60,7 +60,7 @@ const localAddresses = (brokerType: string | undefined, queue: BrokerQueue) => {
  * checks the broker's settings with the entry's keys merged over them (a missing key is named
  * where the trigger would set it: `msg_broker_queues[0].parameters.topic`).
  */
-export const withBrokerOverrides = <Q extends BrokerQueue>(policy: DestinationPolicy, item: t.Type<Q, Q, unknown>) =>
+export const withBrokerOverrides = <Q extends BrokerQueue>(policy: BrokerPolicy, item: t.Type<Q, Q, unknown>) =>
   new t.Type<Q, Q, unknown>(
     item.name,
     item.is,

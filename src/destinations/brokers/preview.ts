@@ -1,6 +1,7 @@
 import { publisherFor } from './registry';
 import { BrokerGuard, BrokerMessage, brokerMessageOf, Brokers, brokerTargetProblem } from './channel';
 import type { Prepared } from '../port/channel';
+import type { Shown } from '../port/destination';
 import type { BrokerQueue } from './queue';
 
 /** What a dry run shows instead of a credential from the config or the trigger. */
@@ -40,8 +41,13 @@ export const brokerMessageView = (broker: string, m: BrokerMessage): MessageView
   };
 };
 
+/** A queue action in a dry run: the message, where it goes, no credentials. */
+export interface BrokerView extends Shown {
+  readonly message: MessageView;
+}
+
 /** The message a prepared queue action would publish (its dynamic values masked), and what would stop it. */
-export const brokerPreview = async (brokers: Brokers, guard: BrokerGuard, p: Prepared<BrokerQueue>) => {
+export const brokerPreview = async (brokers: Brokers, guard: BrokerGuard, p: Prepared<BrokerQueue>): Promise<BrokerView> => {
   const m = brokerMessageOf(brokers, p);
   const refused = await brokerTargetProblem(brokers, p, m, guard);
   const message = brokerMessageView(p.action.name, m);

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { checked, closed, described, storedShape, stringMap } from '../../kernel/closed';
-import type { DestinationPolicy } from '../port/policy';
+import type { BrokerPolicy } from './policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { withBrokerOverrides } from './overrides';
 
@@ -13,7 +13,7 @@ export interface BrokerQueue {
 }
 
 /** The codec of one `msg_broker_queues` entry, checking everything the config constrains. */
-export const queueCodec = (policy: DestinationPolicy) => {
+export const queueCodec = (policy: BrokerPolicy) => {
   const templated = templatedBy(policy);
   const BrokerName = checked(described(t.string, 'must be a string'), 'BrokerName', (n) =>
     policy.brokerNames === undefined || policy.brokerNames.has(n)

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { checked, described } from '../../kernel/closed';
 import { checkExpressions } from '../../kernel/template-expressions';
-import type { DestinationPolicy } from './policy';
+import type { SharedPolicy } from './policy';
 
 /** An action's `timeout_secs`: seconds, greater than 0, at most the config's limit for its kind. */
 export const timeoutSecs = (max: number) =>
@@ -11,7 +11,7 @@ export const timeoutSecs = (max: number) =>
 
 /** The check of a templated string: only the expressions the config allows. */
 export const templatedBy =
-  (policy: Pick<DestinationPolicy, 'allowedDynamicPaths'>) =>
+  (policy: Pick<SharedPolicy, 'allowedDynamicPaths'>) =>
   (v: string): string | undefined =>
     checkExpressions(v, policy.allowedDynamicPaths);
 

@@ -17,3 +17,6 @@ export const timeoutSchema = (max: number): Schema => ({
 /** A word in any case: JSON Schema patterns take no flags. */
 export const anyCase = (word: string) =>
   [...word].map((ch) => (/[a-z]/.test(ch) ? `[${ch.toUpperCase()}${ch}]` : ch.replace(/[-.]/g, '\\$&'))).join('');
+
+/** A map of strings as a dry run shows it (already checked on write). */
+export const SHOWN_STRINGS: Schema = { type: 'object', additionalProperties: { type: 'string' } };

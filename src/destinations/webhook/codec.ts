@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { checked, closed, codePoints, described, storedOneOf, storedShape } from '../../kernel/closed';
-import type { DestinationPolicy } from '../port/policy';
+import type { WebhookPolicy } from './policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { webhookUrlProblem } from './url-rules';
 import { headerMap } from './header-rules';
@@ -33,7 +33,7 @@ const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>(
 );
 
 const signingSecretProblem =
-  (policy: DestinationPolicy) =>
+  (policy: WebhookPolicy) =>
   (name: string): string | undefined =>
     policy.signingSecretNames === undefined || policy.signingSecretNames.has(name)
       ? undefined
@@ -42,12 +42,12 @@ const signingSecretProblem =
         : `must name an entry of the config's signing_secrets (${[...policy.signingSecretNames].join(', ')})`;
 
 const urlProblem =
-  (policy: DestinationPolicy) =>
+  (policy: WebhookPolicy) =>
   (s: string): string | undefined =>
     codePoints(s) > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : webhookUrlProblem(policy)(s);
 
 /** The codec of one `webhooks` entry, checking everything the config constrains. */
-export const webhookCodec = (policy: DestinationPolicy) =>
+export const webhookCodec = (policy: WebhookPolicy) =>
   closed(
     'Webhook',
     { url: checked(described(t.string, 'must be a string'), 'Url', urlProblem(policy)), http_method: HttpMethodIn },

@@ -1,8 +1,9 @@
 /** The OpenAPI schema of a trigger's `webhooks`, from the same constants and config policy the webhook codec checks with. */
 import { MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
 import { ALLOWED_KEY } from '../../kernel/openapi';
-import { anyCase, Schema, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
-import type { DestinationPolicy } from '../port/policy';
+import { anyCase, Schema, SHOWN_STRINGS, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
+import { SIGNATURE_PLACEHOLDER } from './preview';
+import type { WebhookPolicy } from './policy';
 import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_URL_LENGTH } from './codec';
 import { CLIENT_OWNED, HEADER_VALUE, SERVICE_OWNED, TOKEN } from './header-rules';
 
@@ -20,7 +21,7 @@ const headersSchema: Schema = {
   description: `${TEMPLATED_MAP}. Names set by the HTTP client or the service (Host, Content-Length, Proxy-*, webhook-id, …) are refused, as is a name repeated in another case`,
 };
 
-const urlSchema = (policy: DestinationPolicy): Schema => {
+const urlSchema = (policy: WebhookPolicy): Schema => {
   const base = { type: 'string', maxLength: MAX_URL_LENGTH, description: 'An absolute http(s) URL (as WHATWG URL parses it)' };
   // Anchored at the start, as the API matches them (sticky: Python's re.match).
   const patterns = policy.webhookUrlPatterns.map((p) => `^(?:${p.source})`);
@@ -37,7 +38,7 @@ const signingSecretSchema = (names: ReadonlySet<string>): Schema => ({
     "A name in the config's signing_secrets: requests are signed with its secrets (one signature each during a rotation) instead of the global signing_secret. The secrets themselves are never sent or shown",
 });
 
-export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
+export const webhooksSchema = (policy: WebhookPolicy): Schema => ({
   type: 'array',
   maxItems: MAX_WEBHOOKS_PER_TRIGGER,
   items: {
@@ -55,5 +56,28 @@ export const webhooksSchema = (policy: DestinationPolicy): Schema => ({
       timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs),
       ...(policy.signingSecretNames?.size ? { signing_secret: signingSecretSchema(policy.signingSecretNames) } : {}),
     },
+  },
+});
+
+/** What a dry run shows of a webhook action: the request, and which headers hold masked values. */
+export const webhookViewSchemas = (): Record<string, Schema> => ({
+  request: {
+    type: 'object',
+    required: ['method', 'url', 'headers', 'body', 'content_type'],
+    properties: {
+      method: { type: 'string' },
+      url: { type: 'string' },
+      headers: {
+        ...SHOWN_STRINGS,
+        description: `Every header as it would be sent. Dynamic values show as their {{ path }}; webhook-timestamp is the dry run's time; webhook-signature (with a signing secret) shows "${SIGNATURE_PLACEHOLDER}"`,
+      },
+      body: { type: ['string', 'null'], description: 'The exact bytes sent (null for GET, or when left out: body_omitted)' },
+      content_type: { type: 'string' },
+    },
+  },
+  masked_headers: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Headers (lower case) whose values hold masked dynamic values',
   },
 });

@@ -1,5 +1,6 @@
 import { dynamicPathsIn } from '../../kernel/template-expressions';
 import type { Prepared } from '../port/channel';
+import type { Shown } from '../port/destination';
 import { checkTarget, TARGET_REFUSED, TargetCheck } from '../port/target-guard';
 import { WEBHOOK_USER_AGENT, webhookRequestOf } from './channel';
 import type { Webhook } from './codec';
@@ -26,6 +27,12 @@ export interface RequestView {
   content_type: string;
 }
 
+/** A webhook action in a dry run: the request, and which headers hold masked dynamic values (lower case). */
+export interface WebhookView extends Shown {
+  readonly request: RequestView;
+  readonly masked_headers: string[];
+}
+
 /** The guard's word on a webhook's target, as the transport would give it. */
 const targetProblem = async (o: WebhookPreviewOptions, url: string) => {
   if (o.allowPrivateTargets) return {};
@@ -36,7 +43,7 @@ const targetProblem = async (o: WebhookPreviewOptions, url: string) => {
 };
 
 /** The request a prepared webhook action would send (its dynamic values masked), and what would stop it. */
-export const webhookPreview = async (o: WebhookPreviewOptions, p: Prepared<Webhook>, nowSecs: number) => {
+export const webhookPreview = async (o: WebhookPreviewOptions, p: Prepared<Webhook>, nowSecs: number): Promise<WebhookView> => {
   const secrets = o.secrets(p.action.signing_secret, nowSecs * 1000);
   const signing = 'missing' in secrets ? [] : secrets;
   const sign = signing.length > 0 ? () => signing.map(() => SIGNATURE_PLACEHOLDER).join(' ') : undefined;

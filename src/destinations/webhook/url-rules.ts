@@ -1,7 +1,10 @@
 import { isIP } from 'node:net';
 import { bareHost, isLocalHostSpelling } from '../../kernel/hosts';
-import type { DestinationPolicy } from '../port/policy';
+import type { WebhookPolicy } from './policy';
 import { PRIVATE_HOST_PROBLEM } from '../port/entry-rules';
+
+/** What a URL is checked against. */
+type UrlPolicy = Pick<WebhookPolicy, 'allowPrivateTargets' | 'webhookUrlPatterns'>;
 
 /** A DNS name as the URL parser leaves it (lower case, IDNs as `xn--`): labels of 1-63 characters. */
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
@@ -13,7 +16,7 @@ export const matchesFromStart = (pattern: RegExp, url: string) => {
   return pattern.test(url);
 };
 
-const hostProblem = (url: URL, policy: DestinationPolicy): string | undefined => {
+const hostProblem = (url: URL, policy: UrlPolicy): string | undefined => {
   const host = bareHost(url.hostname);
   if (!isIP(host) && !isDnsName(host)) return 'must name a valid host';
   if (policy.allowPrivateTargets) return undefined;
@@ -23,7 +26,7 @@ const hostProblem = (url: URL, policy: DestinationPolicy): string | undefined =>
 
 /** The problem with a webhook URL (its length checked) under a policy, or undefined: syntax, host, then patterns. */
 export const webhookUrlProblem =
-  (policy: DestinationPolicy) =>
+  (policy: UrlPolicy) =>
   (s: string): string | undefined => {
     let url: URL;
     try {

@@ -3,6 +3,7 @@ import { deliveryIdOf } from '../../dispatch/types';
 import type { TriggerDefinition } from '../triggers/codecs';
 import { orderingFor } from './instance-key';
 import { byCondition } from './conditions';
+import { actionEntriesOf } from '../../destinations/registry';
 
 /** One action per webhook and queue entry of one trigger at one version, for one signal. */
 export const actionsOf = (
@@ -11,26 +12,13 @@ export const actionsOf = (
   defaultTimeoutSecs: number,
 ): ActionPlan[] => {
   const base = { triggerId: trigger.id, version: trigger.version };
-  const actions: ActionPlan[] = [];
-  trigger.definition.webhooks.forEach((w, index) =>
-    actions.push({
-      ...base,
-      kind: 'webhook',
-      index,
-      deliveryId: deliveryIdOf(signalId, trigger.id, 'webhook', index),
-      timeoutSecs: w.timeout_secs ?? defaultTimeoutSecs,
-    }),
-  );
-  trigger.definition.msg_broker_queues.forEach((q, index) =>
-    actions.push({
-      ...base,
-      kind: 'broker',
-      index,
-      deliveryId: deliveryIdOf(signalId, trigger.id, 'broker', index),
-      timeoutSecs: q.timeout_secs ?? defaultTimeoutSecs,
-    }),
-  );
-  return actions;
+  return actionEntriesOf(trigger.definition).map(({ kind, index, timeoutSecs }) => ({
+    ...base,
+    kind,
+    index,
+    deliveryId: deliveryIdOf(signalId, trigger.id, kind, index),
+    timeoutSecs: timeoutSecs ?? defaultTimeoutSecs,
+  }));
 };
 
 /** The active triggers a signal matches, at their current version (the read model answers it). */

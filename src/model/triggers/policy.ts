@@ -1,4 +1,4 @@
-import type { DestinationPolicy } from '../../destinations/port/policy';
+import type { DestinationPolicy } from '../../destinations/registry';
 
 /** What the config allows; the trigger codecs check input against it (its actions through each destination's codec). */
 export interface TriggerPolicy extends DestinationPolicy {
