@@ -100,6 +100,16 @@ const probing = () => {
   };
 };
 
+/**
+ * How late a probe may be: PROBE_LATE_MS, or three times the slowest of a quiet second's probes
+ * on a machine busy with other work (the attack froze the API for seconds).
+ */
+const lateAfterQuietSecond = async (limit: number) => {
+  const stop = probing();
+  await new Promise((r) => setTimeout(r, 1000));
+  return Math.max(limit, 3 * Math.max(...(await stop())));
+};
+
 /** How long a POST takes, less this process's own stalls. */
 const timed = async (path: string, body: unknown) => {
   const stalls = ownStalls();
@@ -110,7 +120,7 @@ const timed = async (path: string, body: unknown) => {
   return { ...res, ms: end - at - stalls.within(at, end) };
 };
 
-test('a 120 KB signal against a 14.7 KB condition of object comparisons is matched in the normal intake time; /healthz answers within 100 ms throughout', async () => {
+test('a 120 KB signal against a 14.7 KB condition of object comparisons is matched in the normal intake time; /healthz answers within 100 ms (or 3× the slowest probe of a quiet second) throughout', async () => {
   expect(JSON.stringify(NIN_CONDITION).length).toBeGreaterThan(14_500);
   await createTrigger('wide', NIN_CONDITION);
   const hostile = signal('wide', 'hostile', { o: WIDE });
@@ -119,6 +129,7 @@ test('a 120 KB signal against a 14.7 KB condition of object comparisons is match
   const plain = await timed('/api/signals', signal('other', 'plain', { o: WIDE }));
   expect(plain.status).toBe(202);
 
+  const late = await lateAfterQuietSecond(PROBE_LATE_MS);
   const stop = probing();
   const answer = await timed('/api/signals', hostile);
   await new Promise((r) => setTimeout(r, 200));
@@ -128,7 +139,7 @@ test('a 120 KB signal against a 14.7 KB condition of object comparisons is match
   expect(answer.body).toMatchObject({ state: 'queued' });
   expect(answer.ms).toBeLessThan(Math.max(500, 5 * plain.ms));
   expect(probes.length).toBeGreaterThan(3);
-  expect(Math.max(...probes)).toBeLessThan(PROBE_LATE_MS);
+  expect(Math.max(...probes)).toBeLessThan(late);
 }, 60_000);
 
 test('a batch of such signals against three triggers, one condition past its budget: /healthz answers throughout, the costly one is named', async () => {
@@ -138,6 +149,7 @@ test('a batch of such signals against three triggers, one condition past its bud
   const batch = Array.from({ length: 3 }, (_, i) => signal('batch', `batch-${i}`, { o: WIDE }, { o: WIDE }));
   expect(JSON.stringify(batch).length).toBeLessThan(1024 * 1024);
 
+  const late = await lateAfterQuietSecond(PROBE_LATE_IN_BATCH_MS);
   const stop = probing();
   const answer = await timed('/api/signals', batch);
   await new Promise((r) => setTimeout(r, 200));
@@ -145,7 +157,7 @@ test('a batch of such signals against three triggers, one condition past its bud
 
   expect(answer).toMatchObject({ status: 202 });
   expect((answer.body as { state: string }[]).map((a) => a.state)).toEqual(['queued', 'queued', 'queued']);
-  expect(Math.max(...probes)).toBeLessThan(PROBE_LATE_IN_BATCH_MS);
+  expect(Math.max(...probes)).toBeLessThan(late);
 
   const status = (await (await fetch(`${server.url}/api/signals/${batch[0]!.id}`)).json()) as {
     not_matched: { trigger_id: string; reason: string; clause: string; detail: string }[];
