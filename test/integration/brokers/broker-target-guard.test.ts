@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'node:net';
 import request from 'supertest';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
 

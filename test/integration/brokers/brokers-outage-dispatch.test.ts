@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import request from 'supertest';
-import { BrokerServers, processGroupOf, startBrokers, stopBrokers } from '../../support/brokers';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BrokerServers, startBrokers, stopBrokers } from '../../support/brokers';
+import { BROKER_TARGETS, BrokerTarget, processGroupOf } from '../../support/brokers/targets';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
 import { tempDir } from '../../support/test-app';

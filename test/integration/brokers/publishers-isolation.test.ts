@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 
 /**
  * One target's bad settings fail only its own publishes: a bad target's publishes interleaved

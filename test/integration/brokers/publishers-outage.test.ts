@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BrokerServers, processGroupOf, startBrokers, stopBrokers } from '../../support/brokers';
-import { BROKER_TARGETS } from '../../support/broker-targets';
+import { BrokerServers, startBrokers, stopBrokers } from '../../support/brokers';
+import { BROKER_TARGETS, processGroupOf } from '../../support/brokers/targets';
 import { tempDir } from '../../support/test-app';
 
 /**
