@@ -33,16 +33,8 @@ const ORIGIN_BROKERS = {
 };
 
 test('every broker type of the origin project is supported, its AWS Lambda actions as a type, and EventBridge', () => {
-  expect([...SUPPORTED_BROKER_TYPES].sort()).toEqual([
-    'aws_eventbridge',
-    'aws_lambda',
-    'aws_sns',
-    'aws_sqs',
-    'gcp_pubsub',
-    'kafka',
-    'rabbitmq',
-    'redis',
-  ]);
+  const origin = Object.values(ORIGIN_BROKERS).map((b) => b.broker_type.toLowerCase());
+  expect(SUPPORTED_BROKER_TYPES).toEqual(expect.arrayContaining([...origin, 'aws_lambda', 'aws_eventbridge']));
 });
 
 test('an origin-style brokers block loads unchanged in names (broker_type in any case)', () => {

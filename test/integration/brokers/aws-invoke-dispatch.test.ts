@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import type { LambdaRecorder } from '../../support/lambda-recorder';
 import { waitForDispatch } from '../../support/signals';
 

@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
 import { testServers } from '../../support/servers';

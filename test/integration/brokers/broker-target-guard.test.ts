@@ -1,6 +1,6 @@
 import { createServer, Server, Socket } from 'node:net';
 import request from 'supertest';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget, testedType, TESTED_TYPES } from '../../support/brokers/targets';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
 
@@ -12,25 +12,21 @@ import { waitForDispatch } from '../../support/signals';
  * listener on loopback that counts who dials it.
  */
 
-const TYPES = ['rabbitmq', 'kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub'] as const;
-type Type = (typeof TYPES)[number];
+/** Every type with a private host spelling to try (test/support/brokers/target.ts). */
+const TYPES = TESTED_TYPES.filter((t) => t.privateSpelling !== undefined).map((t) => t.type);
 
 /** A listener standing in for an internal service: it counts connections and answers nothing. */
 let listener: Server;
 let dialled = 0;
 let port = 0;
-const targets = {} as Record<Type, BrokerTarget>;
+const targets: Record<string, BrokerTarget> = {};
 let h: Awaited<ReturnType<typeof startDispatchHarness>>;
 
-/** Per broker type: the key a trigger would point elsewhere, as a template over the instance and as a literal private host. */
-const POINTED = (p: number): Record<Type, { key: string; templated: string; literal: string }> => ({
-  rabbitmq: { key: 'url', templated: `amqp://guest:guest@{{ instance.host }}:${p}`, literal: `amqp://guest:guest@2130706433:${p}` },
-  kafka: { key: 'bootstrap_servers', templated: `{{ instance.host }}:${p}`, literal: '169.254.169.254:9092' },
-  redis: { key: 'url', templated: `redis://{{ instance.host }}:${p}/0`, literal: `redis://LocalHost.:${p}/0` },
-  aws_sqs: { key: 'endpoint_url', templated: `http://{{ instance.host }}:${p}`, literal: `http://[::ffff:127.0.0.1]:${p}` },
-  aws_sns: { key: 'endpoint_url', templated: `http://{{ instance.host }}:${p}`, literal: 'http://10.0.0.1/' },
-  gcp_pubsub: { key: 'emulator_host', templated: `{{ instance.host }}:${p}`, literal: `0x7f.1:${p}` },
-});
+/** A broker type's key a trigger would point elsewhere, as a template over the instance and as a literal private host. */
+const POINTED = (p: number, type: string) => {
+  const { address, privateSpelling } = testedType(type);
+  return { key: address.key, templated: address.at('{{ instance.host }}', p), literal: privateSpelling!(p) };
+};
 
 beforeAll(async () => {
   listener = createServer((s: Socket) => {
@@ -43,13 +39,13 @@ beforeAll(async () => {
   const brokers: Record<string, unknown> = {};
   for (const type of TYPES) {
     // The operator's broker, on loopback: its own hosts are the operator's choice.
-    brokers[type] = targets[type].broker;
-    brokers[`${type}-open`] = { ...targets[type].broker, trigger_overrides: { conn_details: [POINTED(port)[type].key] } };
+    brokers[type] = targets[type]!.broker;
+    brokers[`${type}-open`] = { ...targets[type]!.broker, trigger_overrides: { conn_details: [POINTED(port, type).key] } };
   }
-  brokers['sqs-by-url'] = { ...targets.aws_sqs.broker, trigger_overrides: { parameters: ['queue_url'] } };
+  brokers['sqs-by-url'] = { ...targets.aws_sqs!.broker, trigger_overrides: { parameters: ['queue_url'] } };
   brokers['rabbitmq-templated'] = {
     broker_type: 'rabbitmq',
-    conn_details: { url: POINTED(port).rabbitmq.templated },
+    conn_details: { url: POINTED(port, 'rabbitmq').templated },
     params: { queue: 'q' },
   };
   h = await startDispatchHarness({ allow_private_targets: false, retry: { ...TEST_RETRY, max_attempts: 2 }, brokers });
@@ -81,7 +77,7 @@ const dispatchOf = async (instance: Record<string, unknown>) =>
   (await waitForDispatch(h.app, await emit(instance), undefined, 60_000)) as unknown as { actions: Action[] };
 
 test.each(TYPES)('%s: by default a trigger may set no setting that says where messages go', async (type) => {
-  const { key, literal } = POINTED(port)[type];
+  const { key, literal } = POINTED(port, type);
   const answer = await write({ name: type, conn_details: { [key]: literal } }).expect(400);
   expect(answer.text).toContain(`msg_broker_queues[0].conn_details.${key}`);
   expect(answer.text).toContain(`broker ${type} does not let triggers set conn_details.${key}`);
@@ -97,7 +93,7 @@ test('by default a trigger may not set an SQS queue URL or an SNS topic ARN (the
 });
 
 test.each(TYPES)('%s: where the config lets a trigger set the address, a literal private host is refused when written', async (type) => {
-  const { key, literal } = POINTED(port)[type];
+  const { key, literal } = POINTED(port, type);
   const answer = await write({ name: `${type}-open`, conn_details: { [key]: literal } }).expect(400);
   expect(answer.text).toContain(`msg_broker_queues[0].conn_details.${key}`);
   expect(answer.text).toContain('must not be a loopback or private address or localhost (allow_private_targets is off)');
@@ -106,7 +102,7 @@ test.each(TYPES)('%s: where the config lets a trigger set the address, a literal
 test.each(TYPES)(
   '%s: a host rendered from the signal is checked before the worker connects: refused, nothing dialled',
   async (type) => {
-    const { key, templated } = POINTED(port)[type];
+    const { key, templated } = POINTED(port, type);
     await write({ name: `${type}-open`, conn_details: { [key]: templated } }).expect(201);
     const before = dialled;
     const { actions } = await dispatchOf({ id: 1, host: '127.0.0.1' });
@@ -135,11 +131,11 @@ test("the operator's own loopback broker still delivers with allow_private_targe
   await write({ name: 'rabbitmq' }).expect(201);
   const { actions } = await dispatchOf({ id: 3 });
   expect(actions.map((a) => a.state)).toContain('delivered');
-  expect((await targets.rabbitmq.read(1)).length).toBeGreaterThanOrEqual(1);
+  expect((await targets.rabbitmq!.read(1)).length).toBeGreaterThanOrEqual(1);
 }, 90_000);
 
 test('an SQS queue URL a trigger may set names the queue, never where the request goes: the configured endpoint gets it', async () => {
-  const real = new URL((targets.aws_sqs.broker.params as { queue_url: string }).queue_url);
+  const real = new URL((targets.aws_sqs!.broker.params as { queue_url: string }).queue_url);
   const elsewhere = `http://127.0.0.1:${port}${real.pathname}`;
   await write({ name: 'sqs-by-url', parameters: { queue_url: elsewhere } }).expect(201);
   const before = dialled;
@@ -147,5 +143,5 @@ test('an SQS queue URL a trigger may set names the queue, never where the reques
   expect(dialled).toBe(before);
   // The local SQS finds the queue by the name at the end of the URL.
   expect(actions[0]).toMatchObject({ state: 'delivered' });
-  expect((await targets.aws_sqs.read(1)).map((m) => JSON.parse(m.body) as unknown)).toEqual([{ id: 4 }]);
+  expect((await targets.aws_sqs!.read(1)).map((m) => JSON.parse(m.body) as unknown)).toEqual([{ id: 4 }]);
 }, 90_000);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { waitForDispatch } from '../../support/signals';
 
 /**

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
-import { BROKER_TARGETS } from '../../support/broker-targets';
+import { BROKER_TARGETS } from '../../support/brokers/targets';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
 
 const SIGNALS = 200;

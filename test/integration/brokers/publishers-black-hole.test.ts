@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'node:net';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BROKER_TARGETS, pointedAt } from '../../support/broker-targets';
+import { BROKER_TARGETS, pointedAt } from '../../support/brokers/targets';
 
 /**
  * A broker that accepts TCP and never answers: every attempt times out, and everything opened

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget, TESTED_TYPES } from '../../support/brokers/targets';
 
 /**
  * One target's bad settings fail only its own publishes: a bad target's publishes interleaved
@@ -11,36 +9,9 @@ import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
  * arrives; the bad target's are refused, and its error never shows in the good target's results.
  */
 type Broker = BrokerTarget['broker'];
-const uid = () => randomUUID().slice(0, 8);
 
-/** The same broker, pointed at a destination the broker refuses. */
-const BAD: Array<[string, string, (b: Broker) => Promise<Broker> | Broker]> = [
-  ['rabbitmq', 'an exchange that does not exist', (b) => ({ ...b, params: { exchange: `no-such-exchange-${uid()}`, routing_key: 'x' } })],
-  ['rabbitmq', 'a queue name the broker reserves (amq.)', (b) => ({ ...b, params: { queue: `amq.x-${uid()}` } })],
-  ['kafka', 'a topic name Kafka refuses', (b) => ({ ...b, params: { topic: `bad topic!${uid()}` } })],
-  [
-    'redis',
-    'a stream key that holds a string (XADD: WRONGTYPE)',
-    async (b) => {
-      const key = `string-${uid()}`;
-      const client = new Redis(b.conn_details.url!);
-      await client.set(key, 'not a stream');
-      client.disconnect();
-      return { ...b, params: { stream: key } };
-    },
-  ],
-  [
-    'aws_sqs',
-    'a queue that does not exist',
-    (b) => ({ ...b, params: { queue_url: b.params.queue_url!.replace(/[^/]+$/, `no-such-queue-${uid()}`) } }),
-  ],
-  [
-    'aws_sns',
-    'a topic that does not exist',
-    (b) => ({ ...b, params: { topic_arn: b.params.topic_arn!.replace(/[^:]+$/, `no-such-topic-${uid()}`) } }),
-  ],
-  ['gcp_pubsub', 'a topic that does not exist', (b) => ({ ...b, conn_details: { ...b.conn_details, topic: `no-such-topic-${uid()}` } })],
-];
+/** The same broker, pointed at a destination the broker refuses: each type's own ways. */
+const BAD = TESTED_TYPES.flatMap((t) => (t.refused ?? []).map(({ what, broker }) => [t.type, what, broker] as const));
 
 test.each(BAD)(
   '%s: %s fails only its own publishes, not those of a good target on the same connection',

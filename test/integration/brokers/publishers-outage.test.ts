@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BrokerServers, processGroupOf, startBrokers, stopBrokers } from '../../support/brokers';
-import { BROKER_TARGETS } from '../../support/broker-targets';
+import { BrokerServers, startBrokers, stopBrokers } from '../../support/brokers';
+import { BROKER_TARGETS, processGroupOf, TESTED_TYPES } from '../../support/brokers/targets';
 import { tempDir } from '../../support/test-app';
 
 /**
@@ -53,7 +53,10 @@ const stopGroup = async (pgid: number) => {
   await new Promise((r) => setTimeout(r, 100));
 };
 
-test.each(['kafka', 'redis', 'aws_sqs', 'aws_sns', 'gcp_pubsub', 'aws_lambda', 'aws_eventbridge'])(
+/** Every type served by a server of this file's own (RabbitMQ's is shared). */
+const TYPES = TESTED_TYPES.filter((t) => t.server !== undefined).map((t) => t.type);
+
+test.each(TYPES)(
   '%s: stopped → the attempt fails within its time-out; back → the retry is delivered',
   async (type) => {
     const target = await BROKER_TARGETS[type]!(servers);

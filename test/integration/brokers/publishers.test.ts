@@ -1,7 +1,7 @@
 import { createServer, Server, Socket } from 'node:net';
 import { createConnections } from '../../../src/destinations/broker-kit/connections';
 import { publisherFor } from '../../../src/destinations/brokers/registry';
-import { BROKER_TARGETS, BrokerTarget, pointedAt } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget, pointedAt } from '../../support/brokers/targets';
 import { freePort } from '../../support/free-port';
 
 /**

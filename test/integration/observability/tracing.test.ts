@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTracing } from '../../../src/observability/tracing';
-import { BROKER_TARGETS, BrokerTarget } from '../../support/broker-targets';
+import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { startOtlpReceiver } from '../../support/otlp-receiver';
 import { startReceiver } from '../../support/receiver';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';

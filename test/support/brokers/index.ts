@@ -48,22 +48,6 @@ export const startBrokers = async (dir: string): Promise<BrokerServers> => {
   throw new Error(`broker servers did not start: ${reasons.join('; ')}`);
 };
 
-/** The process group serving a broker type (the AWS types share moto's), e.g. to SIGSTOP it in an outage test. */
-export const processGroupOf = (b: BrokerServers, brokerType: string): number => {
-  const groups: Record<string, number> = {
-    kafka: b.kafka.pgid,
-    redis: b.redis.pgid,
-    aws_sqs: b.moto.pgid,
-    aws_sns: b.moto.pgid,
-    aws_lambda: b.moto.pgid,
-    aws_eventbridge: b.moto.pgid,
-    gcp_pubsub: b.pubsub.pgid,
-  };
-  const pgid = groups[brokerType];
-  if (pgid === undefined) throw new Error(`no private server for broker type ${brokerType}`);
-  return pgid;
-};
-
 export const stopBrokers = (b: BrokerServers) => {
   for (const s of [b.kafka, b.redis, b.moto, b.pubsub]) stopBroker(s);
 };
