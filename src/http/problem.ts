@@ -85,7 +85,7 @@ export const problemOf = (e: ApiError): Problem => {
     case 'NoDispatch':
       return problem(503, 'dispatch is not running in this process');
     case 'DispatchUnavailable':
-      return problem(503, `the dispatch service is unavailable${e.tryAgain ? '; try again' : ''}`);
+      return problem(503, `the dispatch service is unavailable${e.why ? `: ${e.why}` : ''}${e.tryAgain ? '; try again' : ''}`);
     case 'Unavailable':
       return { ...problem(503, e.reason), ...e.extensions };
     case 'Unauthenticated':
@@ -125,8 +125,12 @@ const sendProblem = (res: Response, p: Problem): void => {
   res.status(p.status).type('application/problem+json').send(JSON.stringify(p));
 };
 
+/** When to ask again after a 503 from Temporal or its workers: moments, for a restart or a worker coming up. */
+const DISPATCH_RETRY_AFTER_SECS = 5;
+
 /** How every route answers with a failure. */
 export const sendError = (res: Response, e: ApiError): void => {
   if (e._tag === 'Unavailable' && e.retryAfterSecs !== undefined) res.set('Retry-After', String(e.retryAfterSecs));
+  if (e._tag === 'DispatchUnavailable' && e.tryAgain) res.set('Retry-After', String(DISPATCH_RETRY_AFTER_SECS));
   sendProblem(res, problemOf(e));
 };

@@ -25,7 +25,7 @@ export type DomainError =
   /** This process runs no dispatch client (Temporal not configured here). */
   | { _tag: 'NoDispatch' }
   /** Temporal, or the store behind it, failed the call; `tryAgain` when the ask may simply be repeated. */
-  | { _tag: 'DispatchUnavailable'; tryAgain?: true }
+  | { _tag: 'DispatchUnavailable'; tryAgain?: true; why?: string }
   /**
    * Anything else the service cannot do now (503): why, and members the client may act on. A fault
    * the client may retry; with `retryAfterSecs` the answer says when (`Retry-After`).

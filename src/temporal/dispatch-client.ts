@@ -70,6 +70,8 @@ const START_DEADLINE_MS = 5000;
  * task's heartbeat, about 8 s in: the bound leaves room for that.
  */
 const CANCEL_DEADLINE_MS = 15_000;
+/** A status query no worker answers (none running) falls back to the plan instead of holding the request. */
+const QUERY_DEADLINE_MS = 10_000;
 /** How the workflow refuses a cancel that would end nothing (src/workflows/cancellation.ts). */
 const NOTHING_TO_CANCEL = /^nothing to cancel/;
 
@@ -209,7 +211,9 @@ export const createDispatchClient = (
     // A workflow task in progress (first attempts running locally in it) would hold a query until
     // it ends, up to the attempt's time-out: answer at once, its actions shown as planned.
     if (description.raw.pendingWorkflowTask?.state === WORKFLOW_TASK_STARTED) return viewOf(signalId, 'running', undefined, [], workflowId);
-    const status = await handle.query(statusQuery).catch(() => undefined);
+    const status = await client.connection
+      .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(statusQuery))
+      .catch(() => undefined);
     return viewOf(signalId, status?.state ?? 'running', status, (description.raw.pendingActivities ?? []) as Pending[], workflowId);
   },
   listForTrigger: (triggerId, pageSize, pageToken) => listDispatchesOf(client, triggerId, pageSize, pageToken),

@@ -1,7 +1,7 @@
-import { ActionState, DispatchPlan, OPEN_ACTION_STATES, workflowIdOf } from '../../dispatch/types';
+import { ActionState, DispatchPlan, OPEN_ACTION_STATES } from '../../dispatch/types';
 import type { EventStore } from '../../event-store/port';
 import type { FieldError } from '../../kernel/field-errors';
-import { relayCheckpoint } from '../../model/signals/relay-lease';
+import { dispatchStillQueued, startedDispatches } from '../../model/signals/started-dispatches';
 import { signalStreamOf, StoredSignal, storedSignalOf } from '../../model/signals/signal-record';
 import type { DeliveriesCancelled, DispatchView } from '../../client/types';
 import type { DispatchClient } from '../../temporal/dispatch-client';
@@ -26,12 +26,6 @@ const ENDED: Partial<Record<ActionState, string>> = {
   failed: 'failed for good',
   cancelled: 'was cancelled already',
 };
-
-/** The signal's dispatches the relay started, its own and its redeliveries, with their plans. */
-const startedDispatches = (s: StoredSignal): Array<{ workflowId: string; plan: DispatchPlan }> => [
-  ...(s.refused ? [] : [{ workflowId: workflowIdOf(s.record.signal.id), plan: s.record.plan }]),
-  ...s.redeliveries.filter((r) => !r.refused).map((r) => ({ workflowId: r.workflow_id, plan: r.plan })),
-];
 
 type ShownAction = Pick<DispatchView['actions'][number], 'delivery_id' | 'kind' | 'state' | 'attempts'>;
 
@@ -69,9 +63,7 @@ export const cancelDeliveries = async (
     known.has(id) ? [] : [{ path: `delivery_ids[${i}]`, message: 'is not a delivery of this signal' }],
   );
   if (strangers.length > 0) return { outcome: 'refused', detail: 'no such delivery in this signal', errors: strangers };
-  const checkpoint = await relayCheckpoint(deps.store);
-  const last = stored.redeliveries[stored.redeliveries.length - 1]?.position ?? stored.position;
-  if (checkpoint === 'start' || last > checkpoint)
+  if (await dispatchStillQueued(deps.store, stored))
     return { outcome: 'refused', detail: 'a dispatch of this signal is still queued: ask again in a moment, once it has started' };
 
   const at = deps.now().toISOString();

@@ -23,6 +23,12 @@ export interface CancelRouteDeps {
   readonly log: { error(msg: string, fields?: Record<string, unknown>): void };
 }
 
+/** Why a cancel did not get through: no worker took the update in time, or Temporal is away. */
+const whyUnavailable = (e: unknown) =>
+  /deadline/i.test(String(e))
+    ? 'no worker took the cancel in time (is a worker running on this task queue?)'
+    : 'Temporal could not be reached';
+
 const cancel = (deps: CancelRouteDeps) => async (req: Request, res: Response) => {
   const id = String(req.params.id);
   if (!SIGNAL_ID.test(id)) return sendError(res, { _tag: 'SignalNotFound', id, stored: true });
@@ -38,7 +44,7 @@ const cancel = (deps: CancelRouteDeps) => async (req: Request, res: Response) =>
   } catch (e) {
     // Temporal, its workers or the store away: 503; asking again is safe (what was cancelled stays so).
     deps.log.error('could not cancel deliveries', { error: String(e) });
-    sendError(res, { _tag: 'DispatchUnavailable', tryAgain: true });
+    sendError(res, { _tag: 'DispatchUnavailable', tryAgain: true, why: whyUnavailable(e) });
   }
 };
 

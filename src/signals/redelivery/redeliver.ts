@@ -3,7 +3,7 @@ import * as E from 'fp-ts/Either';
 import { Decision, foldStream, runCommand } from '../../event-store/command';
 import { EventStore } from '../../event-store/port';
 import { MAX_REDELIVERIES_PER_SIGNAL } from '../../kernel/limits';
-import { relayCheckpoint } from '../../model/signals/relay-lease';
+import { dispatchStillQueued, startedDispatches } from '../../model/signals/started-dispatches';
 import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../../model/signals/signal-record';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
@@ -39,13 +39,10 @@ export type Redelivered =
 
 /** Delivery ids any dispatch of the signal (its own, its redeliveries) delivered; 'busy' while one has not ended. */
 const deliveredSoFar = async (deps: RedeliveryDeps, s: StoredSignal): Promise<Set<string> | { busy: string }> => {
-  const checkpoint = await relayCheckpoint(deps.store);
-  const last = s.redeliveries[s.redeliveries.length - 1]?.position ?? s.position;
-  if (checkpoint === 'start' || last > checkpoint) return { busy: 'a dispatch of this signal is still queued' };
+  if (await dispatchStillQueued(deps.store, s)) return { busy: 'a dispatch of this signal is still queued' };
   const id = s.record.signal.id;
-  const workflowIds = [...(s.refused ? [] : [workflowIdOf(id)]), ...s.redeliveries.filter((r) => !r.refused).map((r) => r.workflow_id)];
   const delivered = new Set<string>();
-  for (const workflowId of workflowIds) {
+  for (const { workflowId } of startedDispatches(s)) {
     const view = await deps.dispatch.status(id, workflowId);
     if (view?.state === 'running') return { busy: `its dispatch ${workflowId} is still running` };
     for (const a of view?.actions ?? []) if (a.state === 'delivered') delivered.add(a.delivery_id);
