@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { temporal } from '@temporalio/proto';
 import { retrySettingsOf } from '../../../src/config';
 import { planDispatch } from '../../../src/model/signals/matching';
@@ -9,6 +8,7 @@ import { enqueueSignal, InstanceOrderInput, OrderSignalsBy } from '../../../src/
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
 import { Receiver, startReceiver } from '../../support/receiver';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Dispatches started before turns were kept in our store wait in an order workflow, which the
@@ -129,19 +129,16 @@ test.each([
     delivered.length = 0;
     // Each case its own model: the other case's trigger matches none of its signals.
     const [model, key] = recordedAs ? ['runs-la', 'La'] : ['runs', 'L'];
-    const trigger = (
-      await request(h.app)
-        .post('/api/action-triggers')
-        .send({
-          config_signals: [{ signal: 'post_save' }],
-          content_types: [{ app_label: 'ord', model_name: model }],
-          active: true,
-          webhooks: [{ url: rx.url('/runs'), http_method: 'POST' }],
-          payload: { n: '{{ instance.n }}' },
-          ordering: 'per_instance',
-        })
-        .expect(201)
-    ).body as { id: string };
+    const trigger = await postTrigger(
+      h.app,
+      triggerBody({
+        app: 'ord',
+        model,
+        webhooks: [{ url: rx.url('/runs'), http_method: 'POST' }],
+        payload: { n: '{{ instance.n }}' },
+        ordering: 'per_instance',
+      }),
+    );
     const orderId = orderWorkflowIdOf(trigger.id, key);
     const input: InstanceOrderInput = {
       triggerId: trigger.id,

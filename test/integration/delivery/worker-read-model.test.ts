@@ -4,6 +4,7 @@ import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const OPENED = 'opening the read model: a dispatch started without a plan is planned here';
 
@@ -12,15 +13,7 @@ test('a worker-only process opens no read model for planned dispatches, and open
   const { h, workerEnv } = await startHarnessForWorkerProcess();
   const worker = await startWorkerProcess(workerEnv);
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'lazy' }],
-        active: true,
-        webhooks: [{ url: rx.url('/lazy'), http_method: 'POST' }],
-      })
-      .expect(201);
+    await postTrigger(h.app, triggerBody({ model: 'lazy', webhooks: [{ url: rx.url('/lazy'), http_method: 'POST' }] }));
     const planned = { signal: 'post_save', app_label: 'shop', model_name: 'lazy', instance: { id: 1 } };
     const accepted = (await request(h.app).post('/api/signals').send(planned).expect(202)).body;
     await waitForDispatch(h.app, accepted.id);
