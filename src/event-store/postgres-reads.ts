@@ -1,6 +1,7 @@
 import { boundedPage } from '../kernel/bounded-page';
 import { Checkpoint, ReadRange, StoredEvent } from './port';
 import { guarded } from './postgres-connection';
+import { COLUMNS, SqlEventRow, toStored } from './stored-rows';
 
 /** The store's tables on the server: the schema they live in, and the guarded way to query them. */
 export interface PgEvents {
@@ -8,24 +9,11 @@ export interface PgEvents {
   readonly schema: string;
 }
 
-interface Row {
+/** A row as pg returns it: BIGINT columns as strings. */
+interface Row extends SqlEventRow {
   position: string;
-  stream_id: string;
   revision: string;
-  type: string;
-  data: string;
-  metadata: string;
 }
-const COLUMNS = 'position, stream_id, revision, type, data, metadata';
-
-const toStored = (r: Row): StoredEvent => ({
-  position: BigInt(r.position),
-  streamId: r.stream_id,
-  revision: BigInt(r.revision),
-  type: r.type,
-  data: JSON.parse(r.data) as Record<string, unknown>,
-  metadata: JSON.parse(r.metadata) as Record<string, unknown>,
-});
 
 const positionOf = (c: Checkpoint) => (c === 'start' ? '0' : c.toString());
 
