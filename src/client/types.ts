@@ -100,6 +100,17 @@ export interface DeliveriesCancelled {
   cancelled_at: string;
 }
 
+/** What `POST /api/signals/<id>/redeliver` queued: the redelivery's number and the deliveries it sends again. */
+export interface RedeliveryQueued {
+  id: string;
+  workflow_id: string;
+  redelivery_of: string;
+  number: number;
+  mode: string;
+  delivery_ids: string[];
+  state: 'queued';
+}
+
 /** Every request and message a trigger would send for a signal (a dry run), never sent. */
 export interface DryRunView {
   trigger_id: string;

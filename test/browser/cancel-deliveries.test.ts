@@ -1,5 +1,6 @@
 import { startReceiver, Receiver } from '../support/receiver';
 import { freePort } from '../support/free-port';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 
@@ -23,12 +24,11 @@ afterAll(async () => {
 
 it('cancels a delivery retrying against a dead host from the signal page; it is never attempted again', async () => {
   const port = await freePort();
-  await call('POST', '/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'doomed' }],
-    active: true,
-    webhooks: [{ url: `http://127.0.0.1:${port}/dead`, http_method: 'POST' }],
-  });
+  await call(
+    'POST',
+    '/api/action-triggers',
+    triggerBody({ model: 'doomed', webhooks: [{ url: `http://127.0.0.1:${port}/dead`, http_method: 'POST' }] }),
+  );
   const id = `cancel-${Math.random().toString(36).slice(2, 8)}`;
   await call('POST', '/api/signals', { id, signal: 'post_save', app_label: 'shop', model_name: 'doomed', instance: { id: 1 } });
 

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 import { describedBy, expectOneDeliveredAction, fact, fieldId } from './support/page-parts';
@@ -55,13 +56,11 @@ describe('trigger conditions in the admin', () => {
 
   beforeAll(async () => {
     transitionTrigger = (
-      await call<TriggerJson>('POST', '/api/action-triggers', {
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: `order_${run}` }],
-        active: true,
-        condition: TRANSITION,
-        webhooks: [{ url: rx.url('/paid'), http_method: 'POST' }],
-      })
+      await call<TriggerJson>(
+        'POST',
+        '/api/action-triggers',
+        triggerBody({ model: `order_${run}`, condition: TRANSITION, webhooks: [{ url: rx.url('/paid'), http_method: 'POST' }] }),
+      )
     ).id;
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
 import { tempDir } from '../support/test-app';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 import { expectOneDeliveredAction, fact } from './support/page-parts';
@@ -41,13 +42,16 @@ afterAll(async () => {
 /** A trigger on `shop.<model>` (its own content type, so no other trigger takes the signal) with one webhook. */
 const trigger = async (model: string, webhook: Record<string, unknown>, payload?: unknown) =>
   (
-    await call('POST', '/api/action-triggers', {
-      config_signals: [{ signal: 'post_save' }, { signal: 'post_delete' }],
-      content_types: [{ app_label: 'shop', model_name: model }],
-      active: true,
-      webhooks: [{ http_method: 'POST', ...webhook }],
-      ...(payload === undefined ? {} : { payload }),
-    })
+    await call(
+      'POST',
+      '/api/action-triggers',
+      triggerBody({
+        model,
+        config_signals: [{ signal: 'post_save' }, { signal: 'post_delete' }],
+        webhooks: [{ http_method: 'POST', ...webhook }],
+        ...(payload === undefined ? {} : { payload }),
+      }),
+    )
   ).id as string;
 
 /** Times of the page's requests for a trigger's dispatch list, as they happen. */

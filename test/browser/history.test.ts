@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 import { timelineRows } from './support/page-parts';
@@ -17,13 +18,8 @@ afterAll(async () => {
 const call = (method: string, path: string, requestId: string, body?: unknown) =>
   apiCaller(s.url)(method, path, body, { 'X-Request-Id': requestId });
 
-const definition = (url: string) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: 'order' }],
-  active: true,
-  webhooks: [{ url, http_method: 'POST', headers: { 'X-Team': 'orders' } }],
-  payload: { order: '{{ instance.id }}' },
-});
+const definition = (url: string) =>
+  triggerBody({ webhooks: [{ url, http_method: 'POST', headers: { 'X-Team': 'orders' } }], payload: { order: '{{ instance.id }}' } });
 
 /** The rows of the timeline: version, event, actor, request id (the time varies). */
 const timeline = (page: Page) => timelineRows(page, 4);

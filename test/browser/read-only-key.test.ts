@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { startReceiver, Receiver } from '../support/receiver';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, seriousViolations, startAdminSession } from './support/admin-session';
 import { fact, triggerLink } from './support/page-parts';
@@ -41,12 +42,11 @@ describe("a read-only API key on a trigger's history, dispatches, signal and sen
 
   beforeAll(async () => {
     id = (
-      await asAdmin('POST', '/api/action-triggers', {
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'keyed', model_name: 'parcel' }],
-        active: true,
-        webhooks: [{ url: rx.url('/keyed'), http_method: 'POST' }],
-      })
+      await asAdmin(
+        'POST',
+        '/api/action-triggers',
+        triggerBody({ app: 'keyed', model: 'parcel', webhooks: [{ url: rx.url('/keyed'), http_method: 'POST' }] }),
+      )
     ).id as string;
     await asAdmin('PATCH', `/api/action-triggers/${id}`, { webhooks: [{ url: rx.url('/keyed-2'), http_method: 'POST' }] });
     const sent = await asAdmin('POST', '/api/signals', {

@@ -1,4 +1,5 @@
 import { startReceiver, Receiver } from '../support/receiver';
+import { triggerBody } from '../support/trigger-body';
 import { apiCaller, eventually } from './support/api-calls';
 import { AdminSession, screenshot, seriousViolations, startAdminSession } from './support/admin-session';
 
@@ -38,12 +39,11 @@ describe('signals', () => {
 
   beforeAll(async () => {
     triggerId = (
-      await call('POST', '/api/action-triggers', {
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'listed' }],
-        active: true,
-        webhooks: [{ url: rx.url('/listed'), http_method: 'POST' }],
-      })
+      await call(
+        'POST',
+        '/api/action-triggers',
+        triggerBody({ model: 'listed', webhooks: [{ url: rx.url('/listed'), http_method: 'POST' }] }),
+      )
     ).id as string;
     for (const id of ids) {
       await emit('listed', id);

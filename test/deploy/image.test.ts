@@ -5,6 +5,7 @@ import { DevServer } from '../../src/temporal/dev-server';
 import { freePort } from '../support/free-port';
 import { Receiver, startReceiver } from '../support/receiver';
 import { startTestTemporal } from '../support/temporal-dev-server';
+import { triggerBody } from '../support/trigger-body';
 import { buildImage, eventually, IMAGE, podman } from './podman';
 
 /**
@@ -86,8 +87,7 @@ describe('the API and worker roles, each in a container of the image', () => {
   test('a signal sent to the API container is delivered by the worker container', async () => {
     const created = await fetch(`${apiUrl}/api/action-triggers`, {
       method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }],
-        webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }], active: true, payload: { order: '{{ instance.id }}' } }),
+      body: JSON.stringify(triggerBody({ webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }], payload: { order: '{{ instance.id }}' } })),
     });
     expect(created.status).toBe(201);
     const sent = await fetch(`${apiUrl}/api/signals`, {

@@ -61,15 +61,6 @@ export const aTrigger = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** The plainest trigger: every post_save of shop.order POSTed to `url`, nothing else. */
-export const webhookTrigger = (url: string, over: Record<string, unknown> = {}) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: 'order' }],
-  webhooks: [{ url, http_method: 'POST' }],
-  active: true,
-  ...over,
-});
-
 export const BROKERS_CONFIG = {
   brokers: { orders: { broker_type: 'rabbitmq', conn_details: { url: 'amqp://guest:guest@127.0.0.1:5672' }, params: { queue: 'orders' } } },
   dynamic_values: { allowed_paths: ['env.WEBHOOK_TOKEN', 'secrets.token'] },

@@ -5,6 +5,7 @@ import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
 import { toFieldErrors } from '../../src/kernel/field-errors';
 import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../src/destinations/brokers/registry';
 import type { SettingsKey } from '../../src/destinations/broker-kit/settings-keys';
+import { triggerBody } from '../support/trigger-body';
 
 /** An ACTION_TRIGGERS["brokers"] block as the origin project's users have it, names unchanged. */
 const ORIGIN_BROKERS = {
@@ -90,12 +91,7 @@ test('a trigger completing a broker is checked after merging, with field paths w
     ),
   );
   const errorsOf = (queues: unknown[]) => {
-    const r = codec.decode({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'a', model_name: 'b' }],
-      active: true,
-      msg_broker_queues: queues,
-    });
+    const r = codec.decode(triggerBody({ app: 'a', model: 'b', msg_broker_queues: queues }));
     return r._tag === 'Left' ? toFieldErrors(r.left) : [];
   };
   expect(errorsOf([{ name: 'events' }, { name: 'cache', parameters: { channel: 'c', stream: 's' } }])).toEqual([

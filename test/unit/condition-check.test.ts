@@ -10,25 +10,19 @@ import {
 } from '../../src/kernel/limits';
 import { ConditionCodec } from '../../src/model/conditions/check';
 import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../../src/model/triggers/codecs';
+import { triggerBody } from '../support/trigger-body';
 
 const policy = policyOf(configFrom({}));
 const codec = buildTriggerInputCodec(policy);
 
-const trigger = (condition: unknown) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: 'order' }],
-  active: true,
-  condition,
-});
-
 /** The field errors of a trigger body holding the condition, as the API reports them. */
 const errorsOf = (condition: unknown) => {
-  const r = codec.decode(trigger(condition));
+  const r = codec.decode(triggerBody({ condition }));
   return isLeft(r) ? toFieldErrors(r.left) : [];
 };
 
 const accepted = (condition: unknown) => {
-  const r = codec.decode(trigger(condition));
+  const r = codec.decode(triggerBody({ condition }));
   if (isLeft(r)) throw new Error(`refused: ${JSON.stringify(toFieldErrors(r.left))}`);
   return r.right.definition.condition;
 };
@@ -68,13 +62,13 @@ describe('accepted', () => {
   });
 
   test('condition: null on input is no condition', () => {
-    const r = codec.decode(trigger(null));
+    const r = codec.decode(triggerBody({ condition: null }));
     expect(isRight(r)).toBe(true);
     if (isRight(r)) expect('condition' in r.right.definition).toBe(false);
   });
 
   test('no condition is no condition', () => {
-    const r = codec.decode({ ...trigger(undefined), condition: undefined });
+    const r = codec.decode(triggerBody({ condition: undefined }));
     expect(isRight(r) && !('condition' in r.right.definition)).toBe(true);
   });
 

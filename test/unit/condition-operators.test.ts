@@ -8,6 +8,7 @@ import { OPERATORS } from '../../src/model/conditions/operators';
 import { conditionSchemas } from '../../src/model/conditions/schemas';
 import type { Condition, ConditionSubject } from '../../src/model/conditions/syntax';
 import { buildTriggerInputCodec } from '../../src/model/triggers/codecs';
+import { triggerBody } from '../support/trigger-body';
 
 /**
  * The operator table (src/model/conditions/operators.ts), row by row: an operand that holds, one
@@ -94,12 +95,7 @@ const CASES: Record<string, Cases> = {
 const codec = buildTriggerInputCodec(policyOf(configFrom({})));
 /** The field errors of a trigger holding the condition, as the API reports them. */
 const errorsOf = (condition: unknown) => {
-  const r = codec.decode({
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    active: true,
-    condition,
-  });
+  const r = codec.decode(triggerBody({ condition }));
   return isLeft(r) ? toFieldErrors(r.left) : [];
 };
 

@@ -1,5 +1,5 @@
 import type { ResolvedEvent } from '@kurrent/kurrentdb-client';
-import { toStored } from '../../src/event-store/kurrentdb';
+import { toStored } from '../../src/event-store/kurrentdb-events';
 import { readStoredEvent } from '../../src/model/triggers/stored-events';
 import { UnreadableEvent } from '../../src/event-store/port';
 

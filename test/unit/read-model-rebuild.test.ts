@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/kernel/logger';
 import { openReadModel, ReadModel, ReadModelUnavailable } from '../../src/projections/read-model';
 import { startProjection } from '../../src/projections/runner';
 import { storeTrigger } from '../support/store-trigger';
+import { triggerBody } from '../support/trigger-body';
 
 /**
  * A rebuilt read model starts empty and fills from the first event: until it has caught up, its
@@ -44,10 +45,7 @@ test('after a rebuild, each part answers 503 until it is recovered', () => {
 test('the runner ends the recovery once the rebuilt file has caught up with the store', async () => {
   const projection = await startProjection(store, model, silentLogger);
   await projection.ready;
-  const id = await storeTrigger(
-    { store, projection },
-    { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }] },
-  );
+  const id = await storeTrigger({ store, projection }, triggerBody());
   expect(model.get(id)?.id).toBe(id);
   model.rebuild(); // as the runner does when it finds the file damaged or replaced
   expect(() => model.get(id)).toThrow(ReadModelUnavailable);

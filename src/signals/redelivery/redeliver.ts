@@ -7,6 +7,7 @@ import { dispatchStillQueued, startedDispatches } from '../../model/signals/star
 import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../../model/signals/signal-record';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
+import type { RedeliveryQueued } from '../../client/types';
 import { requestOrigin } from '../../model/signals/origin';
 import { chooseActions, RedeliveryAsk } from './choose';
 
@@ -22,15 +23,7 @@ export interface RedeliveryDeps {
 export type Redelivered =
   | {
       outcome: 'queued';
-      body: {
-        id: string;
-        workflow_id: string;
-        redelivery_of: string;
-        number: number;
-        mode: string;
-        delivery_ids: string[];
-        state: 'queued';
-      };
+      body: RedeliveryQueued;
     }
   | { outcome: 'unknown' }
   | { outcome: 'invalid'; errors: FieldError[] }

@@ -9,6 +9,7 @@ import type { Attempt } from '../../../src/dispatch/types';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /** Two attempts per dispatch (0.2 s apart): a failed dispatch takes well under a second. */
 const RETRY = { ...TEST_RETRY, max_attempts: 2 };
@@ -31,18 +32,8 @@ afterAll(async () => {
 });
 
 /** A trigger of its own content type, with one webhook to `path` on the receiver. */
-const createTrigger = async (app: Harness['app'], model: string, path: string) =>
-  (
-    await request(app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: model }],
-        webhooks: [{ url: `${rx.url(path)}?token=s3cret`, http_method: 'POST' }],
-        active: true,
-      })
-      .expect(201)
-  ).body as { id: string; version: number };
+const createTrigger = (app: Harness['app'], model: string, path: string) =>
+  postTrigger(app, triggerBody({ model, webhooks: [{ url: `${rx.url(path)}?token=s3cret`, http_method: 'POST' }] }));
 
 /** Emits one signal for `model` and waits until its dispatch is over (every attempt, and the breaker, done). */
 const dispatchOnce = async (app: Harness['app'], model: string) => {

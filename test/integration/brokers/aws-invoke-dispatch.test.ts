@@ -4,6 +4,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import type { LambdaRecorder } from '../../support/lambda-recorder';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * End to end on moto: which failures of a Lambda invoke and an EventBridge put are retried.
@@ -58,22 +59,12 @@ afterAll(async () => {
 type Status = { state: string; actions: Array<{ state: string; attempts: number; last_error?: string; error_type?: string }> };
 
 const dispatchTo = async (queues: Array<Record<string, unknown>>, payload: unknown = { order: '{{ instance.id }}' }) => {
-  const t = (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: `m${Math.random().toString(36).slice(2, 10)}` }],
-        active: true,
-        msg_broker_queues: queues,
-        payload,
-      })
-      .expect(201)
-  ).body as { id: string; content_types: Array<{ model_name: string }> };
+  const model = `m${Math.random().toString(36).slice(2, 10)}`;
+  const t = await postTrigger(h.app, triggerBody({ model, msg_broker_queues: queues, payload }));
   const s = (
     await request(h.app)
       .post('/api/signals')
-      .send({ signal: 'post_save', app_label: 'shop', model_name: t.content_types[0]!.model_name, instance: { id: 42 } })
+      .send({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 42 } })
       .expect(202)
   ).body as { id: string };
   const status = (await waitForDispatch(h.app, s.id, (x) => x.state === 'completed', 60_000)) as Status;

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 import { testServers } from '../../support/servers';
 
 /**
@@ -67,15 +68,7 @@ test.each([
 ])(
   "%s: the broker's refusal is described in our words, its text not passed on",
   async (type, reason, notShown) => {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: type }],
-        active: true,
-        msg_broker_queues: [{ name: type }],
-      })
-      .expect(201);
+    await postTrigger(h.app, triggerBody({ model: type, msg_broker_queues: [{ name: type }] }));
     const id = (
       await request(h.app)
         .post('/api/signals')

@@ -7,6 +7,7 @@ import { freePort } from '../../support/free-port';
 import { amqpUrlOf, startRabbit, stopRabbit } from '../../support/rabbitmq';
 import { waitForDispatch } from '../../support/signals';
 import { tempDir } from '../../support/test-app';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const SIGNALS = 100;
 
@@ -27,16 +28,10 @@ test('RabbitMQ killed and restarted in the middle of a run: every message arrive
     retry: { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 2, max_attempts: 40 },
   });
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'job' }],
-        active: true,
-        msg_broker_queues: [{ name: 'jobs', timeout_secs: 2 }],
-        payload: { job: '{{ instance.n }}' },
-      })
-      .expect(201);
+    await postTrigger(
+      h.app,
+      triggerBody({ model: 'job', msg_broker_queues: [{ name: 'jobs', timeout_secs: 2 }], payload: { job: '{{ instance.n }}' } }),
+    );
     const emit = async (from: number, count: number) =>
       (
         await request(h.app)

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { BROKER_TARGETS, BrokerTarget, testedType, TESTED_TYPES } from '../../support/brokers/targets';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { waitForDispatch } from '../../support/signals';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * What a key with `triggers:write` can make the worker reach through a broker, on a server with
@@ -61,13 +62,7 @@ const model = () => (expect.getState().currentTestName ?? 'x').replace(/[^a-z0-9
 const write = (queue: Record<string, unknown>) =>
   request(h.app)
     .post('/api/action-triggers')
-    .send({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: model() }],
-      active: true,
-      msg_broker_queues: [queue],
-      payload: { id: '{{ instance.id }}' },
-    });
+    .send(triggerBody({ model: model(), msg_broker_queues: [queue], payload: { id: '{{ instance.id }}' } }));
 const emit = async (instance: Record<string, unknown>) =>
   (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model(), instance }).expect(202))
     .body.id as string;

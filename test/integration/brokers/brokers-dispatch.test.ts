@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * End to end, per broker type: an active trigger with one queue entry per type; one
@@ -22,22 +23,19 @@ afterAll(async () => {
 });
 
 const trigger = (over: Record<string, unknown>) =>
-  request(h.app)
-    .post('/api/action-triggers')
-    .send({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: 'order' }],
-      active: true,
+  postTrigger(
+    h.app,
+    triggerBody({
       msg_broker_queues: TYPES.map((name) => ({ name })),
       payload: { order: '{{ instance.id }}', note: 'ü {{ instance.note }}' },
       ...over,
-    })
-    .expect(201);
+    }),
+  );
 
 test('one signal: exactly one message on each of the six brokers, with the rendered body, delivery id and content type', async () => {
-  const t = (await trigger({})).body as { id: string };
+  const t = await trigger({});
   await trigger({ active: false });
-  await trigger({ content_types: [{ app_label: 'shop', model_name: 'refund' }] });
+  await trigger({ model: 'refund' });
   const s = (
     await request(h.app)
       .post('/api/signals')
@@ -63,15 +61,7 @@ test('bad connection details: the action retries and records a clear error, nami
     brokers: { sqs: { ...broker, conn_details: { ...broker.conn_details, endpoint_url: 'http://127.0.0.1:9' } } },
   });
   try {
-    await request(h2.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        msg_broker_queues: [{ name: 'sqs', timeout_secs: 1 }],
-      })
-      .expect(201);
+    await postTrigger(h2.app, triggerBody({ msg_broker_queues: [{ name: 'sqs', timeout_secs: 1 }] }));
     const s = (
       await request(h2.app)
         .post('/api/signals')

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { BROKER_TARGETS, BrokerTarget } from '../../support/brokers/targets';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * End to end through Temporal: one trigger whose RabbitMQ settings the broker refuses (an
@@ -27,19 +28,8 @@ afterAll(async () => {
   await target?.close();
 });
 
-const trigger = async (queue: string) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        msg_broker_queues: [{ name: queue }],
-        payload: { order: '{{ instance.id }}' },
-      })
-      .expect(201)
-  ).body as { id: string };
+const trigger = (queue: string) =>
+  postTrigger(h.app, triggerBody({ msg_broker_queues: [{ name: queue }], payload: { order: '{{ instance.id }}' } }));
 
 interface Action {
   trigger_id: string;

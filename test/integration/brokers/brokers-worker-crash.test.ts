@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { BROKER_TARGETS } from '../../support/brokers/targets';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const SIGNALS = 200;
 
@@ -11,18 +12,15 @@ test('the worker killed with SIGKILL while 200 signals with a Kafka and an SQS a
   const { h, workerEnv } = await startHarnessForWorkerProcess({ brokers });
   let worker = await startWorkerProcess(workerEnv);
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
+    await postTrigger(
+      h.app,
+      triggerBody({
         msg_broker_queues: [
           { name: 'kafka', timeout_secs: 3 },
           { name: 'sqs', timeout_secs: 3 },
         ],
-      })
-      .expect(201);
+      }),
+    );
     const signals = Array.from({ length: SIGNALS }, (_, i) => ({
       signal: 'post_save',
       app_label: 'shop',

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 let h: Awaited<ReturnType<typeof startDispatchHarness>>;
 let rx: Receiver;
@@ -17,20 +18,8 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const createTrigger = async (path: string, condition: unknown, ordering = 'none') =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: path.slice(1) }],
-        active: true,
-        condition,
-        ordering,
-        webhooks: [{ url: rx.url(path), http_method: 'POST' }],
-      })
-      .expect(201)
-  ).body as { id: string; version: number };
+const createTrigger = (path: string, condition: unknown, ordering = 'none') =>
+  postTrigger(h.app, triggerBody({ model: path.slice(1), condition, ordering, webhooks: [{ url: rx.url(path), http_method: 'POST' }] }));
 
 /** The workflows the Temporal server holds on this run's task queue (visibility is eventually consistent). */
 const workflowsOnTaskQueue = async () => {

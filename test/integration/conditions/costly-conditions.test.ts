@@ -4,6 +4,7 @@ import { ServerProcess, startServerProcess, stopServerProcess } from '../../supp
 import { ownStalls } from '../../support/own-stalls';
 import { freePort } from '../../support/free-port';
 import { tempDir } from '../../support/test-app';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * A signal whose object has 12,000 keys against legal conditions that compare it with objects:
@@ -53,13 +54,10 @@ const post = async (path: string, body: unknown) => {
 };
 
 const createTrigger = async (model: string, condition: unknown) => {
-  const res = await post('/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: model }],
-    active: true,
-    condition,
-    webhooks: [{ url: 'http://127.0.0.1:9/hook', http_method: 'POST' }],
-  });
+  const res = await post(
+    '/api/action-triggers',
+    triggerBody({ model, condition, webhooks: [{ url: 'http://127.0.0.1:9/hook', http_method: 'POST' }] }),
+  );
   expect(res.status).toBe(201);
   return res.body as { id: string };
 };

@@ -4,6 +4,7 @@ import { startReceiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { waitForDispatch } from '../../support/signals';
 import { storeTrigger } from '../../support/store-trigger';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 type Harness = Awaited<ReturnType<typeof startDispatchHarness>>;
 
@@ -26,20 +27,15 @@ afterAll(async () => {
 const emit = async (modelName: string, instance: Record<string, unknown> = {}) =>
   (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202))
     .body.id as string;
-const on = (modelName: string) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: modelName }],
-  active: true,
-});
 
 test('a header value that holds CR LF only once rendered fails the action at once, naming the header but not the value', async () => {
-  await request(h.app)
-    .post('/api/action-triggers')
-    .send({
-      ...on('injected'),
+  await postTrigger(
+    h.app,
+    triggerBody({
+      model: 'injected',
       webhooks: [{ url: rx.url('/injected'), http_method: 'POST', headers: { 'X-Order-Ref': 'ref {{ instance.ref }}' } }],
-    })
-    .expect(201);
+    }),
+  );
   const status = await waitForDispatch(h.app, await emit('injected', { ref: 'a\r\nX-Admin: yes' }));
   const action = status.actions[0];
   expect([action.state, action.attempts]).toEqual(['failed', 1]);
@@ -49,10 +45,13 @@ test('a header value that holds CR LF only once rendered fails the action at onc
 });
 
 test('a stored trigger whose header the rules now refuse fails at delivery, not retried', async () => {
-  await storeTrigger(h, {
-    ...on('stored-header'),
-    webhooks: [{ url: rx.url('/stored'), http_method: 'POST', headers: { Host: 'internal.example' } }],
-  });
+  await storeTrigger(
+    h,
+    triggerBody({
+      model: 'stored-header',
+      webhooks: [{ url: rx.url('/stored'), http_method: 'POST', headers: { Host: 'internal.example' } }],
+    }),
+  );
   const status = await waitForDispatch(h.app, await emit('stored-header'));
   expect(status.actions[0]).toEqual(
     expect.objectContaining({
@@ -65,13 +64,16 @@ test('a stored trigger whose header the rules now refuse fails at delivery, not 
 });
 
 test("a stored webhook URL today's webhook_url_patterns refuse fails at delivery, nothing sent", async () => {
-  await storeTrigger(h, {
-    ...on('old-url'),
-    webhooks: [
-      { url: rx.url('/Forbidden/1'), http_method: 'POST' },
-      { url: rx.url('/allowed'), http_method: 'POST' },
-    ],
-  });
+  await storeTrigger(
+    h,
+    triggerBody({
+      model: 'old-url',
+      webhooks: [
+        { url: rx.url('/Forbidden/1'), http_method: 'POST' },
+        { url: rx.url('/allowed'), http_method: 'POST' },
+      ],
+    }),
+  );
   const status = await waitForDispatch(h.app, await emit('old-url'));
   expect(status.actions[0]).toEqual(
     expect.objectContaining({ state: 'failed', attempts: 1, last_error: expect.stringContaining('not allowed by webhook_url_patterns') }),
@@ -83,10 +85,13 @@ test("a stored webhook URL today's webhook_url_patterns refuse fails at delivery
 });
 
 test('conn_details a broker does not let triggers set fail the action at delivery (the config may have changed since)', async () => {
-  await storeTrigger(h, {
-    ...on('rerouted'),
-    msg_broker_queues: [{ name: 'orders', conn_details: { url: 'amqp://guest:guest@203.0.113.5:5672' }, parameters: { queue: 'x' } }],
-  });
+  await storeTrigger(
+    h,
+    triggerBody({
+      model: 'rerouted',
+      msg_broker_queues: [{ name: 'orders', conn_details: { url: 'amqp://guest:guest@203.0.113.5:5672' }, parameters: { queue: 'x' } }],
+    }),
+  );
   const status = await waitForDispatch(h.app, await emit('rerouted'));
   expect(status.actions[0]).toEqual(
     expect.objectContaining({ state: 'failed', attempts: 1, last_error: 'broker orders does not let triggers set conn_details.url' }),
@@ -94,10 +99,10 @@ test('conn_details a broker does not let triggers set fail the action at deliver
 });
 
 test('a queue name AMQP cannot carry (over 255 bytes once rendered) fails at once instead of being retried', async () => {
-  await request(h.app)
-    .post('/api/action-triggers')
-    .send({ ...on('long-queue'), msg_broker_queues: [{ name: 'orders', parameters: { queue: 'q-{{ instance.name }}' } }] })
-    .expect(201);
+  await postTrigger(
+    h.app,
+    triggerBody({ model: 'long-queue', msg_broker_queues: [{ name: 'orders', parameters: { queue: 'q-{{ instance.name }}' } }] }),
+  );
   const status = await waitForDispatch(h.app, await emit('long-queue', { name: 'x'.repeat(300) }));
   expect(status.actions[0]).toEqual(
     expect.objectContaining({

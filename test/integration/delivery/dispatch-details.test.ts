@@ -7,6 +7,7 @@ import { startDispatchHarness, sdkLogLines, TEST_RETRY } from '../../support/dis
 import { historyText } from '../../support/histories';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const SECRET_TOKEN = `s3cr3t-${Math.random().toString(36).slice(2)}`;
 const ENV_TOKEN = `envtok-${Math.random().toString(36).slice(2)}`;
@@ -35,18 +36,7 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = async (model: string, over: Record<string, unknown>) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: model }],
-        active: true,
-        ...over,
-      })
-      .expect(201)
-  ).body as { id: string };
+const trigger = (model: string, over: Record<string, unknown>) => postTrigger(h.app, triggerBody({ model, ...over }));
 const emit = async (model: string, instance: Record<string, unknown> = { id: 1 }) =>
   (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: model, instance }).expect(202))
     .body as { id: string; workflow_id: string };

@@ -15,6 +15,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { startTestApp } from '../../support/test-app';
 import { freePort } from '../../support/free-port';
 import { waitForDispatch } from '../../support/signals';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * Everything that grows a dispatch's input, state or result is bounded: oversize triggers and signals are refused with a path, a signal matching more
@@ -32,12 +33,7 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = (model: string, over: Record<string, unknown> = {}) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'limits', model_name: model }],
-  active: true,
-  ...over,
-});
+const trigger = (model: string, over: Record<string, unknown> = {}) => triggerBody({ app: 'limits', model, ...over });
 const webhooks = (n: number, path = '/w') => Array.from({ length: n }, (_, i) => ({ url: rx.url(`${path}${i}`), http_method: 'POST' }));
 const signal = (model: string, instance: Record<string, unknown> = { id: 1 }, id?: string) => ({
   ...(id ? { id } : {}),

@@ -6,6 +6,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
 
 const SECRET = 'whsec_' + Buffer.from('test-signing-key-0123456789').toString('base64');
@@ -41,18 +42,7 @@ afterAll(async () => {
   }
 });
 
-const createTrigger = async (over: Record<string, unknown>) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        ...over,
-      })
-      .expect(201)
-  ).body as { id: string; version: number };
+const createTrigger = (over: Record<string, unknown>) => postTrigger(h.app, triggerBody(over));
 
 const emit = async (body: Record<string, unknown>) => {
   const accepted = (await request(h.app).post('/api/signals').send(body).expect(202)).body as {
@@ -161,11 +151,11 @@ test('a trigger for a content type whose parts hold dots (my.app / order.line) f
 test('an inactive trigger, another signal or another model sends nothing', async () => {
   const inactive = await createTrigger({
     active: false,
-    content_types: [{ app_label: 'shop', model_name: 'cart' }],
+    model: 'cart',
     webhooks: [{ url: rx.url('/inactive'), http_method: 'POST' }],
   });
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'refund' }],
+    model: 'refund',
     config_signals: [{ signal: 'pre_delete' }],
     webhooks: [{ url: rx.url('/refund'), http_method: 'POST' }],
   });
@@ -188,7 +178,7 @@ test('an inactive trigger, another signal or another model sends nothing', async
 test('500, 500, then 200: delivered on the third attempt, and the status says 3 attempts', async () => {
   rx.script('/flaky', [{ status: 500 }, { status: 500 }]);
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'flaky' }],
+    model: 'flaky',
     webhooks: [{ url: rx.url('/flaky'), http_method: 'POST' }],
   });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'flaky', instance: { id: 1 } });
@@ -201,7 +191,7 @@ test('500, 500, then 200: delivered on the third attempt, and the status says 3 
 test('a receiver that hangs past timeout_secs is cut at that time and retried', async () => {
   rx.script('/slow', [{ delayMs: 5000 }]);
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'slow' }],
+    model: 'slow',
     webhooks: [{ url: rx.url('/slow'), http_method: 'POST', timeout_secs: 1 }],
   });
   const s = await emit({ signal: 'post_save', app_label: 'shop', model_name: 'slow', instance: { id: 1 } });
@@ -216,7 +206,7 @@ test('a receiver that hangs past timeout_secs is cut at that time and retried', 
 test("404 is not retried and is recorded as failed; the trigger's other actions are delivered", async () => {
   rx.script('/gone', [{ status: 404 }]);
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'mixed' }],
+    model: 'mixed',
     webhooks: [
       { url: rx.url('/gone'), http_method: 'POST' },
       { url: rx.url('/fine'), http_method: 'POST' },
@@ -233,7 +223,7 @@ test("404 is not retried and is recorded as failed; the trigger's other actions 
 
 test('the same signal id emitted three times starts one dispatch', async () => {
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'once' }],
+    model: 'once',
     webhooks: [{ url: rx.url('/once'), http_method: 'POST' }],
   });
   const body = { id: `order-77-saved-${Date.now()}`, signal: 'post_save', app_label: 'shop', model_name: 'once', instance: { id: 77 } };
@@ -253,7 +243,7 @@ test('a signal with more actions than run locally sends its first attempts in on
   rx.script('/bulk0', [{ status: 500 }]);
   rx.script('/bulk1', [{ status: 404 }]);
   await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'bulk' }],
+    model: 'bulk',
     webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
     msg_broker_queues: [{ name: 'orders' }],
     payload: { id: '{{ instance.id }}' },
@@ -275,7 +265,7 @@ test('a signal with more actions than run locally sends its first attempts in on
 test('two signals for one instance of a per_instance trigger: the second waits while the first is retried, then both arrive in acceptance order', async () => {
   rx.script('/in-order', [{ status: 500 }]);
   const t = await createTrigger({
-    content_types: [{ app_label: 'shop', model_name: 'queued' }],
+    model: 'queued',
     webhooks: [{ url: rx.url('/in-order'), http_method: 'POST' }],
     payload: { n: '{{ instance.n }}' },
     ordering: 'per_instance',

@@ -3,6 +3,7 @@ import { FIRST_ATTEMPT_CONCURRENCY } from '../../../src/kernel/limits';
 import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 import { killProcess, startWorkerProcess, WorkerProcess } from '../../support/worker-process';
 
 /**
@@ -26,15 +27,7 @@ afterAll(async () => {
 });
 
 const trigger = (model: string, webhooks: Array<Record<string, unknown>>) =>
-  request(setup.h.app)
-    .post('/api/action-triggers')
-    .send({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'fan', model_name: model }],
-      active: true,
-      webhooks,
-    })
-    .expect(201);
+  postTrigger(setup.h.app, triggerBody({ app: 'fan', model, webhooks }));
 
 const webhookIds = (prefix: string) => rx.received.filter((r) => r.path.startsWith(prefix)).map((r) => String(r.headers['webhook-id']));
 

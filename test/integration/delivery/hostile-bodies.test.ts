@@ -5,6 +5,7 @@ import { MAX_JSON_DEPTH, MAX_RENDERED_CHARS } from '../../../src/kernel/limits';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Bodies built to hurt: prototype keys, deep nesting, templates that made a regex backtrack.
@@ -21,22 +22,11 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const base = (model: string) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: model }],
-  active: true,
-  webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }],
-});
+const base = (model: string) => triggerBody({ model, webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }] });
 /** Raw JSON text: an object literal with `__proto__` in a test would set a prototype, not send a key. */
 const sendRaw = (verb: 'post' | 'put' | 'patch', url: string, json: string) =>
   request(h.app)[verb](url).set('content-type', 'application/json').send(json);
-const create = async (model: string, over: Record<string, unknown> = {}) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({ ...base(model), ...over })
-      .expect(201)
-  ).body as { id: string; version: number };
+const create = (model: string, over: Record<string, unknown> = {}) => postTrigger(h.app, { ...base(model), ...over });
 const errorPaths = (res: request.Response) => (res.body.errors as Array<{ path: string }>).map((e) => e.path);
 /** `{"a":{"a":…{"a":leaf}}}`, `levels` objects deep. */
 const nested = (levels: number, leaf = '1') => `${'{"a":'.repeat(levels)}${leaf}${'}'.repeat(levels)}`;

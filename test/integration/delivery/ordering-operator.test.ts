@@ -3,6 +3,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { Receiver, startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 import { turnStateOf } from '../../../src/ordering/turns';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * An operator may terminate a dispatch that holds its instance's turn (a receiver that will not
@@ -28,19 +29,16 @@ afterAll(async () => {
 });
 
 test('a dispatch terminated while it holds its turn is passed over: the next one for the instance goes, the turns say so', async () => {
-  const t = (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'ord', model_name: 'held' }],
-        active: true,
-        webhooks: [{ url: rx.url('/held'), http_method: 'POST' }],
-        payload: { n: '{{ instance.n }}' },
-        ordering: 'per_instance',
-      })
-      .expect(201)
-  ).body as { id: string };
+  const t = await postTrigger(
+    h.app,
+    triggerBody({
+      app: 'ord',
+      model: 'held',
+      webhooks: [{ url: rx.url('/held'), http_method: 'POST' }],
+      payload: { n: '{{ instance.n }}' },
+      ordering: 'per_instance',
+    }),
+  );
   const signals = [0, 1].map((n) => ({ signal: 'post_save', app_label: 'ord', model_name: 'held', instance: { id: 'h1', n } }));
   const [first, second] = (await request(h.app).post('/api/signals').send(signals).expect(202)).body as Array<{
     id: string;

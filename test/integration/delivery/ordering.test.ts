@@ -4,6 +4,7 @@ import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { Received, Receiver, startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 import { killProcess, startWorkerProcess, WorkerProcess } from '../../support/worker-process';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Deliveries in order per instance: a `per_instance` trigger's dispatches for one instance key
@@ -59,20 +60,17 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = async (model: string, path: string, ordering?: string) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'ord', model_name: model }],
-        active: true,
-        webhooks: [{ url: rx.url(path), http_method: 'POST', timeout_secs: 5 }],
-        payload: { key: '{{ instance.id }}', n: '{{ instance.n }}' },
-        ...(ordering ? { ordering } : {}),
-      })
-      .expect(201)
-  ).body as { id: string; ordering: string };
+const trigger = (model: string, path: string, ordering?: string) =>
+  postTrigger<{ id: string; ordering: string }>(
+    h.app,
+    triggerBody({
+      app: 'ord',
+      model,
+      webhooks: [{ url: rx.url(path), http_method: 'POST', timeout_secs: 5 }],
+      payload: { key: '{{ instance.id }}', n: '{{ instance.n }}' },
+      ...(ordering ? { ordering } : {}),
+    }),
+  );
 
 /** Signals n = 0… for each key, interleaved, in requests of `per` signals (array order is acceptance order). */
 const send = async (model: string, keys: string[], perKey: number, per = 200) => {

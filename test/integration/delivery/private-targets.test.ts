@@ -7,15 +7,12 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 import { storeTrigger } from '../../support/store-trigger';
+import { triggerBody } from '../../support/trigger-body';
 
 type Harness = Awaited<ReturnType<typeof startDispatchHarness>>;
 
 const storeWebhooks = (h: Harness, modelName: string, urls: string[]) =>
-  storeTrigger(h, {
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: modelName }],
-    webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
-  });
+  storeTrigger(h, triggerBody({ model: modelName, webhooks: urls.map((url) => ({ url, http_method: 'POST' })) }));
 
 const emit = async (h: Harness, modelName: string, instance: Record<string, unknown> = {}) =>
   (await request(h.app).post('/api/signals').send({ signal: 'post_save', app_label: 'shop', model_name: modelName, instance }).expect(202))

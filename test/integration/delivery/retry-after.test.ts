@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /** 0.5 s doubling to 2 s, 4 attempts: the bounds a receiver's Retry-After is held within. */
 const RETRY = { initial_interval_secs: 0.5, backoff_coefficient: 2, max_interval_secs: 2, max_attempts: 4 };
@@ -20,15 +21,7 @@ afterAll(async () => {
 /** A trigger of its own model with one webhook to `path`; emits one signal for it. */
 const dispatchTo = async (path: string) => {
   const model = `retry-after-${path.slice(1)}`;
-  await request(h.app)
-    .post('/api/action-triggers')
-    .send({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: model }],
-      active: true,
-      webhooks: [{ url: rx.url(path), http_method: 'POST' }],
-    })
-    .expect(201);
+  await postTrigger(h.app, triggerBody({ model, webhooks: [{ url: rx.url(path), http_method: 'POST' }] }));
   return (
     (
       await request(h.app)

@@ -9,6 +9,7 @@ import { startReceiver } from '../../support/receiver';
 import { startServerProcess, stopServerProcess, ServerProcess } from '../../support/server-process';
 import { testServers } from '../../support/servers';
 import { tempDir } from '../../support/test-app';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * A dynamic value rendered into a broker setting or a header can come back in what a broker or
@@ -145,14 +146,7 @@ test.each(cases)(
   async (_, name, actions) => {
     const secret = secrets[name];
     const model = `leak-${name.toLowerCase()}`;
-    const trigger = JSON.parse(
-      JSON.stringify({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: model }],
-        active: true,
-        ...actions,
-      }).replace('<hook>', hooks.url(`/${model}`)),
-    );
+    const trigger = JSON.parse(JSON.stringify(triggerBody({ model, ...actions })).replace('<hook>', hooks.url(`/${model}`)));
     const written = await api('/api/action-triggers', trigger);
     expect(written.status === 201 ? 201 : written.text).toBe(201);
     const accepted = await api('/api/signals', { signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: 1 } });

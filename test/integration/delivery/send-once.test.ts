@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Without a fault, each delivery is sent once; and an action already delivered is never sent
@@ -21,15 +22,10 @@ test(`${SIGNALS} signals × a trigger with ${WEBHOOKS} webhooks: every delivery 
   const { h, env } = await harnessWithWorkerProcess();
   const worker = await startWorkerProcess(env);
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({ url: rx.url(`/w${i}`), http_method: 'POST' })),
-      })
-      .expect(201);
+    await postTrigger(
+      h.app,
+      triggerBody({ webhooks: Array.from({ length: WEBHOOKS }, (_, i) => ({ url: rx.url(`/w${i}`), http_method: 'POST' })) }),
+    );
     const signals = Array.from({ length: SIGNALS }, (_, i) => ({
       signal: 'post_save',
       app_label: 'shop',
@@ -56,18 +52,15 @@ test('a delivered action is not sent again when the worker dies while another ac
   const { h, env } = await harnessWithWorkerProcess();
   let worker = await startWorkerProcess(env);
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
+    await postTrigger(
+      h.app,
+      triggerBody({
         webhooks: [
           { url: rx.url('/fast'), http_method: 'POST' },
           { url: rx.url('/slow'), http_method: 'POST', timeout_secs: 10 },
         ],
-      })
-      .expect(201);
+      }),
+    );
     await request(h.app)
       .post('/api/signals')
       .send({ signal: 'post_save', app_label: 'shop', model_name: 'order', instance: { id: 1 } })

@@ -8,6 +8,7 @@ import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Received, Receiver } from '../../support/receiver';
 import { tempDir } from '../../support/test-app';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * A signing secret per webhook, checked by a receiver using the official Standard Webhooks
@@ -55,23 +56,19 @@ const verifies = (key: string, r: Received) => {
 /** One signal to a trigger with three webhooks (orders, refunds, the global secret); their requests by path. */
 const deliver = async (h: Awaited<ReturnType<typeof harness>>, tag: string) => {
   const model = `order${tag}`;
-  const trigger = (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: model }],
-        active: true,
-        msg_broker_queues: [],
-        webhooks: [
-          { url: rx.url(`/${tag}/orders`), http_method: 'POST', signing_secret: 'orders' },
-          { url: rx.url(`/${tag}/refunds`), http_method: 'POST', signing_secret: 'refunds' },
-          { url: rx.url(`/${tag}/global`), http_method: 'POST' },
-        ],
-        payload: { id: '{{ instance.id }}' },
-      })
-      .expect(201)
-  ).body as { id: string };
+  const trigger = await postTrigger(
+    h.app,
+    triggerBody({
+      model,
+      msg_broker_queues: [],
+      webhooks: [
+        { url: rx.url(`/${tag}/orders`), http_method: 'POST', signing_secret: 'orders' },
+        { url: rx.url(`/${tag}/refunds`), http_method: 'POST', signing_secret: 'refunds' },
+        { url: rx.url(`/${tag}/global`), http_method: 'POST' },
+      ],
+      payload: { id: '{{ instance.id }}' },
+    }),
+  );
   const s = (
     await request(h.app)
       .post('/api/signals')
@@ -145,13 +142,7 @@ test('a webhook naming a secret the config lacks is refused at write time, by fi
   try {
     const res = await request(h.app)
       .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        msg_broker_queues: [],
-        webhooks: [{ url: rx.url('/x'), http_method: 'POST', signing_secret: 'order' }],
-      })
+      .send(triggerBody({ msg_broker_queues: [], webhooks: [{ url: rx.url('/x'), http_method: 'POST', signing_secret: 'order' }] }))
       .expect(400);
     expect(res.body.errors).toEqual([
       { path: 'webhooks[0].signing_secret', message: "must name an entry of the config's signing_secrets (orders, refunds)" },

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const SIGNALS = 200;
 
@@ -10,15 +11,7 @@ test('the worker killed with SIGKILL while 200 signals are in flight, then resta
   const { h, workerEnv } = await startHarnessForWorkerProcess();
   let worker = await startWorkerProcess(workerEnv);
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        webhooks: [{ url: rx.url('/crash'), http_method: 'POST', timeout_secs: 2 }],
-      })
-      .expect(201);
+    await postTrigger(h.app, triggerBody({ webhooks: [{ url: rx.url('/crash'), http_method: 'POST', timeout_secs: 2 }] }));
     const accepted: string[] = [];
     for (let batch = 0; batch < SIGNALS / 50; batch++) {
       const signals = Array.from({ length: 50 }, (_, i) => ({

@@ -9,6 +9,7 @@ import { tempDir } from '../../support/test-app';
 import { killProcess, startWorkerProcess, WorkerProcess } from '../../support/worker-process';
 import { execFileSync } from 'node:child_process';
 import { findTemporalCli } from '../../../src/temporal/cli';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * The service on a PostgreSQL store whose server is killed (SIGKILL, as a crash) and started
@@ -43,13 +44,9 @@ beforeAll(async () => {
   const created = await fetch(`${api.url}/api/action-triggers`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: 'order' }],
-      active: true,
-      webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }],
-      payload: { id: '{{ instance.id }}' },
-    }),
+    body: JSON.stringify(
+      triggerBody({ webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }], payload: { id: '{{ instance.id }}' } }),
+    ),
   });
   expect(created.status).toBe(201);
 }, 120_000);

@@ -4,6 +4,7 @@ import { FORBIDDEN_KEYS, MAX_JSON_DEPTH } from '../../../src/kernel/limits';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * The classes of hostile input a security review found, generated: prototype keys anywhere, nesting
@@ -23,14 +24,13 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = (model: string, over: Record<string, unknown> = {}) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'shop', model_name: model }],
-  active: true,
-  webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST', headers: { 'x-a': 'b' } }],
-  payload: { k: [1, { v: 'x' }] },
-  ...over,
-});
+const trigger = (model: string, over: Record<string, unknown> = {}) =>
+  triggerBody({
+    model,
+    webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST', headers: { 'x-a': 'b' } }],
+    payload: { k: [1, { v: 'x' }] },
+    ...over,
+  });
 const signal = (model: string, instance: unknown) => ({ signal: 'post_save', app_label: 'shop', model_name: model, instance });
 const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;
 const isObject = (v: unknown): v is Record<string, unknown> => isContainer(v) && !Array.isArray(v);

@@ -6,6 +6,7 @@ import { createHttpServer, listen } from '../../../src/http/server';
 import { parsePrometheusText, valueOf } from '../../support/prom-text';
 import { startTestApp } from '../../support/test-app';
 import { storeTrigger } from '../../support/store-trigger';
+import { triggerBody } from '../../support/trigger-body';
 
 const HTTP = 'action_triggers_http_requests_total';
 
@@ -74,11 +75,7 @@ test('projection lag: the trigger events a stopped projection has not applied, a
   const metrics = createMetrics({ defaultMetrics: false });
   const t = await startTestApp({}, undefined, undefined, {}, metrics);
   try {
-    await storeTrigger(t, {
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: 'order' }],
-      active: true,
-    });
+    await storeTrigger(t, triggerBody());
     const lag = async () => {
       const page = parsePrometheusText((await metrics.render()).body);
       return [valueOf(page, 'action_triggers_projection_lag_events'), valueOf(page, 'action_triggers_projection_lag_seconds')];
@@ -86,10 +83,7 @@ test('projection lag: the trigger events a stopped projection has not applied, a
     expect(await lag()).toEqual([0, 0]);
     await t.projection.stop();
     for (let i = 0; i < 3; i++) {
-      await storeTrigger(
-        { store: t.store, projection: { ...t.projection, waitFor: async () => true } },
-        { config_signals: [{ signal: 'post_save' }], content_types: [{ app_label: 'shop', model_name: 'order' }], active: true },
-      );
+      await storeTrigger({ store: t.store, projection: { ...t.projection, waitFor: async () => true } }, triggerBody());
     }
     await new Promise((r) => setTimeout(r, 300));
     const [events, seconds] = await lag();

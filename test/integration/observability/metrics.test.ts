@@ -6,6 +6,7 @@ import { parsePrometheusText, Sample, valueOf } from '../../support/prom-text';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const N = 3;
 const P = 'action_triggers_';
@@ -49,12 +50,9 @@ test('after a known run the page counts exactly its signals, deliveries, retries
     '/down',
     Array.from({ length: 5 * N }, () => ({ status: 500 })),
   );
-  await request(h.app)
-    .post('/api/action-triggers')
-    .send({
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: 'order' }],
-      active: true,
+  await postTrigger(
+    h.app,
+    triggerBody({
       webhooks: [
         { url: rx.url('/ok'), http_method: 'POST' },
         { url: rx.url('/flaky'), http_method: 'POST' },
@@ -62,8 +60,8 @@ test('after a known run the page counts exactly its signals, deliveries, retries
       ],
       msg_broker_queues: [{ name: 'orders' }],
       payload: { id: '{{ instance.id }}' },
-    })
-    .expect(201);
+    }),
+  );
 
   const ids = Array.from({ length: N }, () => randomUUID());
   for (const id of ids) await request(h.app).post('/api/signals').send(order(id)).expect(202);

@@ -5,6 +5,7 @@ import { freePort } from '../../support/free-port';
 import { startReceiver } from '../../support/receiver';
 import { startServerProcess, stopServerProcess } from '../../support/server-process';
 import { tempDir } from '../../support/test-app';
+import { triggerBody } from '../../support/trigger-body';
 
 const json = { 'content-type': 'application/json' };
 
@@ -27,12 +28,7 @@ test('one process starts its own Temporal (state under DATA_DIR, UI on its port)
       await fetch(`${server.url}/api/action-triggers`, {
         method: 'POST',
         headers: json,
-        body: JSON.stringify({
-          config_signals: [{ signal: 'post_save' }],
-          content_types: [{ app_label: 'shop', model_name: 'order' }],
-          active: true,
-          webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }],
-        }),
+        body: JSON.stringify(triggerBody({ webhooks: [{ url: rx.url('/hook'), http_method: 'POST' }] })),
       })
     ).json()) as { id: string };
     const accepted = (await (

@@ -11,6 +11,7 @@ import { testServers } from '../../support/servers';
 import { forwardTcp } from '../../support/tcp-forward';
 import { tempDir } from '../../support/test-app';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * Two hosts (network namespaces on a bridge), each running the API and a worker with its own
@@ -115,13 +116,12 @@ afterAll(async () => {
 test('2,000 signals round-robin to two hosts, the relay holder killed with SIGKILL midway: every signal delivered, none dispatched twice, the lease moves within its expiry, trigger history equal on both', async () => {
   const [h1, h2] = hosts as [Host, Host];
   // A trigger created on one host and changed on the other: both read models follow the one store.
-  const created = await call(h1, 'POST', '/api/action-triggers', {
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    active: true,
-    webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }],
-    payload: { id: '{{ instance.id }}' },
-  });
+  const created = await call(
+    h1,
+    'POST',
+    '/api/action-triggers',
+    triggerBody({ webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }], payload: { id: '{{ instance.id }}' } }),
+  );
   expect(created.status).toBe(201);
   const id = created.body.id as string;
   await new Promise((r) => setTimeout(r, 300));

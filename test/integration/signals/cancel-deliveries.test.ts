@@ -6,6 +6,7 @@ import { isFinal, waitForDispatch } from '../../support/signals';
 import { createMetrics } from '../../../src/observability/metrics';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../../../src/kernel/limits';
 import { RecordedRun, saveHistoriesIfAsked } from '../../support/histories';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Cancelling a signal's pending deliveries: a delivery retrying against a dead host ends as
@@ -33,20 +34,17 @@ afterAll(async () => {
   for (const r of late) await r.close();
 });
 
-const createTrigger = async (model: string, urls: string[], extra: Record<string, unknown> = {}) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'cancel', model_name: model }],
-        active: true,
-        webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
-        payload: { id: '{{ instance.id }}' },
-        ...extra,
-      })
-      .expect(201)
-  ).body as { id: string };
+const createTrigger = (model: string, urls: string[], extra: Record<string, unknown> = {}) =>
+  postTrigger(
+    h.app,
+    triggerBody({
+      app: 'cancel',
+      model,
+      webhooks: urls.map((url) => ({ url, http_method: 'POST' })),
+      payload: { id: '{{ instance.id }}' },
+      ...extra,
+    }),
+  );
 const emit = (id: string, model: string) =>
   request(h.app)
     .post('/api/signals')

@@ -12,6 +12,7 @@ import { testServers } from '../../support/servers';
 import { tempDir } from '../../support/test-app';
 import { ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
+import { triggerBody } from '../../support/trigger-body';
 
 /**
  * Durable intake on real processes: a private Temporal dev server (so it can be stopped without
@@ -86,13 +87,12 @@ beforeAll(async () => {
   await startApi();
   worker = await startWorkerProcess(env);
   for (const model of ['once', 'pair', 'outage', 'killed']) {
-    const res = await post(apis[0]!, '/api/action-triggers', {
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'intake', model_name: model }],
-      active: true,
-      webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }],
-      payload: { n: '{{ instance.n }}' },
-    });
+    const webhooks = [{ url: rx.url(`/${model}`), http_method: 'POST' }];
+    const res = await post(
+      apis[0]!,
+      '/api/action-triggers',
+      triggerBody({ app: 'intake', model, webhooks, payload: { n: '{{ instance.n }}' } }),
+    );
     expect(res.status).toBe(201);
   }
 }, 120_000);

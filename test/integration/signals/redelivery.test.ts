@@ -4,6 +4,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { isFinal, waitForDispatch } from '../../support/signals';
 import { redeliverFailed } from '../../../src/signals/redelivery/bulk';
 import { BULK_REDELIVERY_CONCURRENCY } from '../../../src/kernel/limits';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * Redeliver: a new dispatch of a stored signal's actions, linked from the original,
@@ -21,19 +22,11 @@ afterAll(async () => {
 });
 
 const order = (id: string, model = 'order') => ({ id, signal: 'post_save', app_label: 'redeliver', model_name: model, instance: { id } });
-const createTrigger = async (model: string, paths: string[], payload: Record<string, unknown>) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'redeliver', model_name: model }],
-        active: true,
-        webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })),
-        payload,
-      })
-      .expect(201)
-  ).body as { id: string; version: number };
+const createTrigger = (model: string, paths: string[], payload: Record<string, unknown>) =>
+  postTrigger(
+    h.app,
+    triggerBody({ app: 'redeliver', model, webhooks: paths.map((p) => ({ url: rx.url(p), http_method: 'POST' })), payload }),
+  );
 const waitForRedelivery = async (id: string, n: number) => {
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -9,6 +9,7 @@ import { freePort } from '../../support/free-port';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { startTestApp } from '../../support/test-app';
 import { waitForDispatch } from '../../support/signals';
+import { triggerBody } from '../../support/trigger-body';
 
 /** Stored signals, their delivery records and the turns of instance orders are kept for the retention window, then removed; trigger streams never are. */
 let rx: Receiver;
@@ -19,12 +20,7 @@ afterAll(async () => {
   await rx?.close();
 });
 
-const trigger = (model: string) => ({
-  config_signals: [{ signal: 'post_save' }],
-  content_types: [{ app_label: 'kept', model_name: model }],
-  active: true,
-  webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }],
-});
+const trigger = (model: string) => triggerBody({ app: 'kept', model, webhooks: [{ url: rx.url(`/${model}`), http_method: 'POST' }] });
 const signal = (model: string, id: string) => ({ id, signal: 'post_save', app_label: 'kept', model_name: model, instance: { id } });
 
 test('past the window signals, delivery records and turns are removed from the store (an unmatched one is 404, its id new again); the trigger stays', async () => {

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * GET /api/signals: stored signals newest first, by trigger and by state, paged;
@@ -19,17 +20,7 @@ afterAll(async () => {
 });
 
 const createTrigger = async (model: string, path: string) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'listing', model_name: model }],
-        active: true,
-        webhooks: [{ url: rx.url(path), http_method: 'POST' }],
-      })
-      .expect(201)
-  ).body.id as string;
+  (await postTrigger(h.app, triggerBody({ app: 'listing', model, webhooks: [{ url: rx.url(path), http_method: 'POST' }] }))).id;
 const send = (id: string, model: string) =>
   request(h.app)
     .post('/api/signals')

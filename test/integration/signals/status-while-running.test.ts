@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * A dispatch's status while its first attempts still run as one batch (a workflow task in
@@ -28,20 +29,16 @@ const statesWhileHeld = async (path: string, fast: string, slow: string) => {
 };
 
 test('a running dispatch whose workflow is busy shows the deliveries its ledger holds, for the signal and for a redelivery', async () => {
-  const trigger = (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'status', model_name: 'order' }],
-        active: true,
-        webhooks: [
-          { url: rx.url('/fast'), http_method: 'POST' },
-          { url: rx.url('/slow'), http_method: 'POST' },
-        ],
-      })
-      .expect(201)
-  ).body as { id: string };
+  const trigger = await postTrigger(
+    h.app,
+    triggerBody({
+      app: 'status',
+      webhooks: [
+        { url: rx.url('/fast'), http_method: 'POST' },
+        { url: rx.url('/slow'), http_method: 'POST' },
+      ],
+    }),
+  );
   expect(trigger.id).toBeDefined();
   rx.script('/slow', [{ delayMs: HELD_MS }, { delayMs: HELD_MS }]);
   await request(h.app)

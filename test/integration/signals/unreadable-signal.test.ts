@@ -3,7 +3,7 @@ import { DISPATCH_REFUSED, SIGNAL_ACCEPTED, signalStreamOf } from '../../../src/
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
-import { webhookTrigger } from '../../support/test-app';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 /**
  * A stored signal this build cannot read (written by a newer build, or damaged) is recorded as
@@ -34,10 +34,7 @@ test('an unreadable stored signal is refused, naming the field but no value, and
   const rx = await startReceiver();
   const h = await startDispatchHarness({});
   try {
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send(webhookTrigger(rx.url('/orders')))
-      .expect(201);
+    await postTrigger(h.app, triggerBody({ webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }] }));
     // One from a newer build (a not_matched reason this build lacks), one whose plan is damaged.
     const newer = oddAcceptance('odd-newer', { not_matched: [{ trigger_id: 't', version: 1, reason: 'a_future_reason' }] });
     const damaged = oddAcceptance('odd-damaged', { plan: { triggers: [], actions: SECRET } });

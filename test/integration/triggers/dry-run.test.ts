@@ -10,6 +10,7 @@ import { startReceiver, Receiver } from '../../support/receiver';
 import { testServers } from '../../support/servers';
 import { storeTrigger } from '../../support/store-trigger';
 import { aTrigger, startTestApp } from '../../support/test-app';
+import { postTrigger, triggerBody } from '../../support/trigger-body';
 
 const SECRET = 'whsec_' + Buffer.from('dry-run-signing-key-0123456789').toString('base64');
 const TOKEN = 'tok-dry-7c41e9'; // resolved from env by the worker only
@@ -62,18 +63,7 @@ type DryRun = {
   }>;
 };
 
-const createTrigger = async (over: Record<string, unknown>) =>
-  (
-    await request(h.app)
-      .post('/api/action-triggers')
-      .send({
-        config_signals: [{ signal: 'post_save' }],
-        content_types: [{ app_label: 'shop', model_name: 'order' }],
-        active: true,
-        ...over,
-      })
-      .expect(201)
-  ).body as { id: string; version: number };
+const createTrigger = (over: Record<string, unknown>) => postTrigger(h.app, triggerBody(over));
 
 /** Everything in the queue right now (nothing waits for more). */
 const drain = async (q: string) => {
@@ -244,11 +234,10 @@ test('missing attributes are warnings; a rendering too large, a header a value b
   for (const a of large.actions)
     expect([a.error_type, a.retried, a.refused]).toEqual(['RenderTooLarge', false, expect.stringContaining(`${MAX_RENDERED_CHARS}`)]);
   // A trigger stored before the allow-list changed: the worker would refuse the path, so does the dry run.
-  const stale = await storeTrigger(h, {
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: rx.url('/stale'), http_method: 'POST', headers: { 'X-Key': '{{ env.NOT_ALLOWED }}' } }],
-  });
+  const stale = await storeTrigger(
+    h,
+    triggerBody({ webhooks: [{ url: rx.url('/stale'), http_method: 'POST', headers: { 'X-Key': '{{ env.NOT_ALLOWED }}' } }] }),
+  );
   const off = (await request(h.app).post(`/api/action-triggers/${stale}/test`).send({ signal: 'post_save', instance: {} }).expect(200))
     .body as DryRun;
   expect(off.actions[0]).toMatchObject({
@@ -385,11 +374,10 @@ describe('with allow_private_targets off', () => {
       `http://localhost:${port}/name`,
       `http://${hostname()}:${port}/dns`,
     ];
-    const id = await storeTrigger(t, {
-      config_signals: [{ signal: 'post_save' }],
-      content_types: [{ app_label: 'shop', model_name: 'order' }],
-      webhooks: [...refused, 'https://93.184.215.14/public'].map((url) => ({ url, http_method: 'POST' })),
-    });
+    const id = await storeTrigger(
+      t,
+      triggerBody({ webhooks: [...refused, 'https://93.184.215.14/public'].map((url) => ({ url, http_method: 'POST' })) }),
+    );
     const dry = (await request(t.app).post(`/api/action-triggers/${id}/test`).send({ signal: 'post_save', instance: {} }).expect(200))
       .body as DryRun;
     expect(dry.actions.map((a) => [a.request!.url, a.refused, a.error_type])).toEqual([
