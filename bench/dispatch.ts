@@ -19,8 +19,8 @@ const SHORT_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const PACED_S = Math.min(SUSTAIN_S, 30);
 const RATES = (process.env.BENCH_RATES ?? '20,50').split(',').map(Number);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** The workflow before local first attempts with the delivered ledger: one webhook delivered at its first attempt, as recorded. */
-const BEFORE_HISTORY = join(FIXTURES, 'before-attempts-as-input', 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json');
+/** One webhook delivered at its first attempt, as the replay tests hold it (test/fixtures/histories): the recorded baseline. */
+const RECORDED_HISTORY = join(FIXTURES, 'the-same-signal-id-emitted-three-times-starts-one-dispatch.json');
 /** Histories read back at the end of the run to count actions. */
 const HISTORIES = 20;
 
@@ -218,7 +218,7 @@ export const benchDispatch = async () => {
         .slice(0, HISTORIES)
         .map((id) => `signal-${id}`),
     );
-    const before = actionsOfRecorded(BEFORE_HISTORY);
+    const recorded = actionsOfRecorded(RECORDED_HISTORY);
 
     console.log(`\nDispatch benchmark (loopback; one Temporal dev server, in memory; service = API + worker in one process)\n`);
     console.log('| measure | value | ratio |');
@@ -243,10 +243,10 @@ export const benchDispatch = async () => {
       );
     console.log(`\nTemporal actions per one-webhook delivery (counted from histories; src/temporal/history-actions.ts)\n`);
     console.log(
-      `| kind | before: main's workflow (recorded history) | this run: mean of ${after.histories} dispatches at ${RATES.at(-1)}/s |`,
+      `| kind | recorded: one dispatch in test/fixtures/histories | this run: mean of ${after.histories} dispatches at ${RATES.at(-1)}/s |`,
     );
     console.log('|---|---:|---:|');
-    for (const row of actionRows([before, after.mean])) console.log(row);
+    for (const row of actionRows([recorded, after.mean])) console.log(row);
     console.log(
       `\nEager dispatch at ${RATES.at(-1)}/s: ${after.eagerStarts}/${after.histories} histories started eagerly; ${
         temporal.metricsUrl
