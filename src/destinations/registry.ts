@@ -97,5 +97,6 @@ export const destinationPreviews = (settings: DestinationSettings, shared: Share
 /** The `broker_type` label of an action's metrics, from its entry in the definition (gone: undefined). */
 export const brokerTypeLabel = (settings: DestinationSettings, kind: ActionKind, definition: ActionLists | undefined, index: number) => {
   const d = kindOf(kind);
-  return d.brokerTypeOf(settings[kind], definition && d.entries(settings[kind]).pick(definition, index));
+  // The entry straight from its kind's field: no entries object built per attempt.
+  return d.brokerTypeOf(settings[kind], definition?.[d.field][index]);
 };
