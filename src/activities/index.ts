@@ -1,3 +1,4 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { breakerSettingsOf, Config } from '../config';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
@@ -17,6 +18,9 @@ import { Channels, firstAttempts } from '../delivery/first-attempts';
 import { createSlots } from '../kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../kernel/limits';
 import type { Metrics } from '../observability/metrics';
+import { paceActivities, PaceActivities } from '../pacing/pace-activities';
+import { SEND_WAIT_MAX_SECS } from '../dispatch/pacing';
+import { paceLimitOf } from '../destinations/registry';
 
 export interface ActivityDeps {
   readonly config: Config;
@@ -35,14 +39,43 @@ type EndTurn = (args: TurnArgs) => Promise<boolean>;
  * the trigger renders; a delivery that `endsTurn` ends its dispatch's turn in its instance order.
  */
 const activityOf =
-  <T>(deps: PipelineDeps, channel: Channel<T>, endTurn: EndTurn) =>
+  <T>(deps: PipelineDeps, channel: Channel<T>, endTurn: EndTurn, pace: PaceActivities) =>
   (args: ActionArgs): Promise<DeliveryReceipt> =>
     // Every line of the attempt (the pipeline's, the ledger's, the breaker's) names the signal and its request.
     withLogFields({ signal_id: args.signal.id, ...(args.requestId ? { request_id: args.requestId } : {}) }, async () => {
-      const receipt = await runAttempt(deps, channel, args);
+      const receipt = await paced(args, pace, () => runAttempt(deps, channel, args));
       const turnEnded = args.endsTurn !== undefined && (await endTurn(args.endsTurn));
       return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
     });
+
+/** The destination's limit holds the attempt past the wait allowed at sending: its workflow waits, not counting it. */
+const notYet = (args: ActionArgs, until: number) =>
+  ApplicationFailure.create({
+    message: `the destination's limit holds this attempt until ${new Date(until).toISOString()}`,
+    type: 'PaceWait',
+    details: [{ attempt: (args.attemptsBefore ?? 0) + 1, pausedUntil: until }],
+  });
+
+/**
+ * A paced attempt gives back its place when it ends, and a receiver's pause pauses its
+ * destination; a fault there is logged (the place comes back when its lease ends).
+ */
+const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Promise<DeliveryReceipt>): Promise<DeliveryReceipt> => {
+  if (!args.paced) return attempt();
+  let pausedUntil: number | undefined;
+  try {
+    const again = await pace.sendNow(args.paced.key, SEND_WAIT_MAX_SECS * 1000);
+    if (again !== undefined) throw notYet(args, again);
+    return await attempt();
+  } catch (e) {
+    pausedUntil = (e as { details?: Array<{ pausedUntil?: number }> }).details?.[0]?.pausedUntil;
+    throw e;
+  } finally {
+    await pace
+      .endAttempt(args.paced, pausedUntil)
+      .catch((e: unknown) => Context.current().log.warn('pace: the end of a paced attempt was not recorded', { error: String(e) }));
+  }
+};
 
 /** The worker's activities, on real clients; tests pass real clients pointed at test servers. */
 export const createActivities = (deps: ActivityDeps): DispatchActivities => {
@@ -58,12 +91,22 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   };
   const { channels } = deps;
   const turns = turnActivities(deps.store);
+  const pace = paceActivities({
+    store: deps.store,
+    limitOf: (key) => paceLimitOf(deps.config.destinations, key),
+    log: deps.log,
+    client: () => Context.current().client,
+    ...(deps.metrics ? { metrics: deps.metrics.pace } : {}),
+  });
   return {
-    deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery),
-    publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery),
+    deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery, pace),
+    publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery, pace),
     // One worker's first attempts in flight at once, over all its batches.
     deliverFirstAttempts: firstAttempts(pipeline, channels, createSlots(FIRST_ATTEMPT_CONCURRENCY)),
     takeTurn: turns.takeTurn,
     endTurn: turns.endTurn,
+    reserveSlot: pace.reserveSlot,
+    slotNow: pace.slotNow,
+    takePlace: pace.takePlace,
   };
 };

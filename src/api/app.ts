@@ -18,6 +18,7 @@ import { keepScope, requestScope } from '../observability/request-scope';
 import { STORE_RETRY_AFTER_SECS, StoreUnavailable, UnreadableEvent } from '../event-store/port';
 import { READ_MODEL_RETRY_AFTER_SECS, ReadModelUnavailable } from '../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
+import { mountPaceRoutes } from '../pacing/routes';
 import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
 import { httpMetrics } from '../observability/http-metrics';
@@ -143,6 +144,8 @@ export const buildApp = (deps: AppDeps) => {
   mountCancelRoutes(app, { ...deps, metrics }, guards);
   mountDispatchRoutes(app, deps, guards);
   mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
+  // The limits listed are the ones the dry run plans with: today's config.
+  mountPaceRoutes(app, { store: deps.store, destinations: deps.preview.planning.destinations, now: deps.now }, guards);
 
   app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));
   app.use(errorHandler(deps.log));

@@ -16,6 +16,7 @@ import { dispatchPaths } from '../signals/dispatches/openapi';
 import { cancelPaths, cancelSchemas } from '../signals/cancel/openapi';
 import { eventPaths, eventSchemas } from '../audit/openapi';
 import { metricsPaths, probePaths } from '../ops/openapi';
+import { pacePaths, paceSchemas } from '../pacing/openapi';
 import { destinationComponents } from '../destinations/registry';
 
 /** The document itself, the admin and the docs page: no API key needed. */
@@ -92,6 +93,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       ...redeliverySchemas,
       ...cancelSchemas,
       ...eventSchemas,
+      ...paceSchemas,
     },
   },
   security: [{ apiKey: [] }],
@@ -103,6 +105,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
     ...cancelPaths,
     ...dispatchPaths,
     ...eventPaths,
+    ...pacePaths,
     ...probePaths,
     ...publicPaths,
     ...(options.metrics ? metricsPaths : {}),

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { Config, policyOf } from '../config';
+import { Config, planningOf, policyOf } from '../config';
 import type { EventStore } from '../event-store/port';
 import type { Logger } from '../kernel/logger';
 import type { Metrics } from '../observability/metrics';
@@ -51,7 +51,8 @@ export const startApiRole = async (a: ApiAdapters) => {
   const signalIndex = await startProjection(store, signalProjectionOf(readModel), log, 'signal');
   const retention = a.retention === false ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
   const eventStreams = createEventStreams(store, log);
-  const plan = (signal: SignalEnvelope) => planDispatch(readModel, config.limits.defaultTimeoutSecs, signal);
+  const planning = planningOf(config);
+  const plan = (signal: SignalEnvelope) => planDispatch(readModel, planning, signal);
   const app = buildApp({
     store,
     readModel,
@@ -62,7 +63,7 @@ export const startApiRole = async (a: ApiAdapters) => {
     eventStreams,
     policy,
     plan,
-    match: matchSignal(readModel, config.limits.defaultTimeoutSecs),
+    match: matchSignal(readModel, planning),
     apiKeys: config.file.api_keys ?? [],
     triggerInput: buildTriggerInputCodec(policy),
     triggerPatch: buildTriggerPatchCodec(policy),

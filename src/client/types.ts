@@ -89,6 +89,8 @@ export interface DispatchView {
     /** A cancelled action: who cancelled it (an API key's id) and when. */
     cancelled_by?: string;
     cancelled_at?: string;
+    /** Waiting for its destination's limit: why, and until when when that is known. */
+    waiting_for?: { reason: 'rate_limited' | 'paused_by_receiver'; until?: string };
   }>;
 }
 
@@ -144,6 +146,8 @@ export interface DryRunView {
     error_type?: string;
     retried?: boolean;
     body_omitted?: string;
+    /** The config's limit over the action's destination; absent: none. */
+    limit?: { name: string; max_per_second?: number; burst?: number; max_in_flight?: number };
     warnings: string[];
   }>;
 }

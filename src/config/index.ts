@@ -5,6 +5,7 @@ import { FieldError, toFieldErrors } from '../kernel/field-errors';
 import { contentTypeKey, TriggerPolicy } from '../model/triggers/policy';
 import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../model/breaker/state';
+import type { Planning } from '../model/signals/matching';
 import { destinationPolicyOf, DestinationSettings, destinationSettingsOf } from '../destinations/registry';
 import { ConfigFile } from './file';
 import { ConfigError, readJsonFile } from './errors';
@@ -185,6 +186,12 @@ export const policyOf = (config: Config): TriggerPolicy => ({
   allowedDynamicPaths: new Set(config.file.dynamic_values?.allowed_paths ?? []),
   maxWebhookTimeoutSecs: config.limits.maxWebhookTimeoutSecs,
   maxBrokerTimeoutSecs: config.limits.maxBrokerTimeoutSecs,
+});
+
+/** What planning a signal's actions reads of the config: the default time-out and the limits over destinations. */
+export const planningOf = (config: Config): Planning => ({
+  defaultTimeoutSecs: config.limits.defaultTimeoutSecs,
+  destinations: config.destinations,
 });
 
 /** A config for tests and embedding: the file's keys given directly, deployment defaults. */

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ActionPlan, Attempt, AttemptErrorType, DeliveryReceipt, FailureDetails, SignalEnvelope, workflowIdOf } from '../dispatch/types';
 import { boundText, boundWarnings } from '../dispatch/bounds';
-import { delayAfter } from '../dispatch/retry-schedule';
+import { delayAfter, millis } from '../dispatch/retry-schedule';
 import type { Logger } from '../kernel/logger';
 import { DefinitionAt } from '../model/triggers/definition-at';
 import type { DeliveredLedger } from './delivered-ledger';
@@ -81,6 +81,16 @@ const prepare = async <T>(
   values: DynamicValueSource,
 ): Promise<Prepared<T>> => prepareAction(channel, await deps.definitionAt(args.plan.triggerId, args.plan.version), values, args, attempt);
 
+/**
+ * When a paced destination's receiver asked for a pause: a retry it answered with a wait
+ * (`Retry-After` on a 429 or 503), capped at the schedule's longest interval; epoch ms.
+ */
+const pauseAsked = (args: ActionArgs, result: Attempt): number | undefined =>
+  args.paced && result.outcome === 'retry' && result.retryAfterMs !== undefined && PAUSING_STATUSES.has(result.statusCode ?? 0)
+    ? Date.now() + Math.min(result.retryAfterMs, millis(args.retry.maxIntervalSecs))
+    : undefined;
+const PAUSING_STATUSES = new Set([429, 503]);
+
 /** The attempt's outcome with its reason masked (a delivery has none; an error type is one of a closed list). */
 const masked = (result: Attempt, mask: Mask): Attempt =>
   result.outcome === 'delivered' ? result : { ...result, reason: mask(result.reason) };
@@ -133,12 +143,14 @@ export const attemptOnce = async <T>(
     result = e.attempt;
   }
   result = masked(result, maskFrom(resolved));
+  const pausedUntil = pauseAsked(args, result);
+  const final = pausedUntil === undefined && (result.outcome === 'fail' || attempt >= args.retry.maxAttempts);
   countAttempt(deps.metrics, {
     args,
     kind: channel.kind,
     definition,
     result,
-    final: result.outcome === 'fail' || attempt >= args.retry.maxAttempts,
+    final,
     started,
     ownDispatch: dispatchId === workflowIdOf(args.signal.id),
   });
@@ -155,8 +167,15 @@ export const attemptOnce = async <T>(
     await deps.breaker?.(args.plan, result, true);
     return { receipt };
   }
-  await deps.breaker?.(args.plan, result, result.outcome === 'fail' || attempt >= args.retry.maxAttempts);
-  deps.log.warn('attempt failed', { ...where, error_type: result.errorType, reason: result.reason, final: result.outcome === 'fail' });
+  // A receiver's pause is neither a success nor a failure to the breaker.
+  await deps.breaker?.(args.plan, result, final);
+  deps.log.warn('attempt failed', {
+    ...where,
+    error_type: result.errorType,
+    reason: result.reason,
+    final: result.outcome === 'fail',
+    ...(pausedUntil === undefined ? {} : { paused_until: new Date(pausedUntil).toISOString() }),
+  });
   const message = boundText(result.reason);
   const details = { attempt, ...(result.statusCode === undefined ? {} : { statusCode: result.statusCode }) };
   if (result.outcome === 'fail') return { failure: { message, type: result.errorType, details, nonRetryable: true } };
@@ -164,7 +183,11 @@ export const attemptOnce = async <T>(
     failure: {
       message,
       type: result.errorType,
-      details: { ...details, retryDelayMs: delayAfter(attempt, args.retry, result.retryAfterMs) },
+      details: {
+        ...details,
+        retryDelayMs: delayAfter(attempt, args.retry, result.retryAfterMs),
+        ...(pausedUntil === undefined ? {} : { pausedUntil }),
+      },
       nonRetryable: false,
     },
   };

@@ -1,11 +1,12 @@
-import { actionsOf } from '../model/signals/matching';
+import { actionsOf, Planning } from '../model/signals/matching';
 import type { ActionKind, ActionPlan, SignalEnvelope } from '../dispatch/types';
 import type { TriggerDefinition } from '../model/triggers/codecs';
 import { MAX_DRY_RUN_BODY_CHARS } from '../kernel/limits';
 import { prepareAction } from './attempt';
 import { AttemptEnded, Entries } from '../destinations/port/channel';
 import type { Shown } from '../destinations/port/destination';
-import type { ActionViews, KindPreview } from '../destinations/registry';
+import { type ActionViews, type KindPreview, paceLimitOf } from '../destinations/registry';
+import { LimitView, limitViewOf } from '../destinations/port/limit-view';
 import { maskedDynamicValues } from './masked-values';
 
 export interface PreviewOptions {
@@ -13,7 +14,8 @@ export interface PreviewOptions {
   readonly kinds: Readonly<Record<ActionKind, KindPreview>>;
   readonly allowedDynamicPaths: readonly string[];
   readonly dynamicModule: boolean;
-  readonly defaultTimeoutSecs: number;
+  /** How a dispatch would plan the actions: their time-outs and the limits over their destinations. */
+  readonly planning: Planning;
 }
 
 /** Prepares an action as an attempt would, with every dynamic value masked as its `{{ path }}`. */
@@ -32,7 +34,14 @@ export type ActionPreview = ActionViews &
     delivery_id: string;
     timeout_secs: number;
     body_omitted?: string;
+    limit?: LimitView;
   };
+
+/** The limit a dispatch would pace the action by, as the config writes it (read by its key, as the worker reads it). */
+const limitShown = (o: PreviewOptions, plan: ActionPlan): { limit?: LimitView } => {
+  const limit = plan.pace === undefined ? undefined : paceLimitOf(o.planning.destinations, plan.pace);
+  return plan.pace !== undefined && limit ? { limit: limitViewOf(plan.pace, limit) } : {};
+};
 
 const refusal = (e: AttemptEnded) => ({
   refused: e.attempt.reason,
@@ -69,8 +78,14 @@ export const previewTrigger = async (
   const nowSecs = Math.floor(now.getTime() / 1000);
   // Together: a webhook's DNS check may wait up to its time-out, and 100 of them in a row would add up.
   const previews = await Promise.all(
-    actionsOf(trigger, signal.id, o.defaultTimeoutSecs).map(async (plan): Promise<ActionPreview> => {
-      const head = { kind: plan.kind, index: plan.index, delivery_id: plan.deliveryId, timeout_secs: plan.timeoutSecs };
+    actionsOf(trigger, signal.id, o.planning).map(async (plan): Promise<ActionPreview> => {
+      const head = {
+        kind: plan.kind,
+        index: plan.index,
+        delivery_id: plan.deliveryId,
+        timeout_secs: plan.timeoutSecs,
+        ...limitShown(o, plan),
+      };
       const kind = o.kinds[plan.kind];
       try {
         return { ...head, ...(await kind.show(await prepared(o, kind.entries, trigger.definition, plan, signal), nowSecs)) };

@@ -1,10 +1,12 @@
 import type * as t from 'io-ts';
 import type { ActionKind } from '../dispatch/types';
+import type { Pace, PaceLimit } from '../dispatch/pacing';
 import type { FieldError } from '../kernel/field-errors';
 import type { ActionLists, Channel, Entries, Prepared } from './port/channel';
 import type { Destination, KindSettings, SectionOf, SharedSettings, Shown, StartFiles } from './port/destination';
 import type { Schema } from './port/openapi';
 import type { SharedPolicy } from './port/policy';
+import { ConfiguredLimit, paceNameIn } from './port/limits';
 import { brokerDestination } from './brokers/destination';
 import { webhookDestination } from './webhook/destination';
 
@@ -36,6 +38,7 @@ export const actionEntriesOf = (definition: ActionLists) =>
       kind,
       index,
       timeoutSecs: entry.timeout_secs,
+      entry: entry as unknown,
     })),
   );
 
@@ -93,6 +96,24 @@ export interface KindPreview {
 
 export const destinationPreviews = (settings: DestinationSettings, shared: SharedSettings): Record<ActionKind, KindPreview> =>
   byKind((d, k) => ({ entries: d.entries(settings[k]), show: d.preview(settings[k], shared) }));
+
+/** The config's limit over an entry's destination (an entry of `actionEntriesOf`); undefined when none applies. */
+export const destinationPaceOf = (settings: DestinationSettings, kind: ActionKind, entry: unknown): Pace | undefined =>
+  kindOf(kind).paceOf(settings[kind], entry);
+
+/** A destination's limit in today's config, by its key (`webhook:<name>`, `broker:<name>`: the key names its kind). */
+export const paceLimitOf = (settings: DestinationSettings, key: string): PaceLimit | undefined => {
+  const kind = KINDS.find((k) => paceNameIn(k, key) !== undefined);
+  return kind && kindOf(kind).paceLimitOf(settings[kind], key);
+};
+
+/** Every limit the config sets, each kind's own in the kinds' order. */
+export const destinationLimits = (settings: DestinationSettings): Array<ConfiguredLimit & { kind: ActionKind }> =>
+  KINDS.flatMap((kind) =>
+    kindOf(kind)
+      .limits(settings[kind])
+      .map((l) => ({ ...l, kind })),
+  );
 
 /** The `broker_type` label of an action's metrics, from its entry in the definition (gone: undefined). */
 export const brokerTypeLabel = (settings: DestinationSettings, kind: ActionKind, definition: ActionLists | undefined, index: number) => {

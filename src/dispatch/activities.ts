@@ -5,6 +5,7 @@
  */
 import type { ActionPlan, DeliveryReceipt, FirstAttempt, FirstAttemptsArgs, RetrySettings, SignalEnvelope } from './types';
 import type { TurnArgs } from './ordering';
+import type { PaceArgs, PacedAttempt, Place, RateSlot } from './pacing';
 
 /**
  * What every action activity receives from the workflow: references, the signal, the retry
@@ -25,6 +26,8 @@ export interface ActionArgs {
    * the dispatch's turn itself (one workflow activation less per ordered delivery).
    */
   endsTurn?: TurnArgs;
+  /** The action's destination is paced: the attempt gives back its place when it ends, and a receiver's pause pauses the destination. */
+  paced?: PacedAttempt;
 }
 
 export interface DispatchActivities {
@@ -36,4 +39,10 @@ export interface DispatchActivities {
   takeTurn(args: TurnArgs): Promise<boolean>;
   /** This dispatch's actions of the trigger ended: the next dispatch's turn. */
   endTurn(args: TurnArgs): Promise<void>;
+  /** Reserves an attempt's slot under its destination's `max_per_second` (undefined: no limit now). */
+  reserveSlot(args: { key: string; first: boolean }): Promise<RateSlot | undefined>;
+  /** When a reserved slot falls now (a pause may have moved it). */
+  slotNow(args: { key: string; slot: number }): Promise<RateSlot>;
+  /** Takes a place under the destination's `max_in_flight`, or queues for the `paced` signal. */
+  takePlace(args: PaceArgs & { recheck?: boolean }): Promise<Place>;
 }

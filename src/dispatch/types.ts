@@ -3,6 +3,8 @@
  * this file, so it must not import anything with side effects.
  */
 
+import type { PaceWait } from './pacing';
+
 /** An accepted signal, as the workflow receives it. */
 export interface SignalEnvelope {
   id: string;
@@ -84,6 +86,8 @@ export interface ActionPlan {
   /** Index within the trigger's `webhooks` or `msg_broker_queues`. */
   index: number;
   timeoutSecs: number;
+  /** The key of its destination's limit (`webhook:<name>`, `broker:<name>`) when the config set one at planning; absent: none. */
+  pace?: string;
 }
 
 /**
@@ -159,6 +163,8 @@ export interface ActionOutcome {
   lastError?: string;
   warnings: string[];
   cancelled?: Cancellation;
+  /** While `waiting` for its destination's limit (not for a turn): why, and until when. */
+  waitingFor?: PaceWait;
 }
 
 export interface DispatchStatus {
@@ -174,6 +180,11 @@ export interface FailureDetails {
   statusCode?: number;
   /** The wait the activity asks for before the next attempt (Retry-After or backoff). */
   retryDelayMs?: number;
+  /**
+   * A paced destination's receiver asked for a pause (429 or 503 with Retry-After): the whole
+   * destination waits until then (epoch ms), and the attempt does not count against the budget.
+   */
+  pausedUntil?: number;
 }
 
 export const workflowIdOf = (signalId: string) => `signal-${signalId}`;

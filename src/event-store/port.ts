@@ -38,9 +38,11 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
  * `snapshot-action_trigger-<id>` (a trigger's state every SNAPSHOT_EVERY versions, so a write
  * reads a bounded part of its stream; src/model/triggers/snapshots.ts), and `ordered-<trigger
  * id>-<key>` (the turns of one instance order, cut as turns end, kept for the retention window;
- * src/ordering/turns.ts). Subscriptions and head positions are per category.
+ * src/ordering/turns.ts), and `paced-<destination key>` (a destination's pace, every event the
+ * whole state, cut as it goes; src/pacing/pace-state.ts). Subscriptions and head positions are
+ * per category.
  */
-export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot' | 'ordered';
+export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot' | 'ordered' | 'paced';
 
 /** The categories removed after the retention window. */
 export type Retained = 'signal' | 'delivered' | 'ordered';

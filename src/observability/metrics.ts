@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createPaceMetrics, noPaceMetrics, PaceMetrics } from './pace-metrics';
 
 /** One signal of `POST /api/signals`; `rejected` is one request answered 4xx (nothing of it accepted). */
 export type SignalOutcome = 'accepted' | 'duplicate' | 'rejected' | 'unmatched';
@@ -28,6 +29,8 @@ export interface Metrics {
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /** The read model's distance behind the event store, read at each scrape. */
   projectionLag(source: () => Promise<ProjectionLag>): void;
+  /** Each destination's pace under its limit. */
+  readonly pace: PaceMetrics;
   readonly registry: Registry;
 }
 
@@ -149,6 +152,7 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
     projectionLag: (source) => {
       lagSources.push(source);
     },
+    pace: createPaceMetrics(registry, P),
   };
 };
 
@@ -164,6 +168,7 @@ export const noMetrics: Metrics = {
   appendDuration: () => undefined,
   httpRequest: () => undefined,
   projectionLag: () => undefined,
+  pace: noPaceMetrics,
 };
 
 /** Seconds since `start` (from `process.hrtime.bigint()`). */

@@ -118,6 +118,7 @@ export const viewOf = (
       ...(shown.lastError ? { last_error: shown.lastError } : {}),
       warnings: a.warnings,
       ...(a.cancelled ? { cancelled_by: a.cancelled.by, cancelled_at: a.cancelled.at } : {}),
+      ...(a.waitingFor && shown.state === 'waiting' ? { waiting_for: a.waitingFor } : {}),
     };
   }),
 });

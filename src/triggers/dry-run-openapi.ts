@@ -4,6 +4,7 @@
  * the codecs and the preview use.
  */
 import { destinationViewSchemas } from '../destinations/registry';
+import { LIMIT_VIEW_SCHEMA } from '../destinations/port/limit-view';
 import { ORDERINGS, SIGNALS } from '../model/triggers/codecs';
 import { DRY_RUN_SIGNAL_ID, UNSTORED_TRIGGER_ID } from './dry-run-codec';
 import { MAX_DRY_RUN_BODY_CHARS, MAX_SIGNAL_BYTES } from '../kernel/limits';
@@ -48,6 +49,7 @@ const ACTION: Schema = {
     timeout_secs: { type: 'number' },
     // Each kind's view: a webhook's request and masked headers, a queue's message.
     ...destinationViewSchemas(),
+    limit: LIMIT_VIEW_SCHEMA,
     refused: {
       type: 'string',
       description:

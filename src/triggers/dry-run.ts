@@ -2,7 +2,7 @@ import { isTriggerId } from '../model/triggers/codecs';
 import type { Request, Response } from 'express';
 import { ActionPreview, PreviewOptions, previewTrigger } from '../delivery/preview';
 import type { SignalEnvelope } from '../dispatch/types';
-import type { Config } from '../config';
+import { type Config, planningOf } from '../config';
 import { loadTrigger } from '../model/triggers/handle-command';
 import { sendError } from '../http/problem';
 import { toFieldErrors } from '../kernel/field-errors';
@@ -20,7 +20,7 @@ export const previewOptionsOf = (config: Config): PreviewOptions => ({
   kinds: destinationPreviews(config.destinations, { allowPrivateTargets: config.file.allow_private_targets ?? false }),
   allowedDynamicPaths: config.file.dynamic_values?.allowed_paths ?? [],
   dynamicModule: config.file.dynamic_values?.module !== undefined,
-  defaultTimeoutSecs: config.limits.defaultTimeoutSecs,
+  planning: planningOf(config),
 });
 
 /** The answer of a dry run (the OpenAPI document's `DryRun`). */

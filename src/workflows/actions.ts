@@ -1,26 +1,13 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { DispatchActivities } from '../dispatch/activities';
-import type {
-  ActionOutcome,
-  ActionPlan,
-  DeliveryReceipt,
-  DispatchInput,
-  FailureDetails,
-  FirstAttempt,
-  RetrySettings,
-} from '../dispatch/types';
+import type { ActionOutcome, ActionPlan, DispatchInput, FirstAttempt, RetrySettings } from '../dispatch/types';
 import { FIRST_ATTEMPT_BATCH } from '../dispatch/bounds';
 import { FailedAttempt, recordDelivered, recordFailed } from '../dispatch/attempts';
 import { millis, retryPolicyOf } from '../dispatch/retry-schedule';
 import type { TurnArgs } from '../dispatch/ordering';
 import { cancellable } from './cancellation';
-
-/**
- * Extra time Temporal allows an attempt beyond `timeout_secs`. The activity cuts the request at
- * `timeout_secs` itself; Temporal's own timeout only covers a dead worker. Too tight a margin
- * and a worker short of CPU (reading, rendering) overruns it after sending: a duplicate.
- */
-const REPORT_GRACE_SECS = 10;
+import { attemptOf, failedOf, REPORT_GRACE_SECS } from './attempt-of';
+import { runPaced } from './paced';
 
 const actionActivities = (plan: ActionPlan, retry: RetrySettings, attemptsBefore: number) =>
   proxyActivities<DispatchActivities>({
@@ -39,34 +26,6 @@ const firstAttempt = (plan: ActionPlan) =>
     startToCloseTimeout: millis(plan.timeoutSecs + REPORT_GRACE_SECS),
     retry: { maximumAttempts: 1 },
   });
-
-type Attempt = (
-  activities: Pick<DispatchActivities, 'deliverWebhook' | 'publishToBroker'>,
-  attemptsBefore: number,
-) => Promise<DeliveryReceipt>;
-
-const failedOf = (err: unknown): FailedAttempt => {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (!(cause instanceof ApplicationFailure)) return { message: cause instanceof Error ? cause.message : String(cause), retryable: true };
-  return { message: cause.message, details: cause.details?.[0] as FailureDetails | undefined, retryable: !cause.nonRetryable };
-};
-
-/** One attempt of an action through `activities`, with the arguments its dispatch's attempts take. */
-const attemptOf =
-  (input: DispatchInput, plan: ActionPlan, ledger: boolean, endsTurn?: TurnArgs): Attempt =>
-  (activities, attemptsBefore) => {
-    // Only dispatches that use the ledger say so: older histories replay their arguments unchanged.
-    const args = {
-      plan,
-      signal: input.signal,
-      retry: input.retry,
-      attemptsBefore,
-      ...(ledger ? { ledger: true } : {}),
-      ...(input.requestId ? { requestId: input.requestId } : {}),
-      ...(endsTurn ? { endsTurn } : {}),
-    };
-    return plan.kind === 'webhook' ? activities.deliverWebhook(args) : activities.publishToBroker(args);
-  };
 
 /**
  * A first attempt that failed: recorded as failed for good, or as retrying, and then the wait
@@ -182,11 +141,31 @@ const runBatched = async (input: DispatchInput, plans: readonly ActionPlan[], ou
   );
 };
 
+/** The actions to destinations without a limit. */
+const runFree = async (
+  input: DispatchInput,
+  plans: readonly ActionPlan[],
+  outcomes: readonly ActionOutcome[],
+  batchIds: string,
+  endsTurn?: TurnArgs,
+): Promise<boolean> => {
+  if (plans.length === 0) return false;
+  if (input.attemptsAs === 'batched') {
+    await runBatched(input, plans, outcomes, batchIds);
+    return false;
+  }
+  const localFirst = input.attemptsAs === 'local-first';
+  const alone = plans.length === 1 ? endsTurn : undefined;
+  const ended = await Promise.all(plans.map((plan, i) => runAction(input, plan, outcomes[i]!, localFirst, alone)));
+  return alone !== undefined && ended[0] === true;
+};
+
 /**
  * Every action's attempts as the dispatch says (`attemptsAs`), until each is delivered or failed
- * for good. `batchIds` tells the batch activities of one call from another's in the same dispatch.
- * With `endsTurn`, a single action tried locally first ends that turn when its first attempt
- * delivers it: true then (the caller ends it otherwise).
+ * for good; an action to a destination with a limit waits for its place before each attempt
+ * (paced.ts), never in a batch. `batchIds` tells the batch activities of one call from another's
+ * in the same dispatch. With `endsTurn`, a single action tried locally first ends that turn when
+ * its first attempt delivers it: true then (the caller ends it otherwise).
  */
 export const runActions = async (
   input: DispatchInput,
@@ -197,16 +176,16 @@ export const runActions = async (
 ): Promise<boolean> => {
   // Actions cancelled while they waited for their turn are not attempted at all.
   const open = plans.flatMap((plan, i) => (outcomes[i]!.state === 'cancelled' ? [] : [{ plan, outcome: outcomes[i]! }]));
-  if (open.length < plans.length) {
-    plans = open.map((o) => o.plan);
-    outcomes = open.map((o) => o.outcome);
+  const paced = open.filter((o) => o.plan.pace !== undefined);
+  const free = paced.length === 0 ? open : open.filter((o) => o.plan.pace === undefined);
+  if (free.length < plans.length) {
+    plans = free.map((o) => o.plan);
+    outcomes = free.map((o) => o.outcome);
   }
-  if (input.attemptsAs === 'batched') {
-    await runBatched(input, plans, outcomes, batchIds);
-    return false;
-  }
-  const localFirst = input.attemptsAs === 'local-first';
-  const alone = plans.length === 1 ? endsTurn : undefined;
-  const ended = await Promise.all(plans.map((plan, i) => runAction(input, plan, outcomes[i]!, localFirst, alone)));
-  return alone !== undefined && ended[0] === true;
+  const ledger = input.attemptsAs !== 'activities';
+  const [ended] = await Promise.all([
+    runFree(input, plans, outcomes, batchIds, paced.length === 0 ? endsTurn : undefined),
+    ...paced.map((o) => cancellable(o.outcome, undefined, () => runPaced(input, o.plan, o.outcome, ledger))),
+  ]);
+  return ended;
 };

@@ -4,6 +4,7 @@ import { FailedTriggerIds, searchableTriggerIds } from '../dispatch/search-attri
 import { runActions } from './actions';
 import { inOrderOf, runInOrder } from './in-order';
 import { takeCancels } from './cancellation';
+import { takePlaces } from './paced';
 
 export const statusQuery = defineQuery<DispatchStatus>('status');
 
@@ -33,6 +34,7 @@ export async function dispatchSignal(input: DispatchInput): Promise<DispatchStat
   const status: DispatchStatus = { signalId: input.signal.id, state: 'matching', triggers: [], actions: [] };
   setHandler(statusQuery, () => status);
   takeCancels(status);
+  takePlaces(status);
   refuseRetiredInput(input);
   const { plan } = input;
   status.triggers = plan.triggers;

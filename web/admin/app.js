@@ -14,6 +14,7 @@ const ROUTES = [
   [/^\/triggers\/([^/]+)$/, './pages/trigger.js', ['id']],
   [/^\/signals\/?$/, './pages/signals.js', []],
   [/^\/signals\/([^/]+)$/, './pages/signal.js', ['id']],
+  [/^\/limits\/?$/, './pages/limits.js', []],
 ];
 
 const main = () => document.getElementById('main');

@@ -6,6 +6,7 @@ import { SUPPORTED_BROKER_TYPES } from './registry';
 import { addressKeys } from './addresses';
 import { maySet } from './overrides';
 import { brokerSettingsProblems, splitSettingsPath } from './settings-problems';
+import { limitFields, limitRules } from '../port/limits';
 
 /**
  * Which keys a trigger's `msg_broker_queues` entry may set over this broker's. Default: no
@@ -27,11 +28,17 @@ const BrokerType = new t.Type<string, string, unknown>(
   String,
 );
 
-/** One entry of the config's `brokers`: its type, its settings, and what triggers may set over them. */
+/** A broker's `limits`, shared by every trigger that publishes to it. */
+const BrokerLimits = limitRules(closed('BrokerLimits', {}, limitFields));
+
+/**
+ * One entry of the config's `brokers`, whatever its type: its settings, what triggers may set
+ * over them, and its limits (the operator's alone: no queue entry or override reaches them).
+ */
 export const Broker = closed(
   'Broker',
   { broker_type: BrokerType },
-  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides },
+  { conn_details: stringMap(), params: stringMap(), trigger_overrides: TriggerOverrides, limits: BrokerLimits },
 );
 export type Broker = t.TypeOf<typeof Broker>;
 

@@ -3,6 +3,7 @@ import type { Destination } from '../port/destination';
 import type { BrokerPolicy } from './policy';
 import { createConnections } from '../broker-kit/connections';
 import { brokerChannel, brokerEntries, brokerOf } from './channel';
+import { brokerLimitsListed, brokerPaceLimitOf, brokerPaceOf } from './limits';
 import { brokerQueuesSchema, brokerTypeSchemas, brokerViewSchemas } from './openapi';
 import { BrokerView, brokerPreview } from './preview';
 import { BrokerQueue, queueCodec, storedQueueCodec } from './queue';
@@ -29,4 +30,7 @@ export const brokerDestination: Destination<BrokerQueue, typeof brokerConfigKeys
   },
   preview: (s, shared) => (p) => brokerPreview(s.brokers, shared, p),
   brokerTypeOf: (s, entry) => (entry && brokerOf(s.brokers, entry.name)?.broker_type) || 'unknown',
+  paceOf: (s, queue) => brokerPaceOf(s.brokers, queue),
+  paceLimitOf: (s, key) => brokerPaceLimitOf(s.brokers, key),
+  limits: (s) => brokerLimitsListed(s.brokers),
 };

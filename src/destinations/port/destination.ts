@@ -1,7 +1,9 @@
 import type * as t from 'io-ts';
 import type { ActionKind } from '../../dispatch/types';
+import type { Pace, PaceLimit } from '../../dispatch/pacing';
 import type { FieldError } from '../../kernel/field-errors';
 import type { Channel, Entries, Prepared } from './channel';
+import type { ConfiguredLimit } from './limits';
 import type { Schema } from './openapi';
 import type { SharedPolicy } from './policy';
 import type { TargetCheck } from './target-guard';
@@ -81,4 +83,13 @@ export interface Destination<Entry, Keys extends t.Props, Settings, View extends
   preview(settings: Settings, shared: SharedSettings): Preview<Entry, View>;
   /** The `broker_type` label of an entry's metrics: `none` where the kind has none, `unknown` where the type is gone. */
   brokerTypeOf(settings: Settings, entry: Entry | undefined): string;
+  /**
+   * The config's limit over an entry's destination, keyed by the destination (`webhook:<name>`,
+   * `broker:<name>`): every trigger sending there shares it. Undefined when none applies.
+   */
+  paceOf(settings: Settings, entry: Entry): Pace | undefined;
+  /** A key's limit in today's config; undefined when the config no longer has it. */
+  paceLimitOf(settings: Settings, key: string): PaceLimit | undefined;
+  /** Every limit the kind's section sets, by name (what an operator reads back). */
+  limits(settings: Settings): ConfiguredLimit[];
 }

@@ -3,6 +3,7 @@ import type { Destination } from '../port/destination';
 import type { WebhookPolicy } from './policy';
 import { WEBHOOK_USER_AGENT, webhookChannel, webhookEntries } from './channel';
 import { storedWebhookCodec, Webhook, webhookCodec } from './codec';
+import { webhookLimitsListed, webhookPaceLimitOf, webhookPaceOf } from './limits';
 import { webhooksSchema, webhookViewSchemas } from './openapi';
 import { WebhookView, webhookPreview } from './preview';
 import { webhookConfigKeys, WebhookSettings, webhookSettingsOf } from './settings';
@@ -43,4 +44,7 @@ export const webhookDestination: Destination<Webhook, typeof webhookConfigKeys, 
     return (p, nowSecs) => webhookPreview({ ...shared, secrets: s.secrets, urlProblem }, p, nowSecs);
   },
   brokerTypeOf: () => 'none',
+  paceOf: (s, webhook) => webhookPaceOf(s.limits, webhook.url),
+  paceLimitOf: (s, key) => webhookPaceLimitOf(s.limits, key),
+  limits: (s) => webhookLimitsListed(s.limits),
 };

@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { arrayOf, checked, described, NonEmptyString } from '../../kernel/closed';
 import type { FieldError } from '../../kernel/field-errors';
 import type { KindSettings, SectionOf, StartFiles } from '../port/destination';
+import { WebhookLimitList, webhookLimitListOf, WebhookLimits } from './limits';
 import { secretsFor, SecretsFor, signingKeysOf, signingSecretProblem, SigningSecretsConfig } from './secrets';
 
 const regex = checked(described(t.string, 'must be a string'), 'RegExp', (s) => {
@@ -18,6 +19,7 @@ export const webhookConfigKeys = {
   webhook_url_patterns: arrayOf(regex),
   signing_secret: NonEmptyString,
   signing_secrets: SigningSecretsConfig,
+  webhook_limits: WebhookLimits,
 };
 
 /** What the webhook kind keeps from its keys, read once at start. */
@@ -31,6 +33,8 @@ export interface WebhookSettings {
   readonly secrets: SecretsFor;
   /** The names of `signing_secrets`, which a webhook's `signing_secret` may name. */
   readonly signingSecretNames: ReadonlySet<string>;
+  /** `webhook_limits`: the limits per receiver, by URL prefix (the operator's; no trigger sets one). */
+  readonly limits: WebhookLimitList;
 }
 
 /** The settings, and every problem of the keys by path: a secret that cannot sign, a file that cannot be read. */
@@ -44,6 +48,7 @@ export const webhookSettingsOf = (section: SectionOf<typeof webhookConfigKeys>, 
       urlPatterns: (section.webhook_url_patterns ?? []).map((p) => new RegExp(p, 'y')),
       secrets: secretsFor(section.signing_secret, named.keys),
       signingSecretNames: new Set(Object.keys(section.signing_secrets ?? {})),
+      limits: webhookLimitListOf(section.webhook_limits ?? []),
     },
     errors,
   };

@@ -112,14 +112,17 @@ const Ordering = t.union([t.type({ instanceKey: t.string, orderWorkflowId: t.str
 const Plan = t.type({
   triggers: t.array(t.intersection([t.type({ triggerId: t.string, version: t.number }), t.partial({ ordering: Ordering })])),
   actions: t.array(
-    t.type({
-      deliveryId: t.string,
-      triggerId: t.string,
-      version: t.number,
-      kind: t.keyof({ webhook: null, broker: null }),
-      index: t.number,
-      timeoutSecs: t.number,
-    }),
+    t.intersection([
+      t.type({
+        deliveryId: t.string,
+        triggerId: t.string,
+        version: t.number,
+        kind: t.keyof({ webhook: null, broker: null }),
+        index: t.number,
+        timeoutSecs: t.number,
+      }),
+      t.partial({ pace: t.string }),
+    ]),
   ),
 });
 const Envelope = t.intersection([

@@ -115,7 +115,21 @@ const DISPATCH: Schema = {
           state: {
             enum: ['waiting', 'pending', 'retrying', 'delivered', 'failed', 'cancelled'],
             description:
-              "`waiting`: its trigger delivers in order per instance and an earlier signal's actions have not ended; `cancelled`: cancelled before it ended (POST /api/signals/{id}/cancel)",
+              "`waiting`: its trigger delivers in order per instance and an earlier signal's actions have not ended, or its destination's limit holds it (`waiting_for`); `cancelled`: cancelled before it ended (POST /api/signals/{id}/cancel)",
+          },
+          waiting_for: {
+            type: 'object',
+            description:
+              "Waiting for its destination's limit (`webhook_limits`, a broker's `limits`); the wait counts against neither its time-out nor its retries",
+            required: ['reason'],
+            properties: {
+              reason: {
+                enum: ['rate_limited', 'paused_by_receiver'],
+                description:
+                  '`rate_limited`: the limit is reached; `paused_by_receiver`: the receiver answered 429 or 503 with Retry-After, pausing every delivery to it',
+              },
+              until: { type: 'string', format: 'date-time', description: 'When its attempt is due, when that is known' },
+            },
           },
           attempts: { type: 'integer' },
           status_code: { type: 'integer' },

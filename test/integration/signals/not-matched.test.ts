@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { MAX_NOT_MATCHED, notMatchedOf } from '../../../src/signals/intake/not-matched';
 import { matchSignal } from '../../../src/signals/intake/match';
+import { planningOf } from '../../../src/config';
 import { aTrigger, startTestApp } from '../../support/test-app';
 
 /** Why a signal matched no trigger: read from the read model's index, bounded per signal. */
@@ -28,7 +29,7 @@ const create = (model: string, over: Record<string, unknown>) =>
 
 test('names at most MAX_NOT_MATCHED triggers and says when there were more; each with its reason', async () => {
   for (let i = 0; i < MAX_NOT_MATCHED + 5; i++) await create('many', { active: false });
-  const many = matchSignal(t.readModel, 10)(signal('many'));
+  const many = matchSignal(t.readModel, planningOf(t.config))(signal('many'));
   expect(many.plan).toEqual({ triggers: [], actions: [] });
   expect(many.not_matched).toHaveLength(MAX_NOT_MATCHED);
   expect(many.not_matched_truncated).toBe(true);
@@ -36,7 +37,7 @@ test('names at most MAX_NOT_MATCHED triggers and says when there were more; each
 
   const other = (await create('few', { config_signals: [{ signal: 'pre_delete' }] })).body.id;
   const matched = (await create('few', {})).body;
-  const few = matchSignal(t.readModel, 10)(signal('few'));
+  const few = matchSignal(t.readModel, planningOf(t.config))(signal('few'));
   expect(few.plan.triggers).toEqual([{ triggerId: matched.id, version: matched.version }]);
   expect({ not_matched: few.not_matched, not_matched_truncated: few.not_matched_truncated }).toEqual({
     not_matched: [{ trigger_id: other, version: 1, reason: 'another_signal', watches: ['pre_delete'] }],

@@ -1,0 +1,81 @@
+/**
+ * A destination's limit in the config (`webhook_limits[i]`, `brokers.<name>.limits`): the fields
+ * every kind shares, their rules, and the key a limit is kept under.
+ */
+import * as t from 'io-ts';
+import { checked, described } from '../../kernel/closed';
+import type { ActionKind } from '../../dispatch/types';
+import type { PaceLimit } from '../../dispatch/pacing';
+
+export const MAX_PER_SECOND = 10_000;
+export const MAX_BURST = 1000;
+export const MAX_IN_FLIGHT = 1000;
+
+const aNumber = described(t.number, 'must be a number');
+const wholeUpTo = (name: string, max: number) =>
+  checked(aNumber, name, (n) => (Number.isInteger(n) && n >= 1 && n <= max ? undefined : `must be a whole number from 1 to ${max}`));
+
+/** The limit fields, each optional alone; `limitRules` says which go together. */
+export const limitFields = {
+  max_per_second: checked(aNumber, 'MaxPerSecond', (n) =>
+    Number.isFinite(n) && n > 0 && n <= MAX_PER_SECOND ? undefined : `must be greater than 0 and at most ${MAX_PER_SECOND}`,
+  ),
+  burst: wholeUpTo('Burst', MAX_BURST),
+  max_in_flight: wholeUpTo('MaxInFlight', MAX_IN_FLIGHT),
+};
+
+export interface LimitFields {
+  max_per_second?: number;
+  burst?: number;
+  max_in_flight?: number;
+}
+
+const has = (u: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(u, key) && u[key] !== undefined;
+
+/**
+ * An object codec holding the limit fields, plus the rules across them: at least one of
+ * `max_per_second` and `max_in_flight`, and `burst` only with `max_per_second`. The rules read
+ * which fields are there, not their values, so a bad value and a missing partner are named together.
+ */
+export const limitRules = <A extends LimitFields>(base: t.Type<A, A, unknown>) =>
+  new t.Type<A, A, unknown>(
+    base.name,
+    base.is,
+    (u, c) => {
+      const result = base.validate(u, c);
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) return result;
+      const fields = u as Record<string, unknown>;
+      const errors: t.ValidationError[] = result._tag === 'Left' ? [...result.left] : [];
+      if (!has(fields, 'max_per_second') && !has(fields, 'max_in_flight'))
+        errors.push({ value: u, context: c, message: 'needs max_per_second, max_in_flight or both' });
+      if (has(fields, 'burst') && !has(fields, 'max_per_second'))
+        errors.push({
+          value: fields.burst,
+          context: t.appendContext(c, 'burst', t.number, fields.burst),
+          message: 'is only allowed with max_per_second',
+        });
+      return errors.length > 0 ? t.failures(errors) : result;
+    },
+    t.identity,
+  );
+
+/** The limit a checked entry sets; `burst` defaults to 1 (no burst: one attempt per interval). */
+export const paceLimitFrom = (fields: LimitFields): PaceLimit => ({
+  ...(fields.max_per_second === undefined ? {} : { maxPerSecond: fields.max_per_second }),
+  burst: fields.burst ?? 1,
+  ...(fields.max_in_flight === undefined ? {} : { maxInFlight: fields.max_in_flight }),
+});
+
+/** A limit the config sets: its key, the limit, and what it covers as the config writes it (a URL prefix, a broker's name). */
+export interface ConfiguredLimit {
+  key: string;
+  limit: PaceLimit;
+  matches: string;
+}
+
+/** The key a destination's limit is kept under: its kind, then its name in that kind (`webhook:orders`). */
+export const paceKey = (kind: ActionKind, name: string) => `${kind}:${name}`;
+
+/** The name in a key of this kind; undefined for another kind's key. */
+export const paceNameIn = (kind: ActionKind, key: string): string | undefined =>
+  key.startsWith(`${kind}:`) ? key.slice(kind.length + 1) : undefined;

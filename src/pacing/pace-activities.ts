@@ -1,0 +1,167 @@
+import type { Client } from '@temporalio/client';
+import type { EventStore } from '../event-store/port';
+import type { Logger } from '../kernel/logger';
+import { PaceArgs, PacedAttempt, pacedSignal, PaceLimit, Place, RateSlot } from '../dispatch/pacing';
+import { workflowNotFound } from '../temporal/give-turn';
+import {
+  ask,
+  backlogOf,
+  grant,
+  holds,
+  gate,
+  noneWaiting,
+  PaceState,
+  pause,
+  release,
+  reserve,
+  sameState,
+  slotAt,
+  Waiter,
+} from './pace-state';
+import { noPaceMetrics, PaceMetrics } from '../observability/pace-metrics';
+import { createPaceStore } from './pace-store';
+
+export interface PaceDeps {
+  readonly store: EventStore;
+  /** A destination's limit now, by key; undefined once the config no longer limits it (it then goes at once). */
+  readonly limitOf: (key: string) => PaceLimit | undefined;
+  readonly log: Logger;
+  /** The client that tells a waiting delivery its place (the worker's own, in an activity). */
+  readonly client: () => Client;
+  readonly metrics?: PaceMetrics;
+  readonly now?: () => number;
+}
+
+/**
+ * A destination's pace, as the dispatch workflow's local activities and the end of each paced
+ * attempt use it (pace-state.ts says how the pace works). Each is one read and at most one write
+ * of the destination's stream.
+ */
+export const paceActivities = (deps: PaceDeps) => {
+  const paces = createPaceStore(deps.store, deps.now);
+  const metrics = deps.metrics ?? noPaceMetrics;
+  const seen = (key: string, state: PaceState, limit: PaceLimit, now: number) => metrics.backlog(key, backlogOf(state, now, limit));
+
+  /** Gives free places to the waiters first in line (read before the write, again if it lost a race). */
+  const granting = async (key: string, limit: PaceLimit, state: PaceState, now: number) => {
+    if (limit.maxInFlight === undefined || noneWaiting(state)) return { state, given: [] as Waiter[] };
+    const { waiters, scanned } = await paces.waitersAfter(key, state, limit.maxInFlight);
+    return grant(state, now, limit, waiters, scanned);
+  };
+
+  /** Tells each waiter given a place; one whose dispatch has closed keeps it until its lease ends. */
+  const tell = async (key: string, given: readonly Waiter[]) => {
+    const now = deps.now?.() ?? Date.now();
+    for (const w of given) metrics.waited(key, (now - w.since) / 1000);
+    await Promise.all(
+      given.map((w) =>
+        deps
+          .client()
+          .workflow.getHandle(w.workflowId)
+          .signal(pacedSignal, w.holderId)
+          .catch((e: unknown) => {
+            if (!workflowNotFound(e))
+              deps.log.warn('pace: a waiting delivery was not told its place', { workflow_id: w.workflowId, error: String(e) });
+          }),
+      ),
+    );
+  };
+
+  const reserveSlot = async (key: string, first: boolean): Promise<RateSlot | undefined> => {
+    const limit = deps.limitOf(key);
+    if (!limit) return undefined;
+    return paces.change(key, ({ state }, now) => {
+      if (!limit.maxPerSecond) return { answer: { slot: 0, at: Math.max(now, state.pausedUntil), paused: state.pausedUntil > now } };
+      const r = reserve(state, now, limit, first);
+      const at = slotAt(r.state, r.slot);
+      metrics.waited(key, (at - now) / 1000);
+      seen(key, r.state, limit, now);
+      return { state: r.state, answer: { slot: r.slot, at, paused: r.state.pausedUntil > now } };
+    });
+  };
+
+  return {
+    /** Reserves the attempt's slot under `max_per_second` (`first`: a retry goes before the schedule's end). */
+    reserveSlot: ({ key, first }: { key: string; first: boolean }): Promise<RateSlot | undefined> => reserveSlot(key, first),
+    /** When a reserved slot falls now (a pause since moved it), after its timer fired. */
+    slotNow: async ({ key, slot }: { key: string; slot: number }): Promise<RateSlot> => {
+      const { state } = await paces.read(key);
+      const now = deps.now?.() ?? Date.now();
+      const at = slotAt(state, slot);
+      return { slot, at, paused: state.pausedUntil > now };
+    },
+    /**
+     * Takes a place under `max_in_flight`: at once when one is free and nobody waits before it;
+     * else queued, to be told by the `paced` signal (`recheck`: a waiter's occasional look, which
+     * also gives places freed by leases that ended).
+     */
+    takePlace: async (args: PaceArgs & { recheck?: boolean }): Promise<Place> => {
+      const limit = deps.limitOf(args.key);
+      if (limit?.maxInFlight === undefined) return { held: true };
+      let told: Waiter[] = [];
+      const place = await paces.change<Place>(args.key, async (current, now) => {
+        const granted = await granting(args.key, limit, current.state, now);
+        told = granted.given;
+        const mine = granted.given.some((w) => w.holderId === args.holderId) || holds(granted.state, args.holderId);
+        if (mine || args.recheck) {
+          const state = granted.given.length > 0 ? granted.state : undefined;
+          return { state, answer: mine ? { held: true } : { held: false, paused: granted.state.pausedUntil > now } };
+        }
+        const asked = ask(granted.state, now, limit, args.holderId, args.leaseMs);
+        if (asked.held) return { state: asked.state, answer: { held: true } };
+        const waiter = { ticket: asked.ticket, holderId: args.holderId, workflowId: args.workflowId, leaseMs: args.leaseMs, since: now };
+        seen(args.key, asked.state, limit, now);
+        return { state: asked.state, waiter, answer: { held: false, paused: asked.state.pausedUntil > now } };
+      });
+      await tell(
+        args.key,
+        told.filter((w) => w.holderId !== args.holderId),
+      );
+      return place;
+    },
+    /**
+     * At the moment of sending: the strict check of the rate and of a pause, which the slots only
+     * approach (a timer fires late by a varying amount, and slots missed while no worker ran
+     * fall due together). Waits here up to `maxWaitMs`; undefined when the attempt may go, else
+     * when to ask again (epoch ms).
+     */
+    sendNow: async (key: string, maxWaitMs: number): Promise<number | undefined> => {
+      const limit = deps.limitOf(key);
+      if (!limit) return undefined;
+      const until = (deps.now?.() ?? Date.now()) + maxWaitMs;
+      for (;;) {
+        const wait = await paces.change(key, ({ state }, now) => {
+          const g = gate(state, now, limit);
+          return 'state' in g ? { state: g.state, answer: 0 } : { answer: g.wait };
+        });
+        const now = deps.now?.() ?? Date.now();
+        if (wait === 0) return undefined;
+        if (now + wait > until) return now + wait;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    },
+    /**
+     * A paced attempt ended: its place is free (given to the next waiter), and a receiver that
+     * asked for a pause (`pausedUntil`) pauses the whole destination.
+     */
+    endAttempt: async (paced: PacedAttempt, pausedUntil?: number): Promise<void> => {
+      const limit = deps.limitOf(paced.key);
+      if (!limit) return;
+      metrics.attempted(paced.key);
+      if (paced.holderId === undefined && pausedUntil === undefined) return;
+      let told: Waiter[] = [];
+      await paces.change(paced.key, async (current, now) => {
+        let state = current.state;
+        if (pausedUntil !== undefined) state = pause(state, now, pausedUntil);
+        if (paced.holderId !== undefined) state = release(state, paced.holderId);
+        const granted = await granting(paced.key, limit, state, now);
+        told = granted.given;
+        seen(paced.key, granted.state, limit, now);
+        return { state: sameState(granted.state, current.state) ? undefined : granted.state, answer: undefined };
+      });
+      await tell(paced.key, told);
+    },
+  };
+};
+
+export type PaceActivities = ReturnType<typeof paceActivities>;
