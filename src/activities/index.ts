@@ -5,7 +5,7 @@ import { Logger } from '../kernel/logger';
 import { withLogFields } from '../kernel/log-context';
 import type { DeliveryReceipt } from '../dispatch/types';
 import { boundWarnings } from '../dispatch/bounds';
-import { PipelineDeps, runAttempt } from '../delivery/attempt';
+import { PaceHold, PipelineDeps, runAttempt } from '../delivery/attempt';
 import type { ActionArgs, DispatchActivities } from '../dispatch/activities';
 import type { Channel } from '../destinations/port/channel';
 import { createDefinitionAt } from '../model/triggers/definition-at';
@@ -64,10 +64,9 @@ const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Prom
   if (!args.paced) return attempt();
   let pausedUntil: number | undefined;
   try {
-    const again = await pace.sendNow(args.paced.key, SEND_WAIT_MAX_SECS * 1000);
-    if (again !== undefined) throw notYet(args, again);
     return await attempt();
   } catch (e) {
+    if (e instanceof PaceHold) throw notYet(args, e.until);
     pausedUntil = (e as { details?: Array<{ pausedUntil?: number }> }).details?.[0]?.pausedUntil;
     throw e;
   } finally {
@@ -81,16 +80,6 @@ const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Prom
 export const createActivities = (deps: ActivityDeps): DispatchActivities => {
   const definitionAt = createDefinitionAt(deps.store);
   const breaker = createBreaker({ store: deps.store, definitionAt, settings: breakerSettingsOf(deps.config), log: deps.log });
-  const pipeline: PipelineDeps = {
-    definitionAt,
-    dynamicValues: deps.dynamicValues,
-    ledger: createDeliveredLedger(deps.store, deps.log),
-    log: deps.log,
-    breaker,
-    metrics: deps.metrics && { metrics: deps.metrics, destinations: deps.config.destinations },
-  };
-  const { channels } = deps;
-  const turns = turnActivities(deps.store);
   const pace = paceActivities({
     store: deps.store,
     limitOf: (key) => paceLimitOf(deps.config.destinations, key),
@@ -98,6 +87,21 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
     client: () => Context.current().client,
     ...(deps.metrics ? { metrics: deps.metrics.pace } : {}),
   });
+  const pipeline: PipelineDeps = {
+    definitionAt,
+    dynamicValues: deps.dynamicValues,
+    ledger: createDeliveredLedger(deps.store, deps.log),
+    log: deps.log,
+    breaker,
+    metrics: deps.metrics && { metrics: deps.metrics, destinations: deps.config.destinations },
+    beforeSend: async (args) => {
+      if (!args.paced) return;
+      const again = await pace.sendNow(args.paced.key, SEND_WAIT_MAX_SECS * 1000);
+      if (again !== undefined) throw new PaceHold(again);
+    },
+  };
+  const { channels } = deps;
+  const turns = turnActivities(deps.store);
   return {
     deliverWebhook: activityOf(pipeline, channels.webhook, turns.endTurnOnDelivery, pace),
     publishToBroker: activityOf(pipeline, channels.broker, turns.endTurnOnDelivery, pace),

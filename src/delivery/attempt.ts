@@ -24,6 +24,19 @@ export interface PipelineDeps {
   readonly breaker?: OutcomeRecorder;
   /** Counts and times each attempt (absent: nothing recorded). */
   readonly metrics?: DeliveryMetrics;
+  /**
+   * Right before the request leaves, once it is ready: a paced attempt's check of its
+   * destination's limit, which may wait a little or throw PaceHold.
+   */
+  readonly beforeSend?: (args: ActionArgs) => Promise<void>;
+}
+
+/** The destination's limit holds the attempt until `until` (epoch ms): nothing was sent, and it does not count. */
+export class PaceHold extends Error {
+  constructor(readonly until: number) {
+    super(`the destination's limit holds this attempt until ${new Date(until).toISOString()}`);
+    this.name = 'PaceHold';
+  }
 }
 
 /** Renders, or ends the attempt for good: a rendering too large now is too large on every retry. */
@@ -136,9 +149,11 @@ export const attemptOnce = async <T>(
   try {
     const prepared = await prepare(deps, channel, args, attempt, values);
     definition = prepared.definition;
+    await deps.beforeSend?.(args);
     result = await channel.send(prepared);
     warnings = prepared.rendered.warnings;
   } catch (e) {
+    if (e instanceof PaceHold) throw e;
     if (!(e instanceof AttemptEnded)) throw maskedError(e, maskFrom(resolved));
     result = e.attempt;
   }

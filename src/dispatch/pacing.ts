@@ -50,8 +50,16 @@ export interface PaceArgs {
 export interface RateSlot {
   slot: number;
   at: number;
+  /** How long from the activity's own clock until then (the workflow's clock is its task's start: behind). */
+  waitMs: number;
   paused: boolean;
 }
+
+/**
+ * A wait this short is left to the check at sending (SEND_WAIT_MAX_SECS) rather than a timer:
+ * a timer costs a workflow task and fires late by a varying amount.
+ */
+export const TIMER_MIN_MS = 1000;
 
 /** The in-flight stage's answer: the place is held now, or the delivery waits for the `paced` signal. */
 export type Place = { held: true } | { held: false; paused: boolean };

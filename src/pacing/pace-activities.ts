@@ -19,7 +19,7 @@ import {
   Waiter,
 } from './pace-state';
 import { noPaceMetrics, PaceMetrics } from '../observability/pace-metrics';
-import { createPaceStore } from './pace-store';
+import { createPaceStore, Read } from './pace-store';
 
 export interface PaceDeps {
   readonly store: EventStore;
@@ -37,15 +37,25 @@ export interface PaceDeps {
  * attempt use it (pace-state.ts says how the pace works). Each is one read and at most one write
  * of the destination's stream.
  */
+const slotAnswer = (slot: number, at: number, now: number, state: PaceState): RateSlot => ({
+  slot,
+  at,
+  waitMs: Math.max(0, at - now),
+  paused: state.pausedUntil > now,
+});
+
 export const paceActivities = (deps: PaceDeps) => {
   const paces = createPaceStore(deps.store, deps.now);
   const metrics = deps.metrics ?? noPaceMetrics;
+  /** The pauses this process's attempts were answered, by destination: one entry per configured limit at most. */
+  const pausedHere = new Map<string, number>();
   const seen = (key: string, state: PaceState, limit: PaceLimit, now: number) => metrics.backlog(key, backlogOf(state, now, limit));
 
   /** Gives free places to the waiters first in line (read before the write, again if it lost a race). */
-  const granting = async (key: string, limit: PaceLimit, state: PaceState, now: number) => {
+  const granting = async (key: string, limit: PaceLimit, read: Read, now: number) => {
+    const { state } = read;
     if (limit.maxInFlight === undefined || noneWaiting(state)) return { state, given: [] as Waiter[] };
-    const { waiters, scanned } = await paces.waitersAfter(key, state, limit.maxInFlight);
+    const { waiters, scanned } = await paces.waitersAfter(key, read, limit.maxInFlight);
     return grant(state, now, limit, waiters, scanned);
   };
 
@@ -71,12 +81,12 @@ export const paceActivities = (deps: PaceDeps) => {
     const limit = deps.limitOf(key);
     if (!limit) return undefined;
     return paces.change(key, ({ state }, now) => {
-      if (!limit.maxPerSecond) return { answer: { slot: 0, at: Math.max(now, state.pausedUntil), paused: state.pausedUntil > now } };
+      if (!limit.maxPerSecond) return { answer: slotAnswer(0, Math.max(now, state.pausedUntil), now, state) };
       const r = reserve(state, now, limit, first);
       const at = slotAt(r.state, r.slot);
       metrics.waited(key, (at - now) / 1000);
       seen(key, r.state, limit, now);
-      return { state: r.state, answer: { slot: r.slot, at, paused: r.state.pausedUntil > now } };
+      return { state: r.state, answer: slotAnswer(r.slot, at, now, r.state) };
     });
   };
 
@@ -87,8 +97,7 @@ export const paceActivities = (deps: PaceDeps) => {
     slotNow: async ({ key, slot }: { key: string; slot: number }): Promise<RateSlot> => {
       const { state } = await paces.read(key);
       const now = deps.now?.() ?? Date.now();
-      const at = slotAt(state, slot);
-      return { slot, at, paused: state.pausedUntil > now };
+      return slotAnswer(slot, slotAt(state, slot), now, state);
     },
     /**
      * Takes a place under `max_in_flight`: at once when one is free and nobody waits before it;
@@ -100,7 +109,7 @@ export const paceActivities = (deps: PaceDeps) => {
       if (limit?.maxInFlight === undefined) return { held: true };
       let told: Waiter[] = [];
       const place = await paces.change<Place>(args.key, async (current, now) => {
-        const granted = await granting(args.key, limit, current.state, now);
+        const granted = await granting(args.key, limit, current, now);
         told = granted.given;
         const mine = granted.given.some((w) => w.holderId === args.holderId) || holds(granted.state, args.holderId);
         if (mine || args.recheck) {
@@ -130,10 +139,14 @@ export const paceActivities = (deps: PaceDeps) => {
       if (!limit) return undefined;
       const until = (deps.now?.() ?? Date.now()) + maxWaitMs;
       for (;;) {
-        const wait = await paces.change(key, ({ state }, now) => {
-          const g = gate(state, now, limit);
-          return 'state' in g ? { state: g.state, answer: 0 } : { answer: g.wait };
-        });
+        const heldHere = (pausedHere.get(key) ?? 0) - (deps.now?.() ?? Date.now());
+        const wait =
+          heldHere > 0
+            ? heldHere
+            : await paces.change(key, ({ state }, now) => {
+                const g = gate(state, now, limit);
+                return 'state' in g ? { state: g.state, answer: 0 } : { answer: g.wait };
+              });
         const now = deps.now?.() ?? Date.now();
         if (wait === 0) return undefined;
         if (now + wait > until) return now + wait;
@@ -147,6 +160,8 @@ export const paceActivities = (deps: PaceDeps) => {
     endAttempt: async (paced: PacedAttempt, pausedUntil?: number): Promise<void> => {
       const limit = deps.limitOf(paced.key);
       if (!limit) return;
+      // Known here at once: this process's next attempts wait without waiting for the write.
+      if (pausedUntil !== undefined) pausedHere.set(paced.key, Math.max(pausedHere.get(paced.key) ?? 0, pausedUntil));
       metrics.attempted(paced.key);
       if (paced.holderId === undefined && pausedUntil === undefined) return;
       let told: Waiter[] = [];
@@ -154,7 +169,7 @@ export const paceActivities = (deps: PaceDeps) => {
         let state = current.state;
         if (pausedUntil !== undefined) state = pause(state, now, pausedUntil);
         if (paced.holderId !== undefined) state = release(state, paced.holderId);
-        const granted = await granting(paced.key, limit, state, now);
+        const granted = await granting(paced.key, limit, { ...current, state }, now);
         told = granted.given;
         seen(paced.key, granted.state, limit, now);
         return { state: sameState(granted.state, current.state) ? undefined : granted.state, answer: undefined };

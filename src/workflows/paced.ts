@@ -1,7 +1,7 @@
 import { condition, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DispatchActivities } from '../dispatch/activities';
 import type { ActionOutcome, ActionPlan, ActionState, DispatchInput, DispatchStatus } from '../dispatch/types';
-import { pacedSignal, PaceWait, SEND_WAIT_MAX_SECS } from '../dispatch/pacing';
+import { pacedSignal, PaceWait, SEND_WAIT_MAX_SECS, TIMER_MIN_MS } from '../dispatch/pacing';
 import { recordDelivered, recordFailed } from '../dispatch/attempts';
 import { delayAfter, millis } from '../dispatch/retry-schedule';
 import { boundText } from '../dispatch/bounds';
@@ -67,9 +67,9 @@ const reasonOf = (paused: boolean) => (paused ? 'paused_by_receiver' : 'rate_lim
 const waitForPace = async (key: string, plan: ActionPlan, outcome: ActionOutcome, holderId: string, first: boolean) => {
   let slot = await reserveSlot({ key, first });
   if (!slot) return false;
-  while (slot.at > Date.now()) {
-    const at = slot.at;
-    await waiting(outcome, { reason: reasonOf(slot.paused), until: new Date(at).toISOString() }, () => sleep(at - Date.now()));
+  while (slot.waitMs > TIMER_MIN_MS) {
+    const { at, waitMs } = slot;
+    await waiting(outcome, { reason: reasonOf(slot.paused), until: new Date(at).toISOString() }, () => sleep(waitMs));
     slot = await slotNow({ key, slot: slot.slot });
   }
   const args = {
@@ -89,7 +89,11 @@ const waitForPace = async (key: string, plan: ActionPlan, outcome: ActionOutcome
   return true;
 };
 
-/** Each attempt one activity: the loop here, not Temporal's retry policy, so each waits for its place. */
+/**
+ * Each attempt one activity with one try: the loop here, not Temporal's retry policy, so each
+ * waits for its place. Never a local activity: its wait at sending would hold the workflow task
+ * open, and a task timed out runs its local activities again (the others' first attempts too).
+ */
 const oneAttempt = (plan: ActionPlan) =>
   proxyActivities<DispatchActivities>({
     activityId: plan.deliveryId,

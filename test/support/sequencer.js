@@ -12,6 +12,7 @@ const LONGEST_FIRST = [
   'test/integration/processes/bench-smoke.test.ts',
   'test/integration/delivery/ordering.test.ts',
   'test/integration/processes/two-hosts.test.ts',
+  'test/integration/processes/two-hosts-pacing.test.ts',
   'test/integration/processes/test-command.test.ts',
 ];
 

@@ -49,12 +49,8 @@ test('a receiver that answers 429 with Retry-After: 2 for ~5 s pauses its whole 
       PAUSE_MS / 2,
     );
     const waiting = (early.actions as ActionView[])[0]!;
-    // `waiting_for` is being added: checked when the API shows it.
-    if (waiting.waiting_for !== undefined) {
-      expect(waiting.waiting_for.reason).toBe('paused_by_receiver');
-      if (waiting.waiting_for.until !== undefined)
-        expect(Date.parse(waiting.waiting_for.until)).toBeGreaterThanOrEqual(pausing!.at + PAUSE_MS);
-    }
+    expect(waiting.waiting_for?.reason).toBe('paused_by_receiver');
+    expect(Date.parse(waiting.waiting_for!.until!)).toBeGreaterThanOrEqual(pausing!.at + PAUSE_MS);
 
     const answered = () => rx.received.filter((r) => r.at - first! >= REFUSING_MS);
     await rx.waitFor(() => new Set(answered().map((r) => r.headers['webhook-id'])).size >= 40, 40_000);
