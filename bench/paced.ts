@@ -1,3 +1,4 @@
+import type { Receiver } from '../test/support/receiver';
 import { jsonPoster } from './post';
 import { startBenchStack } from './server';
 import { slowestStages } from './slowest';
@@ -13,6 +14,57 @@ const SLOWEST = Number(process.env.BENCH_SLOWEST ?? 0);
 /** `BENCH_REPEAT=<n>`: n measured windows one after another (this machine's noise shows in their spread). */
 const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Post = ReturnType<typeof jsonPoster>['post'];
+
+/**
+ * One measured window of paced load on a running stack: `rate` signals/s of `bench.<model>` for
+ * `seconds`, each sent as its due time comes, then every delivery to `path` awaited (2 min at most).
+ * Gives what arrived (with each delivery's signal id), accept→receipt p50/p99, and the CPU ms per
+ * delivery of the Temporal server, the service and this process over the window and its tail.
+ */
+export const pacedWindow =
+  (o: { api: Post; rx: Receiver; temporalPid: number; servicePid: number; model: string; path: string; rate: number }) =>
+  async (seconds: number, tag: string) => {
+    const { api, rx, path, rate } = o;
+    const acceptedAt = new Map<string, number>();
+    const count = Math.round(rate * seconds);
+    const before = rx.count(path);
+    const cpu0 = { temporal: cpuSeconds(o.temporalPid), service: cpuSeconds(o.servicePid), bench: cpuSeconds(process.pid) };
+    const t0 = Date.now();
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const due = t0 + (i * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      sends.push(
+        api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: o.model, instance: { id: `${tag}-${i}` } }).then(
+          async (res) => {
+            acceptedAt.set(((await res.json()) as { id: string }).id, Date.now());
+          },
+        ),
+      );
+    }
+    await Promise.all(sends);
+    await rx.waitFor(() => rx.count(path) >= before + count, 120_000).catch(() => undefined);
+    const got = rx.on(path).slice(before);
+    const perDelivery = (s0: number, s1: number) => ((s1 - s0) * 1000) / got.length;
+    const delivered = got.map((r) => {
+      const id = String(r.headers['webhook-id']).split('.')[0]!;
+      return { id, acceptedAt: acceptedAt.get(id) ?? r.at, receivedAt: r.at };
+    });
+    const latencies = delivered.map((d) => d.receivedAt - d.acceptedAt);
+    return {
+      delivered,
+      received: got.length,
+      sent: count,
+      p50: pct(latencies, 50),
+      p99: pct(latencies, 99),
+      cpu: {
+        temporal: perDelivery(cpu0.temporal, cpuSeconds(o.temporalPid)),
+        service: perDelivery(cpu0.service, cpuSeconds(o.servicePid)),
+        bench: perDelivery(cpu0.bench, cpuSeconds(process.pid)),
+      },
+    };
+  };
 
 /**
  * `npm run bench -- paced`: only the paced part of `dispatch` (one trigger, one webhook,
@@ -34,46 +86,7 @@ export const benchPaced = async () => {
       active: true,
       webhooks: [{ url: rx.url('/paced'), http_method: 'POST' }],
     });
-    const run = async (seconds: number, tag: string) => {
-      const acceptedAt = new Map<string, number>();
-      const count = Math.round(RATE * seconds);
-      const before = rx.count('/paced');
-      const cpu0 = { temporal: cpuSeconds(temporal.pid!), service: cpuSeconds(pid), bench: cpuSeconds(process.pid) };
-      const t0 = Date.now();
-      const sends: Promise<void>[] = [];
-      for (let i = 0; i < count; i++) {
-        const due = t0 + (i * 1000) / RATE;
-        if (due > Date.now()) await sleep(due - Date.now());
-        sends.push(
-          api('/api/signals', { signal: 'post_save', app_label: 'bench', model_name: 'paced', instance: { id: `${tag}-${i}` } }).then(
-            async (res) => {
-              acceptedAt.set(((await res.json()) as { id: string }).id, Date.now());
-            },
-          ),
-        );
-      }
-      await Promise.all(sends);
-      await rx.waitFor(() => rx.count('/paced') >= before + count, 120_000).catch(() => undefined);
-      const got = rx.on('/paced').slice(before);
-      const perDelivery = (s0: number, s1: number) => ((s1 - s0) * 1000) / got.length;
-      const delivered = got.map((r) => {
-        const id = String(r.headers['webhook-id']).split('.')[0]!;
-        return { id, acceptedAt: acceptedAt.get(id) ?? r.at, receivedAt: r.at };
-      });
-      const latencies = delivered.map((d) => d.receivedAt - d.acceptedAt);
-      return {
-        delivered,
-        received: got.length,
-        sent: count,
-        p50: pct(latencies, 50),
-        p99: pct(latencies, 99),
-        cpu: {
-          temporal: perDelivery(cpu0.temporal, cpuSeconds(temporal.pid!)),
-          service: perDelivery(cpu0.service, cpuSeconds(pid)),
-          bench: perDelivery(cpu0.bench, cpuSeconds(process.pid)),
-        },
-      };
-    };
+    const run = pacedWindow({ api, rx, temporalPid: temporal.pid!, servicePid: pid, model: 'paced', path: '/paced', rate: RATE });
     await run(WARM_S, 'warm');
     const load = (await import('node:os')).loadavg()[0]!;
     console.log(`paced: measuring, service pid ${pid}`);

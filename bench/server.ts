@@ -7,7 +7,7 @@ import { silentLogger } from '../src/kernel/logger';
 import { findTemporalCli } from '../src/temporal/cli';
 import { DevServer, startDevServer } from '../src/temporal/dev-server';
 import { freePort } from '../test/support/free-port';
-import { startReceiver } from '../test/support/receiver';
+import { Receiver, startReceiver } from '../test/support/receiver';
 
 export interface Running {
   url: string;
@@ -116,13 +116,18 @@ export const startBenchTemporal = async (o: { metrics?: boolean } = {}): Promise
 /**
  * What most suites run on: a temp data dir, a Temporal dev server, a loopback receiver, and the
  * service (allowed to send to loopback) with `role`; `stop` ends them all and removes the dir.
+ * `config`: more keys for the service's config file, made once the receiver's address is known.
  */
-export const startBenchStack = async (name: string, role: 'all' | 'api' = 'all') => {
+export const startBenchStack = async (
+  name: string,
+  role: 'all' | 'api' = 'all',
+  config: (rx: Receiver) => Record<string, unknown> = () => ({}),
+) => {
   const dir = mkdtempSync(join(tmpdir(), `at-bench-${name}-`));
   const temporal = await startBenchTemporal();
   const rx = await startReceiver();
   const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true }));
+  writeFileSync(configFile, JSON.stringify({ allow_private_targets: true, ...config(rx) }));
   const service = await startService(
     { DATA_DIR: join(dir, 'data'), TEMPORAL_ADDRESS: temporal.address, ACTION_TRIGGERS_CONFIG: configFile },
     role,

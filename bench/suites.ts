@@ -10,6 +10,7 @@ import { benchLongHistory } from './long-history';
 import { benchDjango } from './django';
 import { benchOrdering } from './ordering';
 import { benchConditions } from './conditions';
+import { benchPacing } from './pacing';
 
 /** Every suite `npm run bench -- <suite>` runs, by name (test/integration/processes/bench-smoke.test.ts runs each one small). */
 export const suites: Record<string, () => Promise<void>> = {
@@ -25,4 +26,5 @@ export const suites: Record<string, () => Promise<void>> = {
   django: benchDjango,
   ordering: benchOrdering,
   conditions: benchConditions,
+  pacing: benchPacing,
 };

@@ -60,6 +60,9 @@ export const bundleWorkflows = async (workflowInterceptorModules: string[] = [])
   return { code };
 };
 
+/** How long a stop waits for the attempts under way before it cancels them. */
+const SHUTDOWN_GRACE = '5 seconds';
+
 const quietBundlerLogger = {
   trace: () => undefined,
   debug: () => undefined,
@@ -111,6 +114,9 @@ export const startWorker = async (deps: WorkerDeps) => {
           log: deps.log,
           metrics: deps.metrics,
         }),
+        // A stop lets the attempts under way end (a paced one may wait up to SEND_WAIT_MAX_SECS for
+        // its slot): cancelled at once, one already sent would count again and be sent twice.
+        shutdownGraceTime: SHUTDOWN_GRACE,
         maxConcurrentActivityTaskExecutions: 200,
         maxConcurrentLocalActivityExecutions: 200,
         maxConcurrentWorkflowTaskExecutions: 200,

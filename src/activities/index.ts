@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { breakerSettingsOf, Config } from '../config';
 import { EventStore } from '../event-store/port';
 import { Logger } from '../kernel/logger';
@@ -18,7 +18,7 @@ import { Channels, firstAttempts } from '../delivery/first-attempts';
 import { createSlots } from '../kernel/slots';
 import { FIRST_ATTEMPT_CONCURRENCY } from '../kernel/limits';
 import type { Metrics } from '../observability/metrics';
-import { paceActivities, PaceActivities } from '../pacing/pace-activities';
+import { Held, paceActivities, PaceActivities } from '../pacing/pace-activities';
 import { SEND_WAIT_MAX_SECS } from '../dispatch/pacing';
 import { paceLimitOf } from '../destinations/registry';
 
@@ -48,14 +48,6 @@ const activityOf =
       return { ...receipt, warnings: boundWarnings(receipt.warnings), ...(turnEnded ? { turnEnded } : {}) };
     });
 
-/** The destination's limit holds the attempt past the wait allowed at sending: its workflow waits, not counting it. */
-const notYet = (args: ActionArgs, until: number) =>
-  ApplicationFailure.create({
-    message: `the destination's limit holds this attempt until ${new Date(until).toISOString()}`,
-    type: 'PaceWait',
-    details: [{ attempt: (args.attemptsBefore ?? 0) + 1, pausedUntil: until }],
-  });
-
 /**
  * A paced attempt gives back its place when it ends, and a receiver's pause pauses its
  * destination; a fault there is logged (the place comes back when its lease ends).
@@ -66,7 +58,14 @@ const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Prom
   try {
     return await attempt();
   } catch (e) {
-    if (e instanceof PaceHold) throw notYet(args, e.until);
+    // Nothing was sent: the workflow waits for the slot reserved and tries again.
+    if (e instanceof PaceHold)
+      return {
+        attempt: (args.attemptsBefore ?? 0) + 1,
+        warnings: [],
+        heldUntil: e.until,
+        ...(e.reserved ? { slotReserved: true as const } : {}),
+      };
     pausedUntil = (e as { details?: Array<{ pausedUntil?: number }> }).details?.[0]?.pausedUntil;
     throw e;
   } finally {
@@ -85,6 +84,7 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
     limitOf: (key) => paceLimitOf(deps.config.destinations, key),
     log: deps.log,
     client: () => Context.current().client,
+    sleep: (ms) => Promise.race([new Promise<void>((r) => setTimeout(r, ms)), Context.current().cancelled]),
     ...(deps.metrics ? { metrics: deps.metrics.pace } : {}),
   });
   const pipeline: PipelineDeps = {
@@ -96,8 +96,15 @@ export const createActivities = (deps: ActivityDeps): DispatchActivities => {
     metrics: deps.metrics && { metrics: deps.metrics, destinations: deps.config.destinations },
     beforeSend: async (args) => {
       if (!args.paced) return;
-      const again = await pace.sendNow(args.paced.key, SEND_WAIT_MAX_SECS * 1000);
-      if (again !== undefined) throw new PaceHold(again);
+      let again: Held | undefined;
+      try {
+        again = await pace.sendNow(args.paced.key, SEND_WAIT_MAX_SECS * 1000, args.paced.sendAt);
+      } catch (e) {
+        // The worker stops while the attempt waits for its slot: nothing was sent, so it does not count.
+        if (e instanceof CancelledFailure) throw new PaceHold(Date.now(), false);
+        throw e;
+      }
+      if (again !== undefined) throw new PaceHold(again.until, again.reserved);
     },
   };
   const { channels } = deps;

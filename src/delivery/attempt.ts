@@ -33,7 +33,11 @@ export interface PipelineDeps {
 
 /** The destination's limit holds the attempt until `until` (epoch ms): nothing was sent, and it does not count. */
 export class PaceHold extends Error {
-  constructor(readonly until: number) {
+  constructor(
+    readonly until: number,
+    /** Whether `until` is a slot reserved for the attempt (else the end of a receiver's pause). */
+    readonly reserved: boolean,
+  ) {
     super(`the destination's limit holds this attempt until ${new Date(until).toISOString()}`);
     this.name = 'PaceHold';
   }

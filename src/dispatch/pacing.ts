@@ -69,6 +69,8 @@ export interface PacedAttempt {
   key: string;
   /** Its in-flight place, given back when the attempt ends (none without `max_in_flight`). */
   holderId?: string;
+  /** The slot at sending an earlier try reserved and handed back (too far off to wait for), epoch ms. */
+  sendAt?: number;
 }
 
 /**
@@ -76,4 +78,4 @@ export interface PacedAttempt {
  * activity's time allows it beyond `timeout_secs`); past it, the attempt goes back to its
  * workflow to wait there, not counted.
  */
-export const SEND_WAIT_MAX_SECS = 5;
+export const SEND_WAIT_MAX_SECS = 2;

@@ -110,6 +110,13 @@ export interface DeliveryReceipt {
   warnings: string[];
   /** The attempt also ended its dispatch's turn in an instance order (ActionArgs.endsTurn). */
   turnEnded?: true;
+  /**
+   * Nothing was sent: the destination's limit held the attempt back, its slot at sending reserved
+   * for then (epoch ms). Not a failure: the workflow waits for it and tries again, not counted.
+   */
+  heldUntil?: number;
+  /** `heldUntil` is a slot at sending reserved for the attempt (else the end of a receiver's pause: it reserves anew). */
+  slotReserved?: true;
 }
 
 /** What one batch of first attempts receives: the actions, the signal, the retry schedule. */

@@ -8,7 +8,7 @@ import {
   backlogOf,
   grant,
   holds,
-  gate,
+  sendSlot,
   noneWaiting,
   PaceState,
   pause,
@@ -30,6 +30,8 @@ export interface PaceDeps {
   readonly client: () => Client;
   readonly metrics?: PaceMetrics;
   readonly now?: () => number;
+  /** Waits in an attempt for its slot at sending (the worker's: it ends early, rejecting, when the attempt is cancelled). */
+  readonly sleep?: (ms: number) => Promise<unknown>;
 }
 
 /**
@@ -43,6 +45,23 @@ const slotAnswer = (slot: number, at: number, now: number, state: PaceState): Ra
   waitMs: Math.max(0, at - now),
   paused: state.pausedUntil > now,
 });
+
+/**
+ * How far ahead of its write a slot of the moment of sending is set: the write lands first (an
+ * fsync, a round trip to PostgreSQL), and the attempt sends at the slot's time.
+ */
+const SEND_LEAD_MS = 100;
+/**
+ * A slot at sending missed by more than half an interval (or this, without a rate: a pause's
+ * end) is not used: sent late, it would crowd the slot after it; the attempt reserves another.
+ */
+const SEND_MISSED_MS = 100;
+
+/** An attempt held back at sending: until when, and whether that time is a slot reserved for it (else: a pause's end). */
+export interface Held {
+  until: number;
+  reserved: boolean;
+}
 
 export const paceActivities = (deps: PaceDeps) => {
   const paces = createPaceStore(deps.store, deps.now);
@@ -129,29 +148,38 @@ export const paceActivities = (deps: PaceDeps) => {
       return place;
     },
     /**
-     * At the moment of sending: the strict check of the rate and of a pause, which the slots only
-     * approach (a timer fires late by a varying amount, and slots missed while no worker ran
-     * fall due together). Waits here up to `maxWaitMs`; undefined when the attempt may go, else
-     * when to ask again (epoch ms).
+     * At the moment of sending: the strict slot of the rate and of a pause, which the schedule's
+     * slots only approach (a timer fires late by a varying amount, and slots missed while no
+     * worker ran fall due together). Waits here for it when it is at most `maxWaitMs` away, and
+     * answers undefined: send now. Else it answers the slot, reserved, for the workflow to wait
+     * for and give back (`sendAt`); or, when a pause came meanwhile, when it ends.
      */
-    sendNow: async (key: string, maxWaitMs: number): Promise<number | undefined> => {
+    sendNow: async (key: string, maxWaitMs: number, sendAt?: number): Promise<Held | undefined> => {
       const limit = deps.limitOf(key);
       if (!limit) return undefined;
-      const until = (deps.now?.() ?? Date.now()) + maxWaitMs;
+      const clock = () => deps.now?.() ?? Date.now();
+      const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+      // Sent later than this after its slot, it would crowd the slot after it: it takes another.
+      const lateMs = limit.maxPerSecond ? 500 / limit.maxPerSecond : SEND_MISSED_MS;
+      const reserveAt = () =>
+        paces.change(key, ({ state }, now) => {
+          const r = sendSlot(state, now, limit, SEND_LEAD_MS);
+          return { ...(r.state === state ? {} : { state: r.state }), answer: r.at };
+        });
+      // A slot reserved by an earlier try is kept, unless it was missed.
+      let at = sendAt !== undefined && sendAt > clock() - lateMs ? sendAt : undefined;
       for (;;) {
-        const heldHere = (pausedHere.get(key) ?? 0) - (deps.now?.() ?? Date.now());
-        const wait =
-          heldHere > 0
-            ? heldHere
-            : await paces.change(key, ({ state }, now) => {
-                const g = gate(state, now, limit);
-                return 'state' in g ? { state: g.state, answer: 0 } : { answer: g.wait };
-              });
-        const now = deps.now?.() ?? Date.now();
-        if (wait === 0) return undefined;
-        if (now + wait > until) return now + wait;
-        await new Promise((r) => setTimeout(r, wait));
+        const heldHere = pausedHere.get(key) ?? 0;
+        if (heldHere > clock()) return { until: heldHere, reserved: false };
+        at ??= await reserveAt();
+        if (at - clock() > maxWaitMs) return { until: at, reserved: true };
+        if (at > clock()) await sleep(at - clock());
+        if (clock() - at <= lateMs) break;
+        at = undefined;
       }
+      // A receiver of this process answered a pause meanwhile: the slot is given up.
+      const paused = pausedHere.get(key) ?? 0;
+      return paused > clock() ? { until: paused, reserved: false } : undefined;
     },
     /**
      * A paced attempt ended: its place is free (given to the next waiter), and a receiver that

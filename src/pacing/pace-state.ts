@@ -87,17 +87,19 @@ export const reserve = (s: PaceState, now: number, limit: PaceLimit, first: bool
 export const slotAt = (s: PaceState, slot: number) => Math.max(slot + s.shift, s.pausedUntil);
 
 /**
- * The check at the moment of sending (a GCRA without reservations, in real time): go, or wait
- * this many ms. Slots space deliveries ahead of time; this holds the limit when their timers
- * fire late or together.
+ * The slot of the moment of sending (a GCRA with reservations, in real time, kept apart from
+ * the schedule above): at least `leadMs` ahead, so that the write which reserves it lands before
+ * it and the attempt sends at that time, not whenever its write happened to land; never during
+ * a pause. Slots space deliveries ahead of time; this holds the limit when their timers fire
+ * late or together.
  */
-export const gate = (s: PaceState, now: number, limit: PaceLimit): { state: PaceState } | { wait: number } => {
-  if (s.pausedUntil > now) return { wait: s.pausedUntil - now };
+export const sendSlot = (s: PaceState, now: number, limit: PaceLimit, leadMs: number): { state: PaceState; at: number } => {
+  const start = Math.max(now + leadMs, s.pausedUntil);
   const interval = intervalOf(limit);
-  if (interval === 0) return { state: s };
-  const tat = Math.max(s.sendTat, now);
-  const allowedAt = tat - (limit.burst - 1) * interval;
-  return allowedAt > now ? { wait: Math.ceil(allowedAt - now) } : { state: { ...s, sendTat: tat + interval } };
+  if (interval === 0) return { state: s, at: start };
+  const before = Math.max(s.sendTat, start);
+  const at = Math.max(start, before - (limit.burst - 1) * interval);
+  return { state: { ...s, sendTat: before + interval }, at };
 };
 
 /** The receiver asked for no request until `until`: every slot not yet reached moves back by the pause. */

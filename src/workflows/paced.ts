@@ -1,7 +1,7 @@
 import { condition, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { DispatchActivities } from '../dispatch/activities';
 import type { ActionOutcome, ActionPlan, ActionState, DispatchInput, DispatchStatus } from '../dispatch/types';
-import { pacedSignal, PaceWait, SEND_WAIT_MAX_SECS, TIMER_MIN_MS } from '../dispatch/pacing';
+import { pacedSignal, PaceWait, RateSlot, SEND_WAIT_MAX_SECS, TIMER_MIN_MS } from '../dispatch/pacing';
 import { recordDelivered, recordFailed } from '../dispatch/attempts';
 import { delayAfter, millis } from '../dispatch/retry-schedule';
 import { boundText } from '../dispatch/bounds';
@@ -59,13 +59,20 @@ const waiting = async <T>(outcome: ActionOutcome, why: PaceWait, wait: () => Pro
 
 const reasonOf = (paused: boolean) => (paused ? 'paused_by_receiver' : 'rate_limited');
 
+/** Waits for a slot at sending reserved by the try before (its attempt takes it). */
+const slotAtSending = async (outcome: ActionOutcome, sendAt: number): Promise<RateSlot> => {
+  const waitMs = sendAt - Date.now() - TIMER_MIN_MS / 2;
+  if (waitMs > 0) await waiting(outcome, { reason: 'rate_limited', until: new Date(sendAt).toISOString() }, () => sleep(waitMs));
+  return { slot: 0, at: sendAt, waitMs: 0, paused: false };
+};
+
 /**
  * Waits until the attempt may go under its destination's limit: its slot under `max_per_second`
  * (a durable timer; a pause met on waking moves it on), then a place under `max_in_flight` (at
  * once, or when the `paced` signal gives it). Holds no worker slot while it waits.
  */
-const waitForPace = async (key: string, plan: ActionPlan, outcome: ActionOutcome, holderId: string, first: boolean) => {
-  let slot = await reserveSlot({ key, first });
+const waitForPace = async (key: string, plan: ActionPlan, outcome: ActionOutcome, holderId: string, first: boolean, sendAt?: number) => {
+  let slot = sendAt === undefined ? await reserveSlot({ key, first }) : await slotAtSending(outcome, sendAt);
   if (!slot) return false;
   while (slot.waitMs > TIMER_MIN_MS) {
     const { at, waitMs } = slot;
@@ -110,20 +117,26 @@ const oneAttempt = (plan: ActionPlan) =>
 export const runPaced = async (input: DispatchInput, plan: ActionPlan, outcome: ActionOutcome, ledger: boolean) => {
   const key = plan.pace!;
   let attempts = 0;
+  let sendAt: number | undefined;
   for (let n = 0, pauses = 0; ; n++) {
     const holderId = `${plan.deliveryId}#${n}`;
-    const limited = await waitForPace(key, plan, outcome, holderId, n > 0);
-    const paced = { key, ...(limited ? { holderId } : {}) };
+    const limited = await waitForPace(key, plan, outcome, holderId, n > 0, sendAt);
+    const paced = { key, ...(limited ? { holderId } : {}), ...(sendAt === undefined ? {} : { sendAt }) };
+    sendAt = undefined;
     try {
-      recordDelivered(outcome, await attemptOf(input, plan, ledger, undefined, paced)(oneAttempt(plan), attempts));
+      const receipt = await attemptOf(input, plan, ledger, undefined, paced)(oneAttempt(plan), attempts);
+      // The limit held it back with a slot reserved: wait for it, not counted (each hold is a slot: it ends).
+      if (receipt.heldUntil !== undefined) {
+        if (receipt.slotReserved) sendAt = receipt.heldUntil;
+        continue;
+      }
+      recordDelivered(outcome, receipt);
       return;
     } catch (err) {
       const f = failedOf(err);
       if (f.details?.pausedUntil !== undefined && pauses < MAX_PAUSES) {
         pauses++;
-        // A receiver's answer shows; the limit's own hold (no answer) does not.
-        if (outcome.state !== 'cancelled' && f.details.statusCode !== undefined)
-          Object.assign(outcome, { statusCode: f.details.statusCode, lastError: boundText(f.message) });
+        if (outcome.state !== 'cancelled') Object.assign(outcome, { statusCode: f.details.statusCode, lastError: boundText(f.message) });
         continue;
       }
       attempts++;

@@ -26,6 +26,14 @@ export const finalDispatches = async (app: Express, ids: readonly string[]) => {
   return done;
 };
 
+/**
+ * How late an arrival may come after its slot at sending (the sender's event loop, the network,
+ * on a loaded machine): a window of 1000 − JITTER_MS ms of arrivals holds at most the slots of a
+ * second, whatever each one's delay up to it.
+ */
+export const JITTER_MS = 300;
+export const ARRIVAL_WINDOW_MS = 1000 - JITTER_MS;
+
 /** The most of `times` (epoch ms) that fall in any window [t, t + ms): windows start at a time of the list. */
 export const mostWithin = (times: readonly number[], ms = 1000) => {
   const sorted = [...times].sort((a, b) => a - b);

@@ -5,7 +5,7 @@ import {
   FoundWaiter,
   grant,
   holds,
-  gate,
+  sendSlot,
   PaceState,
   pause,
   release,
@@ -72,15 +72,15 @@ describe('slots put first', () => {
     expect(at).toEqual([3000, 3100, 3200]);
   });
 
-  test('the check at sending lets one go per interval (burst at once after a quiet spell), and none during a pause', () => {
+  test('slots at sending: at least the lead ahead, one per interval (burst at once after a quiet spell), none during a pause', () => {
     let s = EMPTY;
-    const answers = [0, 0, 0, 50, 100].map((now) => {
-      const g = gate(s, now, { maxPerSecond: 10, burst: 2 });
-      if ('state' in g) s = g.state;
-      return 'state' in g ? 'go' : `wait ${g.wait}`;
+    const at = [0, 0, 0, 50, 400].map((now) => {
+      const r = sendSlot(s, now, { maxPerSecond: 10, burst: 2 }, 100);
+      s = r.state;
+      return r.at;
     });
-    expect(answers).toEqual(['go', 'go', 'wait 100', 'wait 50', 'go']);
-    expect(gate(pause(EMPTY, 0, 3000), 1000, RATE)).toEqual({ wait: 2000 });
+    expect(at).toEqual([100, 100, 200, 300, 500]);
+    expect(sendSlot(pause(EMPTY, 0, 3000), 1000, RATE, 100).at).toBe(3000);
   });
 });
 

@@ -27,6 +27,16 @@ const SMOKE: Record<string, Record<string, string>> = {
   django: { ROUNDS: '1', SAVES: '20' },
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
   conditions: { BENCH_ROUNDS: '1', BENCH_REQUESTS: '20' },
+  pacing: {
+    BENCH_RATE: '20',
+    BENCH_PACED_S: '2',
+    BENCH_WARM_S: '1',
+    BENCH_ROUNDS: '1',
+    BENCH_WAITING: '300',
+    BENCH_WAITING_FULL: '30',
+    BENCH_IDLE_S: '1',
+    BENCH_HISTORIES: '2',
+  },
 };
 
 test('every bench suite has its small size here, so none goes unrun', () => {

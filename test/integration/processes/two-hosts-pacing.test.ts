@@ -1,5 +1,5 @@
 import { cpus, loadavg } from 'node:os';
-import { mostWithin } from '../../support/pacing';
+import { ARRIVAL_WINDOW_MS, mostWithin } from '../../support/pacing';
 import { Received } from '../../support/receiver';
 import { triggerBody } from '../../support/trigger-body';
 import { call, Host, postSignals, startTwoHosts, stopTwoHosts, TwoHosts } from '../../support/two-hosts';
@@ -25,6 +25,8 @@ const TIMEOUT_SECS = 2;
  * only for those under way at the kill, twice that.
  */
 const IN_FLIGHT = 5;
+/** How long Temporal waits for an attempt whose host died: timeout_secs, the report grace (10 s) and the wait at sending (2 s). */
+const KILLED_ATTEMPTS_SECS = TIMEOUT_SECS + 10 + 2;
 const LIMITED = '/limited/orders';
 const FREE = '/free/orders';
 
@@ -127,27 +129,28 @@ test(
     const first = limitedAt[0]!;
     const repeats = limitedAt.length - limitedIds();
     const totalSecs = (limitedAt[limitedAt.length - 1]! - first) / 1000;
-    const most = mostWithin(limitedAt);
+    const most = mostWithin(limitedAt, ARRIVAL_WINDOW_MS);
     const median = limitedAt[Math.floor(limitedAt.length / 2)]!;
     const expectedSecs = (N - 1) / RATE;
     const secs = (ms: number) => (ms / 1000).toFixed(1);
     console.log(
       `two hosts paced: N=${N} distinct=${limitedIds()} repeats=${repeats} total=${totalSecs.toFixed(2)} s ` +
-        `(expected ${expectedSecs.toFixed(2)} s, x${(totalSecs / expectedSecs).toFixed(3)}) most in 1 s=${most}; ` +
+        `(expected ${expectedSecs.toFixed(2)} s, x${(totalSecs / expectedSecs).toFixed(3)}) most in ${ARRIVAL_WINDOW_MS} ms=${most}; ` +
         `emitted in ${secs(emittedAt - emitStart)} s, first limited arrival ${secs(first - emitStart)} s after the first signal, ` +
         `killed ${secs(killedAt - first)} s after it at ${beforeKill} arrivals (${((beforeKill - 1) / ((killedAt - first) / 1000)).toFixed(1)}/s), ` +
         `unlimited ${freeIds()} distinct, last ${secs(Math.max(...freeAt) - first)} s after the first limited (median ${secs(median - first)} s); ` +
         `load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
     );
 
-    // At sending, RATE a second with the burst of 1 allows RATE in any 1-s window; one more for jitter.
-    expect(most).toBeLessThanOrEqual(RATE + 1);
+    // At sending, RATE a second with the burst of 1 allows RATE in any 1-s window, summed over both hosts.
+    expect(most).toBeLessThanOrEqual(RATE);
     // Every limited delivery arrives; a repeat only for one under way at the kill.
     expect(limitedIds()).toBe(N);
     expect(repeats).toBeLessThanOrEqual(2 * IN_FLIGHT);
-    // The whole takes N/RATE s within 10 %: (N - 1) intervals.
+    // The whole takes N/RATE s within 10 %, plus the time the killed host's attempts under way take
+    // to be given up (their Temporal time-out: time-out, report grace, wait at sending) and sent again.
     expect(totalSecs).toBeGreaterThanOrEqual(0.9 * expectedSecs);
-    expect(totalSecs).toBeLessThanOrEqual(1.1 * expectedSecs);
+    expect(totalSecs).toBeLessThanOrEqual(1.1 * expectedSecs + KILLED_ATTEMPTS_SECS);
     // The unlimited webhook is not slowed: all its deliveries arrive before half the limited ones.
     expect(freeIds()).toBe(N);
     expect(Math.max(...freeAt)).toBeLessThan(median);
