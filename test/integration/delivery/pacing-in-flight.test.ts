@@ -4,19 +4,20 @@ import { waitForDispatch } from '../../support/signals';
 import { ActionView, emitSignals, finalDispatches, startCountingReceiver } from '../../support/pacing';
 import { until } from '../../support/until';
 
-test('12 signals to a webhook under max_in_flight 2 that answers in 500 ms: never more than 2 requests under way, all delivered at the first attempt', async () => {
-  const rx = await startCountingReceiver(500);
+test('12 signals to a webhook under max_in_flight 2 that answers in 1.5 s: never more than 2 requests under way, all delivered at the first attempt', async () => {
+  // 1.5 s each: 9 s for the 12, so they queue for places even when a loaded machine starts them slowly.
+  const rx = await startCountingReceiver(1500);
   const h = await startDispatchHarness({ webhook_limits: [{ name: 'two-at-once', url_prefix: rx.url('/slow/'), max_in_flight: 2 }] });
   try {
-    // timeout_secs 1: each request takes 0.5 s, the last ones wait ~2.5 s for a place, which must not count against it.
+    // timeout_secs 3: each request takes 1.5 s, the last ones wait ~7.5 s for a place, which must not count against it.
     await postTrigger(
       h.app,
-      triggerBody({ model: 'paced-in-flight', webhooks: [{ url: rx.url('/slow/orders'), http_method: 'POST', timeout_secs: 1 }] }),
+      triggerBody({ model: 'paced-in-flight', webhooks: [{ url: rx.url('/slow/orders'), http_method: 'POST', timeout_secs: 3 }] }),
     );
     const ids = await emitSignals(h.app, 'paced-in-flight', 12);
 
     // The last signal waits for a place while the first ones are under way.
-    const early = await waitForDispatch(h.app, ids[11]!, (s) => (s as { actions?: ActionView[] }).actions?.[0]?.state === 'waiting', 5000);
+    const early = await waitForDispatch(h.app, ids[11]!, (s) => (s as { actions?: ActionView[] }).actions?.[0]?.state === 'waiting', 8000);
     const waiting = (early.actions as ActionView[])[0]!;
     // No `until`: a place has no set time.
     expect(waiting.waiting_for).toEqual({ reason: 'rate_limited' });
