@@ -6,8 +6,8 @@
 #   scripts/schemathesis-requirements.txt) into a venv at .tools/schemathesis, and the brokers'
 #   test servers (Kafka, Redis, moto for SQS/SNS/Lambda/EventBridge, a Pub/Sub emulator: see the functions below), and
 #   the Python client's test venvs (.tools/python-client: Django 4.2; .tools/python-client-django52),
-#   Go for the compose file's check where the machine's is missing or older than 1.24, and podman,
-#   runc and debootstrap for the image test.
+#   Go for the compose file's check where the machine's is missing or older than 1.24, promtool
+#   (from Debian's prometheus package, into .tools/promtool) for the alerting rules' check, and podman, runc and debootstrap for the image test.
 #   Safe to run again.
 #   --temporal-only: just the Temporal CLI (what `npm start` needs; run by `prestart`).
 set -euo pipefail
@@ -120,6 +120,22 @@ install_go() {
   .tools/go/bin/go version
 }
 
+# promtool, for the alerting rules (deploy/prometheus: `promtool check rules`, `promtool test rules`)
+# into .tools/promtool/bin: taken out of Debian's prometheus package (a static binary), not
+# installed, so no Prometheus server comes with it.
+install_promtool() {
+  local dir=.tools/promtool
+  [ -x "$dir/bin/promtool" ] && return
+  echo "installing promtool (from Debian's prometheus package) into $dir"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && apt-get download prometheus >/dev/null 2>&1) \
+    || { apt-get update -qq && (cd "$tmp" && apt-get download prometheus >/dev/null); }
+  dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/root"
+  mkdir -p "$dir/bin" && cp "$tmp/root/usr/bin/promtool" "$dir/bin/promtool"
+  rm -rf "$tmp"
+}
+
 # The image test (npm run test:image): podman builds and runs the image; runc, because crun
 # refuses these machines' mixed cgroups; debootstrap makes the Node 24 base from Debian's mirror.
 install_podman() {
@@ -184,6 +200,7 @@ if [ "${1:-}" != "--temporal-only" ]; then
   install_pubsub
   install_python_client
   install_go
+  install_promtool
   install_podman
 fi
 

@@ -55,10 +55,12 @@ const activityOf =
 const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Promise<DeliveryReceipt>): Promise<DeliveryReceipt> => {
   if (!args.paced) return attempt();
   let pausedUntil: number | undefined;
+  let sent = true;
   try {
     return await attempt();
   } catch (e) {
     // Nothing was sent: the workflow waits for the slot reserved and tries again.
+    sent = !(e instanceof PaceHold);
     if (e instanceof PaceHold)
       return {
         attempt: (args.attemptsBefore ?? 0) + 1,
@@ -70,7 +72,7 @@ const paced = async (args: ActionArgs, pace: PaceActivities, attempt: () => Prom
     throw e;
   } finally {
     await pace
-      .endAttempt(args.paced, pausedUntil)
+      .endAttempt(args.paced, { sent, ...(pausedUntil === undefined ? {} : { pausedUntil }) })
       .catch((e: unknown) => Context.current().log.warn('pace: the end of a paced attempt was not recorded', { error: String(e) }));
   }
 };

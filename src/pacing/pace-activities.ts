@@ -183,14 +183,15 @@ export const paceActivities = (deps: PaceDeps) => {
     },
     /**
      * A paced attempt ended: its place is free (given to the next waiter), and a receiver that
-     * asked for a pause (`pausedUntil`) pauses the whole destination.
+     * asked for a pause (`pausedUntil`) pauses the whole destination. `sent`: a request left
+     * (an attempt held back at sending is not counted as one).
      */
-    endAttempt: async (paced: PacedAttempt, pausedUntil?: number): Promise<void> => {
+    endAttempt: async (paced: PacedAttempt, { sent, pausedUntil }: { sent: boolean; pausedUntil?: number }): Promise<void> => {
       const limit = deps.limitOf(paced.key);
       if (!limit) return;
       // Known here at once: this process's next attempts wait without waiting for the write.
       if (pausedUntil !== undefined) pausedHere.set(paced.key, Math.max(pausedHere.get(paced.key) ?? 0, pausedUntil));
-      metrics.attempted(paced.key);
+      if (sent) metrics.attempted(paced.key);
       if (paced.holderId === undefined && pausedUntil === undefined) return;
       let told: Waiter[] = [];
       await paces.change(paced.key, async (current, now) => {

@@ -63,10 +63,9 @@ export const EMPTY: PaceState = {
 const intervalOf = (limit: PaceLimit) => (limit.maxPerSecond ? 1000 / limit.maxPerSecond : 0);
 
 /**
- * Reserves the next slot (rate stage). `first`: a retry, a delivery a receiver paused, or one
- * that missed its slot (its worker was down) takes the first free slot from now, after any put
- * first before it (every later slot moves back by one interval), rather than the schedule's end.
- * Returns the slot in own time and the new state.
+ * Reserves the next slot (rate stage). `first`: a retry or a delivery a receiver paused takes
+ * the first free slot from now, after any put first before it (every later slot moves back by
+ * one interval), rather than the schedule's end. Returns the slot in own time and the new state.
  */
 export const reserve = (s: PaceState, now: number, limit: PaceLimit, first: boolean): { state: PaceState; slot: number } => {
   const interval = intervalOf(limit);
@@ -180,9 +179,13 @@ export const release = (s: PaceState, holderId: string): PaceState =>
 /** Whether a change left the state as it was (nothing to write). */
 export const sameState = (a: PaceState, b: PaceState) => JSON.stringify(a) === JSON.stringify(b);
 
-/** Deliveries waiting now: slots reserved ahead of `now` under the rate, and waiters without a place. */
+/**
+ * Deliveries waiting now: slots reserved ahead of `now` under the rate (of the schedule, or at
+ * sending, where the deliveries whose slots fell while no worker ran wait), and waiters without a place.
+ */
 export const backlogOf = (s: PaceState, now: number, limit: PaceLimit) => {
   const interval = intervalOf(limit);
-  const ahead = interval > 0 ? Math.max(0, Math.ceil((s.tat + s.shift - now) / interval) - limit.burst) : 0;
+  const reservedUntil = Math.max(s.tat + s.shift, s.sendTat);
+  const ahead = interval > 0 ? Math.max(0, Math.ceil((reservedUntil - now) / interval) - limit.burst) : 0;
   return ahead + Math.max(0, s.nextTicket - s.granted);
 };

@@ -1,13 +1,23 @@
 import { createServer, Server } from 'node:http';
 import request from 'supertest';
 import type { Express } from 'express';
+import { MAX_SIGNALS_PER_REQUEST } from '../../src/model/signals/codecs';
 import { waitForDispatch } from './signals';
 
-/** Emits `n` post_save signals of shop.`model` in one request (instances 0..n-1); gives their ids, in order. */
+/** Emits `n` post_save signals of shop.`model` (instances 0..n-1), as many a request as one may hold; gives their ids, in order. */
 export const emitSignals = async (app: Express, model: string, n: number): Promise<string[]> => {
-  const signals = Array.from({ length: n }, (_, i) => ({ signal: 'post_save', app_label: 'shop', model_name: model, instance: { id: i } }));
-  const res = await request(app).post('/api/signals').send(signals).expect(202);
-  return (res.body as Array<{ id: string }>).map((s) => s.id);
+  const ids: string[] = [];
+  for (let from = 0; from < n; from += MAX_SIGNALS_PER_REQUEST) {
+    const signals = Array.from({ length: Math.min(MAX_SIGNALS_PER_REQUEST, n - from) }, (_, i) => ({
+      signal: 'post_save',
+      app_label: 'shop',
+      model_name: model,
+      instance: { id: from + i },
+    }));
+    const res = await request(app).post('/api/signals').send(signals).expect(202);
+    ids.push(...(res.body as Array<{ id: string }>).map((s) => s.id));
+  }
+  return ids;
 };
 
 /** An action as `GET /api/signals/<id>` shows it (the fields these tests read). */

@@ -164,4 +164,11 @@ describe('max_in_flight: places, a queue of tickets, leases', () => {
     for (const id of ['a', 'b', 'c', 'd']) s = ask(s, 0, LIMIT, id, 10_000).state;
     expect(backlogOf(s, 0, LIMIT)).toBe(2);
   });
+
+  test('the backlog counts the slots at sending reserved ahead, where a restart leaves the deliveries whose slots fell meanwhile', () => {
+    // The schedule's slots are all past (a worker was down); 31 deliveries took slots at sending.
+    let s = reserveMany(EMPTY, 0, 5).state;
+    for (let i = 0; i < 31; i++) s = sendSlot(s, 60_000, RATE, 0).state;
+    expect(backlogOf(s, 60_000, RATE)).toBe(30);
+  });
 });

@@ -129,6 +129,39 @@ it('starts later signals while an earlier start hangs, and keeps its checkpoint 
   relay = undefined;
 });
 
+it('stopped part-way through a batch, keeps its checkpoint before the signals not started yet; the next relay starts them', async () => {
+  const ids = ['s0', 's1', 's2', 's3', 's4', 's5'];
+  // Stored before the relay runs: it reads all six as one batch.
+  for (const id of ids) await accept(store, id);
+  const gates: Array<() => void> = [];
+  const started: string[] = [];
+  relay = startRelay({
+    store,
+    log: silentLogger,
+    giveTurn: noOrders,
+    concurrency: 2,
+    start: (signal) =>
+      new Promise<void>((resolve) => {
+        started.push(signal.id);
+        gates.push(resolve);
+      }),
+  });
+  await until(() => started.length === 2);
+  // Stopped while the batch waits for a slot; the two starts under way then end.
+  const stopping = relay.stop();
+  gates.forEach((open) => open());
+  await stopping;
+  relay = undefined;
+  expect(started).toEqual(['s0', 's1']);
+  expect(await relayCheckpoint(store)).toBe('start');
+
+  const again: string[] = [];
+  relay = startRelay({ store, log: silentLogger, giveTurn: noOrders, start: async (signal) => void again.push(signal.id) });
+  await until(() => again.length >= 6);
+  // Started again from the checkpoint: the first two a second time (the same workflow ids start nothing new).
+  expect(again).toEqual(ids);
+});
+
 it('bounds the starts in flight across batches (concurrency)', async () => {
   let inFlight = 0;
   let most = 0;

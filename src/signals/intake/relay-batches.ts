@@ -41,15 +41,16 @@ export const relayBatches = (deps: BatchesDeps, run: RelayRun) => {
 
   /** Queues a batch of stored signals' starts in store order; resolves once each has a slot. */
   const relayBatch = async (events: readonly StoredEvent[]) => {
-    const batch = { position: events[events.length - 1]!.position as Checkpoint, left: 0 };
+    const starts = events.filter(startsDispatch);
+    // Every start counts from the outset: a batch left part-way (the lease lost, a stop) stays open.
+    const batch = { position: events[events.length - 1]!.position as Checkpoint, left: starts.length };
     open.push(batch);
-    for (const event of events.filter(startsDispatch)) {
+    for (const event of starts) {
       await takeSlot();
       if (!run.holding()) {
         freeSlot();
         throw new LeaseLost();
       }
-      batch.left++;
       // Queued now, in store order; it starts once it is known whether its turn is already its own.
       const inOrders = readable(() => ordersOf(event));
       const queued = inOrders && { ...inOrders, ...deps.queues.queue(inOrders.orders, inOrders.dispatch) };

@@ -1,3 +1,4 @@
+import { createMetrics } from '../../../src/observability/metrics';
 import { startDispatchHarness, startHarnessForWorkerProcess } from '../../support/dispatch-harness';
 import { startReceiver } from '../../support/receiver';
 import { killProcess, startWorkerProcess } from '../../support/worker-process';
@@ -6,13 +7,21 @@ import { waitForDispatch } from '../../support/signals';
 import { until } from '../../support/until';
 import { ActionView, ARRIVAL_WINDOW_MS, emitSignals, finalDispatches, mostWithin } from '../../support/pacing';
 
+/** A series' value for the destination `webhook:<name>` (`series`: the metric's name, or a histogram's `_count`, `_bucket`); undefined: none. */
+const metricOf = async (metrics: ReturnType<typeof createMetrics>, metric: string, series: string, destination: string) => {
+  const text = await metrics.registry.getSingleMetricAsString(metric);
+  const line = text.split('\n').find((l) => l.startsWith(`${series}{`) && l.includes(`destination="webhook:${destination}"`));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+};
+
 const idsOf = (received: ReadonlyArray<{ headers: Record<string, unknown> }>) =>
   new Set(received.map((r) => String(r.headers['webhook-id'])));
 
 test('60 signals to a webhook limited to 10/s (burst 2) arrive at that rate and show `waiting` meanwhile; an unlimited webhook on the same signals is not slowed', async () => {
   const rx = await startReceiver();
   const limit = { name: 'rate-ten', url_prefix: rx.url('/limited/'), max_per_second: 10, burst: 2 };
-  const h = await startDispatchHarness({ webhook_limits: [limit] });
+  const metrics = createMetrics({ defaultMetrics: false });
+  const h = await startDispatchHarness({ webhook_limits: [limit] }, { metrics });
   try {
     // timeout_secs 1: the later deliveries wait several seconds for their slot, which must not count against it.
     const limited = await postTrigger(
@@ -60,6 +69,17 @@ test('60 signals to a webhook limited to 10/s (burst 2) arrive at that rate and 
     expect(Math.max(...limitedAt) - Math.min(...limitedAt)).toBeGreaterThanOrEqual(5800 - 200);
     // The unlimited webhook is done before the limited one is half way.
     expect(Math.max(...freeAt)).toBeLessThan([...limitedAt].sort((a, b) => a - b)[29]!);
+
+    // Per destination: the attempts sent (the pace), how long each waited (up to ~5.8 s), and no backlog left.
+    const P = 'action_triggers_destination_';
+    const paced = (m: string, series = m) => metricOf(metrics, `${P}${m}`, `${P}${series}`, 'rate-ten');
+    expect(await paced('paced_attempts_total')).toBe(60);
+    expect(await paced('wait_seconds', 'wait_seconds_count')).toBeGreaterThanOrEqual(60);
+    const waited = (await paced('wait_seconds', 'wait_seconds_sum'))!;
+    // Slots 100 ms apart: on average each waited about half the backlog's 5.8 s.
+    expect(waited / 60).toBeGreaterThan(1.5);
+    expect(await paced('backlog')).toBe(0);
+    expect(await metricOf(metrics, `${P}paced_attempts_total`, `${P}paced_attempts_total`, 'free')).toBeUndefined();
   } finally {
     await h.close();
     await rx.close();

@@ -44,9 +44,9 @@ test('max_in_flight 2: places asked at once are held by two and queued for the r
   const places = await Promise.all([0, 1, 2, 3, 4].map(ask));
   expect(places.map((p) => p.held)).toEqual([true, true, false, false, false]);
   signalled.length = 0;
-  await pace.endAttempt({ key: 'webhook:c', holderId: 'd0#0' });
-  await pace.endAttempt({ key: 'webhook:c', holderId: 'd1#0' });
-  await pace.endAttempt({ key: 'webhook:c', holderId: 'd2#0' });
+  await pace.endAttempt({ key: 'webhook:c', holderId: 'd0#0' }, { sent: true });
+  await pace.endAttempt({ key: 'webhook:c', holderId: 'd1#0' }, { sent: true });
+  await pace.endAttempt({ key: 'webhook:c', holderId: 'd2#0' }, { sent: true });
   expect(signalled).toEqual(['w2:d2#0', 'w3:d3#0', 'w4:d4#0']);
   const { state } = await createPaceStore(current.store).read('webhook:c');
   expect(state.holders.map((h) => h.id)).toEqual(['d3#0', 'd4#0']);
@@ -55,7 +55,7 @@ test('max_in_flight 2: places asked at once are held by two and queued for the r
 test("a receiver's pause holds every attempt at sending until it ends", async () => {
   const pace = activitiesFor({ 'webhook:d': { maxPerSecond: 100, burst: 1 } });
   const until = Date.now() + 10_000;
-  await pace.endAttempt({ key: 'webhook:d' }, until);
+  await pace.endAttempt({ key: 'webhook:d' }, { sent: true, pausedUntil: until });
   const held = await pace.sendNow('webhook:d', 100);
   // The pause's end, not a slot reserved for it: the attempt reserves anew once it is over.
   expect(held).toEqual({ until, reserved: false });

@@ -70,13 +70,7 @@ const limitNow = async (s: Service) => {
 
 const distinct = (received: readonly Received[]) => new Set(received.map((r) => String(r.headers['webhook-id']))).size;
 
-/**
- * Not run yet: on a loaded machine the one-process restart has twice left about 90 deliveries
- * waiting for over 100 s with nothing logged, and shows 22 in a window (one over the allowance);
- * the api-and-worker layout passed its last runs. Kept so the next change can run it
- * (`test.each` for `test.skip.each`) until both hold every time.
- */
-test.skip.each<Layout>(['one process', 'api and worker processes'])(
+test.each<Layout>(['one process', 'api and worker processes'])(
   `${N} signals to a webhook limited to ${RATE}/s, the whole service (%s) stopped with SIGTERM after ~${STOP_AFTER} arrivals and started again on the same data folder: each arrives once, the rate holds, nothing waits at the end`,
   async (layout) => {
     const rx = await startReceiver();
@@ -118,8 +112,7 @@ test.skip.each<Layout>(['one process', 'api and worker processes'])(
       service = undefined;
       const beforeRestart = rx.count(PATH);
       expect(codes).toEqual(codes.map(() => 0));
-      // A backlog is still waiting: the restart, not the first run, delivers the rest.
-      expect(backlogAtStop).toBeGreaterThan(0);
+      // Deliveries are still waiting: the restart, not the first run, delivers the rest.
       expect(beforeRestart).toBeLessThan(N);
 
       service = await startService(layout, env);
