@@ -33,8 +33,8 @@ const LAYERS = [
   ],
   [
     'features',
-    'one folder per thing the service does: trigger and signal routes, delivery, instance order, pace per destination, audit, ops',
-    ['src/triggers', 'src/signals', 'src/delivery', 'src/activities', 'src/ordering', 'src/pacing', 'src/audit', 'src/ops'],
+    'one folder per thing the service does: trigger and signal routes, delivery, instance order, pace per destination, audit, alerts, ops',
+    ['src/triggers', 'src/signals', 'src/delivery', 'src/activities', 'src/ordering', 'src/pacing', 'src/audit', 'src/alerts', 'src/ops'],
   ],
   ['composition', 'the HTTP app and its OpenAPI document, the entry points (main, worker, API cluster)', ['src/api', 'src/*']],
 ];

@@ -19,6 +19,7 @@ import { STORE_RETRY_AFTER_SECS, StoreUnavailable, UnreadableEvent } from '../ev
 import { READ_MODEL_RETRY_AFTER_SECS, ReadModelUnavailable } from '../projections/read-model';
 import { mountAuditRoutes } from '../audit/mount';
 import { mountPaceRoutes } from '../pacing/routes';
+import { createAlertStreams, mountAlertRoutes, SinkView } from '../alerts/routes';
 import { createEventStreams, EventStreams } from '../audit/stream';
 import { Metrics, noMetrics } from '../observability/metrics';
 import { httpMetrics } from '../observability/http-metrics';
@@ -35,6 +36,10 @@ export interface AppDeps extends TriggerDeps, Omit<SignalDeps, 'log'>, Omit<Read
   readonly log: Logger;
   /** The audit feed's live streams (src/audit/stream.ts), so that shutdown can end them; default bounds otherwise. */
   readonly eventStreams?: EventStreams;
+  /** The alerts feed's live streams, likewise. */
+  readonly alertStreams?: EventStreams;
+  /** The config's alert sinks as the API shows them (no secret). */
+  readonly alertSinks?: readonly SinkView[];
   /** Default: none recorded, no `/metrics`. */
   readonly metrics?: Metrics;
   /** What `/admin/` is told; default: the local dev server's Temporal UI, namespace `default`. */
@@ -146,6 +151,8 @@ export const buildApp = (deps: AppDeps) => {
   mountAuditRoutes(app, deps.store, deps.eventStreams ?? createEventStreams(deps.store, deps.log), guards);
   // The limits listed are the ones the dry run plans with: today's config.
   mountPaceRoutes(app, { store: deps.store, destinations: deps.preview.planning.destinations, now: deps.now }, guards);
+  const alertStreams = deps.alertStreams ?? createAlertStreams(deps.store, deps.log);
+  mountAlertRoutes(app, { store: deps.store, streams: alertStreams, sinks: deps.alertSinks ?? [] }, guards);
 
   app.use((req, res) => sendError(res, { _tag: 'NoRoute', method: req.method, path: req.path }));
   app.use(errorHandler(deps.log));

@@ -17,6 +17,7 @@ import { cancelPaths, cancelSchemas } from '../signals/cancel/openapi';
 import { eventPaths, eventSchemas } from '../audit/openapi';
 import { metricsPaths, probePaths } from '../ops/openapi';
 import { pacePaths, paceSchemas } from '../pacing/openapi';
+import { alertPaths, alertSchemas, alertWebhooks } from '../alerts/openapi';
 import { destinationComponents } from '../destinations/registry';
 
 /** The document itself, the admin and the docs page: no API key needed. */
@@ -94,6 +95,7 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
       ...cancelSchemas,
       ...eventSchemas,
       ...paceSchemas,
+      ...alertSchemas,
     },
   },
   security: [{ apiKey: [] }],
@@ -106,8 +108,10 @@ export const buildOpenApiDocument = (policy: TriggerPolicy, options: { metrics?:
     ...dispatchPaths,
     ...eventPaths,
     ...pacePaths,
+    ...alertPaths,
     ...probePaths,
     ...publicPaths,
     ...(options.metrics ? metricsPaths : {}),
   },
+  webhooks: alertWebhooks,
 });

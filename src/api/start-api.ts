@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { Config, planningOf, policyOf } from '../config';
+import { breakerSettingsOf, Config, planningOf, policyOf } from '../config';
 import type { EventStore } from '../event-store/port';
 import type { Logger } from '../kernel/logger';
 import type { Metrics } from '../observability/metrics';
@@ -12,11 +12,18 @@ import type { SignalEnvelope } from '../dispatch/types';
 import type { DispatchClient } from '../temporal/dispatch-client';
 import { startRelay } from '../signals/intake/relay';
 import { startRetention } from '../signals/intake/retention';
-import { dispatchInfo } from '../signals/intake/backlog';
+import { dispatchInfo, relayBacklogOf } from '../signals/intake/backlog';
 import { createEventStreams } from '../audit/stream';
 import { buildTriggerInputCodec, buildTriggerPatchCodec } from '../model/triggers/codecs';
 import { previewOptionsOf } from '../triggers/dry-run';
 import { AppDeps, buildApp } from './app';
+import { startAlerting } from '../alerts/alerting';
+import { createAlertStreams } from '../alerts/routes';
+import { sinkViewOf } from '../alerts/sink-view';
+import { createSinks } from '../alerts/sinks';
+import { createDynamicValues } from '../delivery/dynamic-values';
+import { createDefinitionAt } from '../model/triggers/definition-at';
+import { noAlertMetrics } from '../observability/alert-metrics';
 
 /** What the API role runs on: adapters its caller opened (src/main.ts on the configured ones, tests on temp files). */
 export interface ApiAdapters {
@@ -31,6 +38,8 @@ export interface ApiAdapters {
   /** How the relay starts a dispatch (default `dispatch.start`). */
   readonly startDispatch?: DispatchClient['start'];
   readonly metrics?: Metrics;
+  /** Raises the alerts and sends them to the config's sinks, in one process of those on the store (default true). */
+  readonly alerts?: boolean;
   /** Removes signals past `signals.retention_days` every 10 minutes (default true). */
   readonly retention?: boolean;
   /** This process's worker's stuck workflow code, for /healthz (absent: no worker here). */
@@ -48,9 +57,12 @@ export const startApiRole = async (a: ApiAdapters) => {
   const { config, store, readModel, log, dispatch } = a;
   const policy = policyOf(config);
   const relay = dispatch && startRelay({ store, log, start: a.startDispatch ?? dispatch.start, giveTurn: dispatch.giveTurn });
+  if (relay) a.metrics?.relayBacklog(() => relayBacklogOf(store));
   const signalIndex = await startProjection(store, signalProjectionOf(readModel), log, 'signal');
   const retention = a.retention === false ? undefined : startRetention(store, config.signalRetentionMs, log, readModel);
   const eventStreams = createEventStreams(store, log);
+  const alertStreams = createAlertStreams(store, log);
+  const alerting = a.alerts === false ? undefined : startAlertsOf(a);
   const planning = planningOf(config);
   const plan = (signal: SignalEnvelope) => planDispatch(readModel, planning, signal);
   const app = buildApp({
@@ -61,6 +73,8 @@ export const startApiRole = async (a: ApiAdapters) => {
     log,
     dispatch,
     eventStreams,
+    alertStreams,
+    alertSinks: config.alerts.sinks.map(sinkViewOf),
     policy,
     plan,
     match: matchSignal(readModel, planning),
@@ -83,9 +97,43 @@ export const startApiRole = async (a: ApiAdapters) => {
   });
   const stop = async () => {
     eventStreams.endAll();
+    alertStreams.endAll();
+    await alerting?.stop();
     await relay?.stop();
     await retention?.stop();
     await signalIndex.stop();
   };
   return { app, plan, relay, signalIndex, eventStreams, stop };
+};
+
+/** The alerts of the config: its sinks, the breaker's threshold, the admin's address for links. */
+const startAlertsOf = ({ config, store, log, metrics }: ApiAdapters) => {
+  const values = createDynamicValues({
+    modulePath: config.file.dynamic_values?.module,
+    allowedPaths: config.file.dynamic_values?.allowed_paths ?? [],
+    env: process.env,
+    cwd: process.cwd(),
+  });
+  const sinks = createSinks(config.alerts.sinks, values);
+  const counted = metrics?.alerts ?? noAlertMetrics;
+  const alerting = startAlerting({
+    store,
+    log,
+    sinks,
+    definitionAt: createDefinitionAt(store),
+    destinations: config.destinations,
+    backlogThreshold: config.alerts.backlogThreshold,
+    rules: {
+      threshold: breakerSettingsOf(config).consecutiveFailures,
+      failingAtPercent: config.alerts.failingAtPercent,
+      adminUrl: config.alerts.adminUrl ?? '/admin/',
+    },
+    outcomes: { ...counted, raised: (alert) => counted.raised(alert.type) },
+  });
+  return {
+    stop: async () => {
+      await alerting.stop();
+      await Promise.all(sinks.map((s) => s.close?.()));
+    },
+  };
 };

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import type { Request, Response } from 'express';
-import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
+import { Category, Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX } from '../event-store/port';
 import { historyEntry } from '../triggers/history';
 import { sendError } from '../http/problem';
 import { sendJson } from '../http/request';
@@ -14,6 +14,23 @@ export const feedEvent = (e: StoredEvent) => ({
   trigger_id: e.streamId.slice(TRIGGER_STREAM_PREFIX.length),
   ...historyEntry(e),
 });
+
+/** What a feed serves: one category of the store, each event as it shows it (undefined: not shown, passed over). */
+export interface FeedSource {
+  readonly category: Category;
+  /** The JSON key of a page's items, and what the live stream's first comment calls the feed. */
+  readonly items: string;
+  readonly title: string;
+  readonly entry: (e: StoredEvent) => { type: string; body: Record<string, unknown> } | undefined;
+}
+
+/** The audit feed: every trigger event. */
+export const TRIGGER_EVENTS: FeedSource = {
+  category: 'action_trigger',
+  items: 'events',
+  title: 'audit feed of trigger events',
+  entry: (e) => ({ type: e.type, body: feedEvent(e) }),
+};
 
 export interface FeedPage {
   /** Each event's JSON (feedEvent), in position order. */
@@ -30,15 +47,22 @@ export interface FeedPage {
  * definitions holds at most one chunk more than it sends. The rest comes on the next page,
  * since `next` is the last position included.
  */
-export const feedPage = async (store: EventStore, after: Checkpoint, limit: number, maxBytes = MAX_LIST_PAGE_BYTES): Promise<FeedPage> => {
+export const feedPage = async (
+  store: EventStore,
+  after: Checkpoint,
+  limit: number,
+  maxBytes = MAX_LIST_PAGE_BYTES,
+  source: FeedSource = TRIGGER_EVENTS,
+): Promise<FeedPage> => {
   const page = boundedPage(maxBytes);
   let last: bigint | undefined;
   let from = after;
   while (page.items.length < limit) {
     const maxCount = Math.min(limit - page.items.length, PAGE_READ_CHUNK);
-    const events = await store.readCategory('action_trigger', from, maxCount);
+    const events = await store.readCategory(source.category, from, maxCount);
     for (const e of events) {
-      if (!page.add(JSON.stringify(feedEvent(e)))) return { items: page.items, last, full: true };
+      const entry = source.entry(e);
+      if (entry && !page.add(JSON.stringify(entry.body))) return { items: page.items, last, full: true };
       last = e.position;
     }
     if (events.length < maxCount || last === undefined) return { items: page.items, last, full: false };
@@ -54,14 +78,16 @@ export const feedPage = async (store: EventStore, after: Checkpoint, limit: numb
  * always resumes from `next` sees every event exactly once. `Link: rel="next"` when the
  * page is full (more may follow at once).
  */
-export const listEvents = (store: EventStore) => async (req: Request, res: Response) => {
-  const query = parseFeedQuery(req.query, true);
-  if (E.isLeft(query)) return sendError(res, { _tag: 'Validation', errors: query.left });
-  const { after, limit } = query.right;
-  const page = await feedPage(store, after, limit);
-  const next = page.last ?? (after === 'start' ? null : after);
-  if (next !== null && page.full) {
-    res.set('Link', `<${req.baseUrl}${req.path}?after=${next.toString()}&limit=${limit}>; rel="next"`);
-  }
-  sendJson(res, 200, `{"events":[${page.items.join(',')}],"next":${next === null ? 'null' : `"${next.toString()}"`}}`);
-};
+export const listEvents =
+  (store: EventStore, source: FeedSource = TRIGGER_EVENTS) =>
+  async (req: Request, res: Response) => {
+    const query = parseFeedQuery(req.query, true);
+    if (E.isLeft(query)) return sendError(res, { _tag: 'Validation', errors: query.left });
+    const { after, limit } = query.right;
+    const page = await feedPage(store, after, limit, MAX_LIST_PAGE_BYTES, source);
+    const next = page.last ?? (after === 'start' ? null : after);
+    if (next !== null && page.full) {
+      res.set('Link', `<${req.baseUrl}${req.path}?after=${next.toString()}&limit=${limit}>; rel="next"`);
+    }
+    sendJson(res, 200, `{"${source.items}":[${page.items.join(',')}],"next":${next === null ? 'null' : `"${next.toString()}"`}}`);
+  };

@@ -16,6 +16,16 @@ const after = {
   schema: POSITION_SCHEMA,
   description: "Only events after this position (a page's `next`); absent: from the first",
 };
+/** A feed page's query (the audit feed's, the alerts'): `after` a position, at most `limit` items. */
+export const FEED_PAGE_PARAMETERS = [
+  after,
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
+];
+/** A live feed's start: `after` a position, or `Last-Event-ID` (a reconnect). */
+export const FEED_STREAM_PARAMETERS = [
+  after,
+  { name: 'Last-Event-ID', in: 'header', required: false, schema: POSITION_SCHEMA, description: 'Wins over `after`' },
+];
 
 export const eventSchemas: Record<string, Schema> = {
   FeedEvent: {
@@ -52,10 +62,7 @@ export const eventPaths = {
     get: {
       summary: 'Every event of every trigger, in store order (the audit feed, for export)',
       operationId: 'listEvents',
-      parameters: [
-        after,
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
-      ],
+      parameters: FEED_PAGE_PARAMETERS,
       responses: {
         200: {
           description: 'A page; resuming from `next` misses nothing and repeats nothing',
@@ -76,10 +83,7 @@ export const eventPaths = {
         `The server reads on only as the client takes what was sent (${mib(EVENT_STREAM_DEFAULTS.readBytes)} MiB of events at a time); a client that takes ` +
         `nothing for ${EVENT_STREAM_DEFAULTS.stallMs / 1000} s is disconnected (reconnect with \`Last-Event-ID\`). All streams of a process hold at most ` +
         `${mib(EVENT_STREAM_DEFAULTS.maxHeldBytes)} MiB of events: past it they pause until clients take more, none is refused for it.`,
-      parameters: [
-        after,
-        { name: 'Last-Event-ID', in: 'header', required: false, schema: POSITION_SCHEMA, description: 'Wins over `after`' },
-      ],
+      parameters: FEED_STREAM_PARAMETERS,
       responses: {
         200: { description: 'An endless event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         ...errors,

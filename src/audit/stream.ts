@@ -5,7 +5,7 @@ import { Logger } from '../kernel/logger';
 import { sendError } from '../http/problem';
 import type { DomainError } from '../kernel/domain-error';
 import { parseFeedQuery, parsePosition } from './feed-query';
-import { feedEvent } from './feed';
+import { FeedSource, TRIGGER_EVENTS } from './feed';
 import { createStreamBudget } from './stream-budget';
 import { EVENT_STREAM_READ_BYTES, EVENT_STREAM_STALL_MS, EVENT_STREAMS_MAX_BYTES, MAX_EVENT_STREAMS } from '../kernel/limits';
 
@@ -30,8 +30,11 @@ export const EVENT_STREAM_DEFAULTS: EventStreamOptions = {
   maxHeldBytes: EVENT_STREAMS_MAX_BYTES,
 };
 
-/** One event as Server-Sent Events text: the position is its id, so a reconnect resumes after it. */
-export const sseOf = (e: StoredEvent) => `id: ${e.position.toString()}\nevent: ${e.type}\ndata: ${JSON.stringify(feedEvent(e))}\n\n`;
+/** One event as Server-Sent Events text (empty: not shown): the position is its id, so a reconnect resumes after it. */
+export const sseOf = (e: StoredEvent, source: FeedSource = TRIGGER_EVENTS) => {
+  const entry = source.entry(e);
+  return entry ? `id: ${e.position.toString()}\nevent: ${entry.type}\ndata: ${JSON.stringify(entry.body)}\n\n` : '';
+};
 
 /** Where a stream starts: `Last-Event-ID` (a reconnect) wins over `?after=`; absent both, the start. */
 const startOf = (req: Request): E.Either<DomainError, Checkpoint> => {
@@ -81,7 +84,12 @@ const send = (res: Response, text: string, stallMs: number, dropped: () => void)
  * reads only, and one that reads nothing holds one batch until it is dropped after `stallMs`.
  * The subscription closes when the client goes.
  */
-export const createEventStreams = (store: EventStore, log: Logger, given: Partial<EventStreamOptions> = {}) => {
+export const createEventStreams = (
+  store: EventStore,
+  log: Logger,
+  given: Partial<EventStreamOptions> = {},
+  source: FeedSource = TRIGGER_EVENTS,
+) => {
   const options = { ...EVENT_STREAM_DEFAULTS, ...given };
   const open = new Set<Response>();
   const budget = createStreamBudget(options.maxHeldBytes);
@@ -96,7 +104,7 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
    * all of it went out and the budget has room for the next read.
    */
   const sendBatch = (res: Response, gone: Promise<void>) => async (batch: readonly StoredEvent[]) => {
-    const texts = batch.map(sseOf);
+    const texts = batch.map((e) => sseOf(e, source)).filter((t) => t !== '');
     const sizes = texts.map((t) => Buffer.byteLength(t));
     let held = sizes.reduce((a, b) => a + b, 0);
     budget.hold(held);
@@ -129,9 +137,13 @@ export const createEventStreams = (store: EventStore, log: Logger, given: Partia
     let closed = false;
     let subscription: Subscription | undefined;
     const gone = new Promise<void>((resolve) => res.once('close', resolve));
-    res.write(`: audit feed of trigger events; retry after 1 s on a drop\nretry: 1000\n\n`);
+    res.write(`: ${source.title}; retry after 1 s on a drop\nretry: 1000\n\n`);
     void room(gone).then(() => {
-      if (!closed) subscription = store.subscribe(start.right, sendBatch(res, gone), readFailed, { maxBatchBytes: options.readBytes });
+      if (!closed)
+        subscription = store.subscribe(start.right, sendBatch(res, gone), readFailed, {
+          maxBatchBytes: options.readBytes,
+          category: source.category,
+        });
     });
     // Only on an idle stream: while the socket is behind, a heartbeat would only queue more.
     const heartbeat = setInterval(() => {

@@ -3,6 +3,7 @@ import { arrayOf, checked, closed, described, NonEmptyString } from '../kernel/c
 import type { ContentType } from '../model/triggers/codecs';
 import { SCHEMA_NAME } from '../event-store/postgres-schema';
 import { DESTINATION_CONFIG_KEYS } from '../destinations/registry';
+import { AlertsConfig } from './alerts/config';
 
 /** What an API key may be allowed to do. */
 export const SCOPES = ['triggers:read', 'triggers:write', 'signals:write', 'metrics:read'] as const;
@@ -113,6 +114,7 @@ export const ConfigFile = closed(
         statement_timeout_ms: upToAnHour,
       },
     ),
+    alerts: AlertsConfig,
     temporal_ui_url: checked(NonEmptyString, 'HttpUrl', (s) => (/^https?:\/\/[^\s/?#]+/i.test(s) ? undefined : 'must be an http(s) URL')),
   },
 );

@@ -5,6 +5,7 @@ import { FieldError, toFieldErrors } from '../kernel/field-errors';
 import { contentTypeKey, TriggerPolicy } from '../model/triggers/policy';
 import type { RetrySettings } from '../dispatch/types';
 import type { BreakerSettings } from '../model/breaker/state';
+import { AlertsSettings, alertsSettingsOf } from './alerts/settings';
 import type { Planning } from '../model/signals/matching';
 import { destinationPolicyOf, DestinationSettings, destinationSettingsOf } from '../destinations/registry';
 import { ConfigFile } from './file';
@@ -53,6 +54,8 @@ export interface Config {
    * SDK serves its own Prometheus page (both off unless set).
    */
   readonly metrics: { enabled: boolean; workerPort: number | undefined; temporalBindAddress: string | undefined };
+  /** The `alerts` section, defaults filled in and the files it names read. */
+  readonly alerts: AlertsSettings;
 }
 
 /** The top-level keys of a file that decoded but for these errors (to check the rest as well). */
@@ -124,6 +127,8 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
   }
   const destinations = destinationSettingsOf(file, { read: (path) => readFileSync(resolve(cwd, path), 'utf8') });
   errors.push(...destinations.errors);
+  const alerts = alertsSettingsOf(file.alerts, (path) => readFileSync(resolve(cwd, path), 'utf8'), file.dynamic_values?.allowed_paths);
+  errors.push(...alerts.errors);
   if ((env.EVENT_STORE ?? 'sqlite') === 'kurrentdb' && !env.KURRENTDB_CONNECTION_STRING) {
     errors.push({ path: 'env.KURRENTDB_CONNECTION_STRING', message: 'is required when EVENT_STORE=kurrentdb' });
   }
@@ -163,6 +168,7 @@ const buildConfig = (file: ConfigFile, env: t.TypeOf<typeof Env>, cwd: string): 
       workerPort: env.METRICS_PORT === undefined ? undefined : Number(env.METRICS_PORT),
       temporalBindAddress: env.TEMPORAL_METRICS_ADDRESS,
     },
+    alerts: alerts.settings,
   };
 };
 

@@ -121,3 +121,8 @@ export const brokerTypeLabel = (settings: DestinationSettings, kind: ActionKind,
   // The entry straight from its kind's field: no entries object built per attempt.
   return d.brokerTypeOf(settings[kind], definition?.[d.field][index]);
 };
+
+/** What the alerts reuse of the webhook kind: a signing secret's check, Standard Webhooks signing, a Retry-After read. */
+export { signingSecretProblem } from './webhook/secrets';
+export { signatureOf } from './webhook/signing';
+export { retryAfterMs } from './webhook/retry-after';

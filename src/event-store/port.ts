@@ -39,13 +39,14 @@ export type BatchHandler = (events: readonly StoredEvent[]) => Promise<void>;
  * reads a bounded part of its stream; src/model/triggers/snapshots.ts), and `ordered-<trigger
  * id>-<key>` (the turns of one instance order, cut as turns end, kept for the retention window;
  * src/ordering/turns.ts), and `paced-<destination key>` (a destination's pace, every event the
- * whole state, cut as it goes; src/pacing/pace-state.ts). Subscriptions and head positions are
- * per category.
+ * whole state, cut as it goes; src/pacing/pace-state.ts), and `alert-<alert id>` (an alert and
+ * what each sink made of it, kept for the retention window; src/alerts). Subscriptions and head
+ * positions are per category.
  */
-export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot' | 'ordered' | 'paced';
+export type Category = 'action_trigger' | 'signal' | 'delivered' | 'breaker' | 'snapshot' | 'ordered' | 'paced' | 'alert';
 
 /** The categories removed after the retention window. */
-export type Retained = 'signal' | 'delivered' | 'ordered';
+export type Retained = 'signal' | 'delivered' | 'ordered' | 'alert';
 
 export interface SubscribeOptions {
   /** Default `action_trigger`. */

@@ -157,3 +157,39 @@ export const storedOneOf = <A extends string>(name: string, values: readonly A[]
 /** For data read back from storage: these fields required, those optional, unknown ones dropped. */
 export const storedShape = <R extends t.Props, O extends t.Props>(required: R, optional: O) =>
   t.intersection([t.exact(t.type(required)), t.exact(t.partial(optional))]);
+
+/** Whether an object has the field, given (undefined counts as absent). */
+export const hasField = (u: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(u, key) && u[key] !== undefined;
+
+/** A rule across an object's fields broken: on one `field` (its path), or on the object itself. */
+export interface FieldRuleBroken {
+  field?: string;
+  message: string;
+}
+
+/**
+ * `base`, plus rules across its fields (one field only with another, at least one of two). The
+ * rules read which fields are there, not their values, so a bad value and a missing partner are
+ * named together.
+ */
+export const withFieldRules = <A>(base: t.Type<A, A, unknown>, rules: (fields: Record<string, unknown>) => FieldRuleBroken[]) =>
+  new t.Type<A, A, unknown>(
+    base.name,
+    base.is,
+    (u, c) => {
+      const result = base.validate(u, c);
+      if (typeof u !== 'object' || u === null || Array.isArray(u)) return result;
+      const fields = u as Record<string, unknown>;
+      const errors: t.ValidationError[] = result._tag === 'Left' ? [...result.left] : [];
+      for (const broken of rules(fields)) {
+        const { field } = broken;
+        errors.push(
+          field === undefined
+            ? { value: u, context: c, message: broken.message }
+            : { value: fields[field], context: t.appendContext(c, field, t.unknown, fields[field]), message: broken.message },
+        );
+      }
+      return errors.length > 0 ? t.failures(errors) : result;
+    },
+    t.identity,
+  );

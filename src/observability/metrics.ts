@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createPaceMetrics, noPaceMetrics, PaceMetrics } from './pace-metrics';
+import { AlertMetrics, createAlertMetrics, noAlertMetrics } from './alert-metrics';
 
 /** One signal of `POST /api/signals`; `rejected` is one request answered 4xx (nothing of it accepted). */
 export type SignalOutcome = 'accepted' | 'duplicate' | 'rejected' | 'unmatched';
@@ -31,6 +32,10 @@ export interface Metrics {
   projectionLag(source: () => Promise<ProjectionLag>): void;
   /** Each destination's pace under its limit. */
   readonly pace: PaceMetrics;
+  /** The alerts raised and what became of them at each sink. */
+  readonly alerts: AlertMetrics;
+  /** Signals stored but not yet handed to Temporal, read at each scrape (the relay's lag). */
+  relayBacklog(source: () => Promise<number>): void;
   readonly registry: Registry;
 }
 
@@ -95,6 +100,17 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
     buckets: BUCKETS,
     registers,
   });
+  const backlogSources: Array<() => Promise<number>> = [];
+  new Gauge({
+    name: `${P}relay_backlog`,
+    help: 'Signals stored but not yet handed to Temporal (the relay passes unmatched ones too)',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      const counts = await Promise.all(backlogSources.map((s) => s().catch(() => 0)));
+      this.set(Math.max(0, ...counts));
+    },
+  });
   const lagSources: Array<() => Promise<ProjectionLag>> = [];
   // Both gauges read one lag per scrape: the events count is a store query.
   let lagRead: Promise<ProjectionLag> | undefined;
@@ -153,6 +169,10 @@ export const createMetrics = (options: { defaultMetrics?: boolean } = {}): Metri
       lagSources.push(source);
     },
     pace: createPaceMetrics(registry, P),
+    alerts: createAlertMetrics(registry, P),
+    relayBacklog: (source) => {
+      backlogSources.push(source);
+    },
   };
 };
 
@@ -169,6 +189,8 @@ export const noMetrics: Metrics = {
   httpRequest: () => undefined,
   projectionLag: () => undefined,
   pace: noPaceMetrics,
+  alerts: noAlertMetrics,
+  relayBacklog: () => undefined,
 };
 
 /** Seconds since `start` (from `process.hrtime.bigint()`). */

@@ -13,6 +13,9 @@ const LONGEST_FIRST = [
   'test/integration/delivery/ordering.test.ts',
   'test/integration/processes/two-hosts.test.ts',
   'test/integration/processes/two-hosts-pacing.test.ts',
+  'test/integration/processes/alerts-restart.test.ts',
+  'test/integration/processes/pacing-restart.test.ts',
+  'test/integration/alerts/alert-storm.test.ts',
   'test/integration/processes/test-command.test.ts',
 ];
 

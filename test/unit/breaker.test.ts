@@ -60,7 +60,7 @@ test('a newer trigger version starts afresh; an older version (a dispatch still 
   expect(run([{}, {}, { version: 2 }, { version: 2 }]).trips).toEqual([undefined, undefined, undefined, undefined]);
   const { state, trips } = run([{ version: 2 }, { version: 1 }, { version: 1 }, { version: 2 }]);
   expect(trips).toEqual([undefined, undefined, undefined, undefined]);
-  expect(state).toEqual({ version: 2, runs: { w0: { failures: 2, since: at(0).toISOString() } } });
+  expect(state).toEqual({ version: 2, runs: { w0: { failures: 2, since: at(0).toISOString() } }, failed: ['w0'] });
 });
 
 test('failing for longer than the window trips it, counted from the first failure of the current run', () => {
@@ -79,12 +79,15 @@ test('a 410 trips at once, even as the first failure', () => {
   expect(run([{ gone: true }]).trips).toEqual(['gone']);
 });
 
-test('a delivery with no run records nothing (a healthy trigger costs no write)', () => {
+test('a delivery records nothing unless the action failed last (a healthy trigger costs no write)', () => {
   expect(onDelivered(initialBreaker, 1, 'w0')).toEqual([]);
   const failing = run([{}]).state;
   expect(onDelivered(failing, 1, 'w0')).toEqual([{ type: 'ActionRecovered', data: { version: 1, action: 'w0' } }]);
-  expect(onDelivered(failing, 2, 'w0')).toEqual([]); // a newer version starts afresh anyway
+  // A newer version (the trigger reactivated) delivering: the action recovered all the same.
+  expect(onDelivered(failing, 2, 'w0')).toEqual([{ type: 'ActionRecovered', data: { version: 2, action: 'w0' } }]);
   expect(onDelivered(failing, 1, 'q0')).toEqual([]);
+  const recovered = evolveBreaker(failing, { type: 'ActionRecovered', data: { version: 2, action: 'w0' } });
+  expect(onDelivered(recovered, 2, 'w0')).toEqual([]);
 });
 
 test('truncating before an event that starts afresh leaves the same state (property)', () => {

@@ -15,6 +15,7 @@ const ROUTES = [
   [/^\/signals\/?$/, './pages/signals.js', []],
   [/^\/signals\/([^/]+)$/, './pages/signal.js', ['id']],
   [/^\/limits\/?$/, './pages/limits.js', []],
+  [/^\/alerts\/?$/, './pages/alerts.js', []],
 ];
 
 const main = () => document.getElementById('main');

@@ -3,7 +3,7 @@
  * every kind shares, their rules, and the key a limit is kept under.
  */
 import * as t from 'io-ts';
-import { checked, described } from '../../kernel/closed';
+import { checked, described, hasField, withFieldRules } from '../../kernel/closed';
 import type { ActionKind } from '../../dispatch/types';
 import type { PaceLimit } from '../../dispatch/pacing';
 
@@ -30,34 +30,20 @@ export interface LimitFields {
   max_in_flight?: number;
 }
 
-const has = (u: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(u, key) && u[key] !== undefined;
-
 /**
  * An object codec holding the limit fields, plus the rules across them: at least one of
  * `max_per_second` and `max_in_flight`, and `burst` only with `max_per_second`. The rules read
  * which fields are there, not their values, so a bad value and a missing partner are named together.
  */
 export const limitRules = <A extends LimitFields>(base: t.Type<A, A, unknown>) =>
-  new t.Type<A, A, unknown>(
-    base.name,
-    base.is,
-    (u, c) => {
-      const result = base.validate(u, c);
-      if (typeof u !== 'object' || u === null || Array.isArray(u)) return result;
-      const fields = u as Record<string, unknown>;
-      const errors: t.ValidationError[] = result._tag === 'Left' ? [...result.left] : [];
-      if (!has(fields, 'max_per_second') && !has(fields, 'max_in_flight'))
-        errors.push({ value: u, context: c, message: 'needs max_per_second, max_in_flight or both' });
-      if (has(fields, 'burst') && !has(fields, 'max_per_second'))
-        errors.push({
-          value: fields.burst,
-          context: t.appendContext(c, 'burst', t.number, fields.burst),
-          message: 'is only allowed with max_per_second',
-        });
-      return errors.length > 0 ? t.failures(errors) : result;
-    },
-    t.identity,
-  );
+  withFieldRules(base, (fields) => [
+    ...(!hasField(fields, 'max_per_second') && !hasField(fields, 'max_in_flight')
+      ? [{ message: 'needs max_per_second, max_in_flight or both' }]
+      : []),
+    ...(hasField(fields, 'burst') && !hasField(fields, 'max_per_second')
+      ? [{ field: 'burst', message: 'is only allowed with max_per_second' }]
+      : []),
+  ]);
 
 /** The limit a checked entry sets; `burst` defaults to 1 (no burst: one attempt per interval). */
 export const paceLimitFrom = (fields: LimitFields): PaceLimit => ({

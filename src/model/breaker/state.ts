@@ -6,7 +6,9 @@
  *
  * Counts belong to one version of the trigger: an outcome of a newer version starts afresh
  * (an edit, or the reactivation, may have fixed the action, and indexes may have moved); an
- * outcome of an older version (a dispatch still retrying from before) changes nothing.
+ * outcome of an older version (a dispatch still retrying from before) changes nothing. Which
+ * actions failed last, whatever the version, is kept until one of their deliveries succeeds:
+ * that delivery is recorded as the action's recovery (the alerts say so), after a reactivation too.
  */
 
 export interface BreakerSettings {
@@ -32,9 +34,13 @@ export interface BreakerState {
   /** The trigger version the runs belong to. */
   readonly version: number;
   readonly runs: Readonly<Record<ActionKey, FailureRun>>;
+  /** The actions whose last final outcome, at any version, was a failure. */
+  readonly failed: readonly ActionKey[];
 }
 
-export const initialBreaker: BreakerState = { version: 0, runs: {} };
+export const initialBreaker: BreakerState = { version: 0, runs: {}, failed: [] };
+
+const without = (keys: readonly ActionKey[], key: ActionKey) => (keys.includes(key) ? keys.filter((k) => k !== key) : keys);
 
 export const evolveBreaker = (state: BreakerState, event: BreakerEvent): BreakerState => {
   const { version, action } = event.data;
@@ -43,11 +49,12 @@ export const evolveBreaker = (state: BreakerState, event: BreakerEvent): Breaker
   switch (event.type) {
     case 'ActionFailed': {
       const run = Object.hasOwn(runs, action) ? runs[action] : undefined;
-      return { version, runs: { ...runs, [action]: { failures: (run?.failures ?? 0) + 1, since: run?.since ?? event.data.at } } };
+      const failed = state.failed.includes(action) ? state.failed : [...state.failed, action];
+      return { version, runs: { ...runs, [action]: { failures: (run?.failures ?? 0) + 1, since: run?.since ?? event.data.at } }, failed };
     }
     case 'ActionRecovered': {
       const { [action]: _ended, ...rest } = runs;
-      return { version, runs: rest };
+      return { version, runs: rest, failed: without(state.failed, action) };
     }
     default: {
       const _never: never = event;
@@ -84,10 +91,12 @@ export const onFailure = (state: BreakerState, f: FinalFailure, settings: Breake
   return { events: [event] };
 };
 
-/** A dispatch of an action delivered: ends its run, if it has one at this version. */
+/** A dispatch of an action delivered: the action recovered, if its last final outcome was a failure (at this version or one before). */
 export const onDelivered = (state: BreakerState, version: number, action: ActionKey): BreakerEvent[] =>
-  version === state.version && Object.hasOwn(state.runs, action) ? [{ type: 'ActionRecovered', data: { version, action } }] : [];
+  version >= state.version && state.failed.includes(action) ? [{ type: 'ActionRecovered', data: { version, action } }] : [];
 
 /** Nothing before this event matters any more: the stream may be truncated up to it. */
-export const startsAfresh = (before: BreakerState, event: BreakerEvent): boolean =>
-  event.data.version > before.version || Object.keys(evolveBreaker(before, event).runs).length === 0;
+export const startsAfresh = (before: BreakerState, event: BreakerEvent): boolean => {
+  const after = evolveBreaker(before, event);
+  return Object.keys(after.runs).length === 0 && after.failed.length === 0;
+};

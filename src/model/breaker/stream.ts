@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import { foldStream, racePause, runCommand, StreamKind } from '../../event-store/command';
 import { EventStore, StoredEvent } from '../../event-store/port';
 import { BreakerEvent, BreakerState, evolveBreaker, initialBreaker, startsAfresh } from './state';
+import { breakersFollowedTo } from '../alerts/alerting-lease';
 
 /** A trigger's breaker stream; only the breaker writes it, the trigger's stream stays the API's. */
 export const breakerStreamOf = (triggerId: string) => `breaker-${triggerId}`;
@@ -76,9 +77,18 @@ const appendOutcomes = async (store: EventStore, triggerId: string, decides: Rea
   if (appended && afresh !== undefined) {
     // The appended events end at nextRevision: the one that starts afresh is counted back from there.
     const from = appended.nextRevision - BigInt(count - 1 - afresh);
-    if (from > 0n) await store.truncateBefore(stream, from);
+    if (from > 0n) await store.truncateBefore(stream, await keptFrom(store, stream, from));
   }
   return decided;
+};
+
+/** Where a truncation before `from` may cut: never past an event the alerts have not read yet (they raise alerts from it). */
+const keptFrom = async (store: EventStore, stream: string, from: bigint): Promise<bigint> => {
+  const followed = await breakersFollowedTo(store);
+  if (followed === undefined) return from;
+  const before = await store.read(stream, { maxCount: Number(from) });
+  const unread = before.find((e) => e.revision < from && (followed === 'start' || e.position > followed));
+  return unread?.revision ?? from;
 };
 
 interface Waiting {

@@ -6,12 +6,12 @@ import { relayCheckpoint } from '../../model/signals/relay-lease';
 /** Counting stops here: enough to tell an operator the backlog is large. */
 const BACKLOG_CAP = 1_000_000;
 
+/** Signals stored but not yet handed to Temporal (unmatched ones included, until the relay passes them). */
+export const relayBacklogOf = async (store: EventStore) => store.countAfter('signal', await relayCheckpoint(store), BACKLOG_CAP);
+
 /** What `/readyz` says of dispatch: informational, since intake works while Temporal is away. */
 export const dispatchInfo = async (store: EventStore, dispatch: DispatchClient, relay: Relay | undefined) => {
-  const [reachable, backlog] = await Promise.all([
-    dispatch.reachable(),
-    relayCheckpoint(store).then((from) => store.countAfter('signal', from, BACKLOG_CAP)),
-  ]);
+  const [reachable, backlog] = await Promise.all([dispatch.reachable(), relayBacklogOf(store)]);
   const mine = relay?.status();
   return {
     temporal: reachable ? 'reachable' : 'unreachable',

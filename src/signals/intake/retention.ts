@@ -19,7 +19,7 @@ const removeBefore = async (store: EventStore, category: Retained, before: Date,
 };
 
 /**
- * Removes stored signals (and their delivery records) older than the retention window, oldest first, every INTERVAL_MS and
+ * Removes stored signals (and their delivery records, and the alerts) older than the retention window, oldest first, every INTERVAL_MS and
  * once at start; never one the relay has not passed (a backlog is kept however old). Trigger
  * streams are never removed. Several processes may run it at once: removal is idempotent.
  */
@@ -42,8 +42,10 @@ export const startRetention = (
     const deliveries = await removeBefore(store, 'delivered', before, await store.headPosition('delivered'), () => stopped);
     // An order's records older than the window are of turns long ended (a turn waits at most as long as its retries).
     const turns = await removeBefore(store, 'ordered', before, await store.headPosition('ordered'), () => stopped);
-    if (signals + deliveries + turns > 0)
-      log.info('removed signals past their retention', { signals, deliveries, turns, before: before.toISOString() });
+    // Alerts older than the window have long been sent or given up (within an hour).
+    const alerts = await removeBefore(store, 'alert', before, await store.headPosition('alert'), () => stopped);
+    if (signals + deliveries + turns + alerts > 0)
+      log.info('removed signals past their retention', { signals, deliveries, turns, alerts, before: before.toISOString() });
   };
   const run = () => {
     running = sweep().catch((e: unknown) => log.warn('signal retention failed; trying again later', { error: String(e) }));

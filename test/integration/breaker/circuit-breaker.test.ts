@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createLogger } from '../../../src/kernel/logger';
@@ -10,6 +11,8 @@ import { startDispatchHarness, TEST_RETRY } from '../../support/dispatch-harness
 import { startReceiver, Receiver } from '../../support/receiver';
 import { waitForDispatch } from '../../support/signals';
 import { postTrigger, triggerBody } from '../../support/trigger-body';
+import { tempDir } from '../../support/test-app';
+import { saveAlerting, takeAlerting } from '../../../src/model/alerts/alerting-lease';
 
 /** Two attempts per dispatch (0.2 s apart): a failed dispatch takes well under a second. */
 const RETRY = { ...TEST_RETRY, max_attempts: 2 };
@@ -134,8 +137,12 @@ test('a delivery between failures resets the count; a healthy trigger leaves no 
   for (let i = 0; i < 5; i++) states.push(...(await dispatchOnce(h.app, 'breaker-reset')).actions.map((a) => a.state));
   expect(states).toEqual(['failed', 'failed', 'delivered', 'failed', 'failed']);
   expect(await failures(h, trigger.id)).toBe(2);
-  // The delivery ended the old run: only what followed it is kept.
-  expect((await h.store.read(breakerStreamOf(trigger.id))).map((e) => e.type)).toEqual(['ActionRecovered', 'ActionFailed', 'ActionFailed']);
+  // The delivery ended the old run: what followed it is kept, and before it only failures the
+  // alerts had not read yet when it was cut (they raise alerts from them).
+  const kept = (await h.store.read(breakerStreamOf(trigger.id))).map((e) => e.type);
+  expect(kept.slice(-3)).toEqual(['ActionRecovered', 'ActionFailed', 'ActionFailed']);
+  expect(kept.slice(0, -3).filter((t) => t !== 'ActionFailed')).toEqual([]);
+  expect(kept.length).toBeLessThanOrEqual(5);
   expect((await triggerWhen(h.app, trigger.id, () => true)).active).toBe(true);
 
   // The third in a row trips it.
@@ -235,5 +242,42 @@ test('155 final failures of one trigger recorded at once by two writers on one s
     expect(logLines.filter((l) => l.includes('outcome not recorded'))).toEqual([]);
   } finally {
     await other.close();
+  }
+});
+
+test('a delivery after failures cuts the breaker stream only up to what the alerts have read: the failures they have not read yet stay', async () => {
+  const dir = tempDir('at-breaker-cut-');
+  const store = openSqliteStore(join(dir, 'events.sqlite'));
+  try {
+    const record = createBreaker({
+      store,
+      definitionAt: async () => undefined,
+      settings: { consecutiveFailures: 100, failingForMs: 3_600_000 },
+      log: createLogger('info', () => undefined),
+    });
+    const plan = { deliveryId: 's.t.w0', triggerId: 't-cut', version: 1, kind: 'webhook' as const, index: 0, timeoutSecs: 5 };
+    const failed: Attempt = { outcome: 'retry', errorType: 'WebhookStatus', reason: 'HTTP 500', statusCode: 500 };
+    await record(plan, failed, true);
+    const [first] = await store.read(breakerStreamOf('t-cut'));
+    // The alerts have read the first failure only.
+    const held = await takeAlerting<{ breakers: string }>(store, 'test', 60_000);
+    await saveAlerting(store, held!, { breakers: first!.position.toString() }, 60_000);
+    await record(plan, failed, true);
+    await record(plan, { outcome: 'delivered', statusCode: 200 }, true);
+    expect((await store.read(breakerStreamOf('t-cut'))).map((e) => e.type)).toEqual(['ActionFailed', 'ActionRecovered']);
+    // Once they have read it all, the next cut drops everything before the run's end.
+    await record(plan, failed, true);
+    const [last] = await store.read(breakerStreamOf('t-cut'), { direction: 'backwards', maxCount: 1 });
+    await saveAlerting(
+      store,
+      (await takeAlerting<{ breakers: string }>(store, 'test', 60_000))!,
+      { breakers: last!.position.toString() },
+      60_000,
+    );
+    await record(plan, { outcome: 'delivered', statusCode: 200 }, true);
+    expect((await store.read(breakerStreamOf('t-cut'))).map((e) => e.type)).toEqual(['ActionRecovered']);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

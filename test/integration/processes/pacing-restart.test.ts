@@ -1,11 +1,10 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Express } from 'express';
 import { TEST_RETRY } from '../../support/dispatch-harness';
 import { ARRIVAL_WINDOW_MS, emitSignals, finalDispatches, mostWithin } from '../../support/pacing';
 import { Received, startReceiver } from '../../support/receiver';
 import { ServerProcess, startServerProcess, stopServerProcess } from '../../support/server-process';
-import { testServers } from '../../support/servers';
+import { serviceEnvIn } from '../../support/servers';
 import { tempDir } from '../../support/test-app';
 import { triggerBody } from '../../support/trigger-body';
 import { killProcess, startWorkerProcess, WorkerProcess } from '../../support/worker-process';
@@ -77,22 +76,15 @@ test.each<Layout>(['one process', 'api and worker processes'])(
     const dir = tempDir('at-pacing-restart-');
     let service: Service | undefined;
     try {
-      const config = join(dir, 'config.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
+      const env = serviceEnvIn(
+        dir,
+        {
           allow_private_targets: true,
           retry: TEST_RETRY,
           webhook_limits: [{ name: LIMIT, url_prefix: rx.url('/paced/'), max_per_second: RATE, burst: 1 }],
-        }),
+        },
+        'pacing-restart',
       );
-      const env = {
-        DATA_DIR: join(dir, 'data'),
-        ACTION_TRIGGERS_CONFIG: config,
-        TEMPORAL_ADDRESS: testServers().temporalAddress,
-        TEMPORAL_TASK_QUEUE: `pacing-restart-${process.pid}-${Date.now()}`,
-        WORKFLOW_BUNDLE_PATH: testServers().workflowBundlePath,
-      };
       service = await startService(layout, env);
       const created = await fetch(`${service.api.url}/api/action-triggers`, {
         method: 'POST',
