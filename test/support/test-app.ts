@@ -5,7 +5,7 @@ import { configFrom } from '../../src/config';
 import type { AppDeps } from '../../src/api/app';
 import { startApiRole } from '../../src/api/start-api';
 import { EventStore } from '../../src/event-store/port';
-import { silentLogger } from '../../src/kernel/logger';
+import { Logger, silentLogger } from '../../src/kernel/logger';
 import type { ReadModelOptions } from '../../src/projections/read-model';
 import { openStorage } from '../../src/open-storage';
 import type { TemporalSide } from '../../src/open-temporal';
@@ -25,6 +25,7 @@ export const startTestApp = async (
   readModelOptions: ReadModelOptions = {},
   metrics?: Metrics,
   appOverrides: (store: EventStore) => Partial<AppDeps> = () => ({}),
+  log: Logger = silentLogger,
 ) => {
   const config = configFrom(configFile, { DATA_DIR: dir });
   const storage = await openStorage(config, { log: silentLogger, metrics, readModel: true, readModelOptions });
@@ -35,7 +36,7 @@ export const startTestApp = async (
     store,
     readModel,
     projection,
-    log: silentLogger,
+    log,
     dispatch: temporal?.dispatch,
     startDispatch: temporal?.startDispatch,
     metrics,

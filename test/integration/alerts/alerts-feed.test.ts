@@ -5,6 +5,10 @@ import { recordAlert } from '../../../src/alerts/raise';
 import type { Alert } from '../../../src/model/alerts/alert';
 import { startTestApp } from '../../support/test-app';
 import { openSse } from '../../support/sse-client';
+import { startReceiver } from '../../support/receiver';
+import { newSecret } from '../../support/alerts';
+import { createMetrics } from '../../../src/observability/metrics';
+import { createLogger } from '../../../src/kernel/logger';
 
 /**
  * The alerts as the API serves them: `GET /api/alerts` in pages (as the audit feed: resume from
@@ -95,5 +99,42 @@ test('the feed pages and streams every alert once, in order; recent shows the si
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await t.close();
+  }
+});
+
+test('a sink that refuses an alert for good (400): recorded not_sent with why, counted, logged, and no alert about it', async () => {
+  const sink = await startReceiver();
+  sink.respond(() => ({ status: 400, body: 'no' }));
+  const metrics = createMetrics({ defaultMetrics: false });
+  const lines: string[] = [];
+  const t = await startTestApp(
+    { alerts: { sinks: [{ name: 'ops', type: 'webhook', url: sink.url('/alerts'), secret: newSecret() }] } },
+    undefined,
+    undefined,
+    {},
+    metrics,
+    undefined,
+    createLogger('info', (line) => lines.push(line)),
+  );
+  try {
+    // Recorded once alerting holds its lease: it follows from the head it saw then.
+    await new Promise((r) => setTimeout(r, 500));
+    await recordAlert(t.store, alertN(9));
+    let recent: { alerts: Array<{ id: string; outcomes: Array<{ outcome: string; error?: string }> }> } = { alerts: [] };
+    for (const end = Date.now() + 10_000; recent.alerts[0]?.outcomes.length !== 1 && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 100));
+      recent = (await request(t.app).get('/api/alerts/recent').expect(200)).body as typeof recent;
+    }
+    expect(recent.alerts.map((a) => [a.id, a.outcomes.map((o) => o.outcome)])).toEqual([['alrt_test9', ['not_sent']]]);
+    expect(recent.alerts[0]!.outcomes[0]!.error).toContain('400');
+    expect(sink.count('/alerts')).toBe(1);
+    expect(await metrics.registry.getSingleMetricAsString('action_triggers_alerts_sent_total')).toContain('outcome="given_up"} 1');
+    expect(lines.filter((l) => l.includes('never took a message'))).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 500));
+    const feed = (await request(t.app).get('/api/alerts').expect(200)).body as { alerts: Alert[] };
+    expect(feed.alerts.map((a) => a.id)).toEqual(['alrt_test9']);
+  } finally {
+    await t.close();
+    await sink.close();
   }
 });
