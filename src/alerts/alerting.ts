@@ -131,6 +131,7 @@ export const startAlerting = (o: AlertingOptions) => {
     if (held) await saveAlerting(o.store, held, progress, 0);
   };
 
+  let warnedAt = 0;
   const running = (async () => {
     while (!stopped) {
       try {
@@ -138,7 +139,11 @@ export const startAlerting = (o: AlertingOptions) => {
         if (held) await whileHolding(held);
         else await pause(Math.min(leaseMs / 2, Math.max(20, ((await alertingEnds(o.store)) ?? 0) - Date.now() + 20)));
       } catch (e) {
-        o.log.warn('alerts: a step failed; trying again', { error: e instanceof Error ? e.message : String(e) });
+        // The store away (a PostgreSQL restart): one line a minute, not one a second.
+        if (Date.now() - warnedAt > 60_000) {
+          warnedAt = Date.now();
+          o.log.warn('alerts: a step failed; trying again', { error: e instanceof Error ? e.message : String(e) });
+        }
         await pause(Math.min(leaseMs / 2, 1000));
       }
     }
