@@ -130,44 +130,6 @@ export const benchPacing = async () => {
       ).mean;
     }
 
-    // (2ii) The whole service with WAITING_FULL deliveries waiting for a 1/s destination.
-    await sleep(3000);
-    const idleRss = { service: rssMb(pids.service), temporal: rssMb(pids.temporal) };
-    const idleCpu = await cpuPercent(pids, IDLE_S);
-    const sentAt = Date.now();
-    for (let i = 0; i < WAITING_FULL; i += 100) {
-      const batch = Array.from({ length: Math.min(100, WAITING_FULL - i) }, (_, j) => ({
-        signal: 'post_save',
-        app_label: 'bench',
-        model_name: 'pacing_slow',
-        instance: { id: `slow-${i + j}` },
-      }));
-      const res = await api('/api/signals', batch);
-      if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${JSON.stringify(await res.json())}`);
-    }
-    const acceptedS = (Date.now() - sentAt) / 1000;
-    // Waiting: every delivery not yet sent has reserved its slot (the backlog counts those beyond the burst of 1).
-    const backlog = async () => {
-      const { limits } = (await (await fetch(`${service.url}/api/destinations/limits`)).json()) as {
-        limits: Array<{ name: string; backlog: number }>;
-      };
-      const slow = limits.find((l) => l.name === `webhook:bench-${SLOW.name}`);
-      if (!slow) throw new Error(`pacing: GET /api/destinations/limits lists no webhook:bench-${SLOW.name}`);
-      return slow.backlog;
-    };
-    let waiting = 0;
-    for (;;) {
-      waiting = await backlog();
-      if (waiting + rx.count(pathOf(SLOW.name)) >= WAITING_FULL - 1) break;
-      if (Date.now() - sentAt > 10 * 60_000) throw new Error(`pacing: ${waiting} of ${WAITING_FULL} waiting after 10 minutes`);
-      await sleep(500);
-    }
-    const allWaitingS = (Date.now() - sentAt) / 1000;
-    await sleep(5000); // the workflow tasks that set the timers complete
-    const waitRss = { service: rssMb(pids.service), temporal: rssMb(pids.temporal) };
-    const waitCpu = await cpuPercent(pids, IDLE_S);
-    const waitingAfter = await backlog();
-
     out(
       `\nPacing: CPU per delivery with a limit and without, one one-webhook trigger at ${RATE} signals/s, ${ROUNDS} alternating rounds of ${PACED_S} s per variant after ${WARM_S} s of warm-up each (load average ${f1(load)} at start)\n`,
     );
@@ -197,6 +159,45 @@ export const benchPacing = async () => {
     out(`| kind | ${VARIANTS.map((v) => v.label).join(' | ')} |\n|---|${VARIANTS.map(() => '---:').join('|')}|`);
     for (const [k, label] of kinds) out(`| ${label} | ${VARIANTS.map((v) => f2(actions[v.name][k])).join(' | ')} |`);
 
+    // (2ii) The whole service with WAITING_FULL deliveries waiting for a 1/s destination.
+    await sleep(3000);
+    const idleRss = { service: rssMb(pids.service), temporal: rssMb(pids.temporal) };
+    const idleCpu = await cpuPercent(pids, IDLE_S);
+    const sentAt = Date.now();
+    for (let i = 0; i < WAITING_FULL; i += 100) {
+      const batch = Array.from({ length: Math.min(100, WAITING_FULL - i) }, (_, j) => ({
+        signal: 'post_save',
+        app_label: 'bench',
+        model_name: 'pacing_slow',
+        instance: { id: `slow-${i + j}` },
+      }));
+      const res = await api('/api/signals', batch);
+      if (res.status !== 202) throw new Error(`signals refused: ${res.status} ${JSON.stringify(await res.json())}`);
+    }
+    const acceptedS = (Date.now() - sentAt) / 1000;
+    // Waiting: every delivery not yet sent has reserved its slot (the backlog counts those beyond the burst of 1).
+    const backlog = async () => {
+      const { limits } = (await (await fetch(`${service.url}/api/destinations/limits`)).json()) as {
+        limits: Array<{ name: string; backlog: number }>;
+      };
+      const slow = limits.find((l) => l.name === `webhook:bench-${SLOW.name}`);
+      if (!slow) throw new Error(`pacing: GET /api/destinations/limits lists no webhook:bench-${SLOW.name}`);
+      return slow.backlog;
+    };
+    let waiting = 0;
+    for (;;) {
+      waiting = await backlog();
+      if (waiting + rx.count(pathOf(SLOW.name)) >= WAITING_FULL - 1) break;
+      // A loaded machine may not start them all in time: what was measured is still printed, saying so.
+      if (Date.now() - sentAt > 10 * 60_000) break;
+      await sleep(500);
+    }
+    const allWaitingS = (Date.now() - sentAt) / 1000;
+    await sleep(5000); // the workflow tasks that set the timers complete
+    const waitRss = { service: rssMb(pids.service), temporal: rssMb(pids.temporal) };
+    const waitCpu = await cpuPercent(pids, IDLE_S);
+    const waitingAfter = await backlog();
+
     out(
       `\nThe whole service with ${WAITING_FULL} deliveries waiting for a destination limited to 1/s (service = API + worker, one process)\n`,
     );
@@ -206,7 +207,7 @@ export const benchPacing = async () => {
     out(`| service CPU % of a core over ${IDLE_S} s | ${f1(idleCpu.service)} | ${f1(waitCpu.service)} |`);
     out(`| Temporal server CPU % of a core over ${IDLE_S} s | ${f1(idleCpu.temporal)} | ${f1(waitCpu.temporal)} |`);
     out(
-      `\n${WAITING_FULL} signals accepted in ${f1(acceptedS)} s; all waiting ${f1(allWaitingS)} s after the first was sent; backlog ${waitingAfter} after the CPU window (one delivery a second goes on while they wait).`,
+      `\n${WAITING_FULL} signals accepted in ${f1(acceptedS)} s; ${waiting + rx.count(pathOf(SLOW.name)) >= WAITING_FULL - 1 ? 'all' : `only ${waiting}`} waiting ${f1(allWaitingS)} s after the first was sent; backlog ${waitingAfter} after the CPU window (one delivery a second goes on while they wait).`,
     );
   } finally {
     await poster.close();
