@@ -2,12 +2,11 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Client } from '@temporalio/client';
 import type { PaceLimit } from '../src/dispatch/pacing';
 import { openSqliteStore } from '../src/event-store/sqlite';
 import { silentLogger } from '../src/kernel/logger';
+import { fullCollection } from '../src/kernel/idle-collection';
 import { paceActivities } from '../src/pacing/pace-activities';
 import { paceStreamOf } from '../src/pacing/pace-store';
 
@@ -15,15 +14,16 @@ const RATE_KEY = 'webhook:bench-rate';
 const QUEUE_KEY = 'webhook:bench-queue';
 const LIMITS: Record<string, PaceLimit> = { [RATE_KEY]: { maxPerSecond: 25, burst: 1 }, [QUEUE_KEY]: { maxInFlight: 2, burst: 1 } };
 
-/** A full collection first, so heap figures are what is still referenced (the flag set at run time, as `--expose-gc` would). */
-const collect = (() => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  return () => {
-    gc();
-    gc();
-  };
-})();
+/**
+ * A full collection first, so heap figures are what is still referenced. Taken when measured,
+ * never at import: the flag it needs is set only for the moment (importing this file must not
+ * give `gc` to every later context of the process, the test runner's included).
+ */
+const collect = () => {
+  const gc = fullCollection();
+  gc?.();
+  gc?.();
+};
 
 const memory = () => {
   collect();
