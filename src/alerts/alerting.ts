@@ -51,8 +51,10 @@ export const startAlerting = (o: AlertingOptions) => {
   let stopped = false;
   const stopping = new AbortController();
   let wake: () => void = () => undefined;
+  // A stop that came while no pause was under way ends the next one at once (not up to half a lease later).
   const pause = (ms: number) =>
     new Promise<void>((r) => {
+      if (stopped) return r();
       const timer = setTimeout(r, ms);
       wake = () => {
         clearTimeout(timer);
