@@ -1,10 +1,8 @@
-import { Checkpoint, EventStore, StoredEvent, WrongExpectedRevision } from '../event-store/port';
+import { Checkpoint, EventStore, StoredEvent, TRIGGER_STREAM_PREFIX, WrongExpectedRevision } from '../event-store/port';
 import type { Alert } from '../model/alerts/alert';
 import { AlertRules, boundWatching, BreakerFact, deactivatedAlert, onBreakerFact, Watching } from '../model/alerts/decide';
-import { actionName } from '../model/breaker/reason';
-import { BREAKER_ACTOR } from '../model/breaker/reason';
+import { actionName, BREAKER_ACTOR } from '../model/breaker/reason';
 import type { DefinitionAt } from '../model/triggers/definition-at';
-import { TRIGGER_STREAM_PREFIX } from '../event-store/port';
 
 /** An alert as recorded: `alert-<id>`, its first event. */
 export const ALERT_RAISED = 'AlertRaised';
