@@ -15,6 +15,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src src
+# The service takes its wire types from the client package's sources (types only: nothing of it runs).
+COPY clients/node/src clients/node/src
 COPY scripts/bundle-workflows.js scripts/bundle-workflows.js
 RUN npm run build
 

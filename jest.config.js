@@ -6,7 +6,13 @@
  * after `npm test`: building it takes minutes).
  */
 // .tools holds installed toolchains (two Node packages of one name): not the project's modules.
-const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': ['@swc/jest'] }, modulePathIgnorePatterns: ['<rootDir>/.tools/'] };
+// The client package runs from its sources, as tsconfig.json's `paths` compiles it.
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  modulePathIgnorePatterns: ['<rootDir>/.tools/'],
+  moduleNameMapper: { '^@action-triggers/client$': '<rootDir>/clients/node/src/index.ts' },
+};
 
 module.exports = {
   testTimeout: 30000,

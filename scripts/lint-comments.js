@@ -1,5 +1,5 @@
 /**
- * Checks the comments of the TypeScript and JavaScript sources (src, test, scripts, web, bench and
+ * Checks the comments of the TypeScript and JavaScript sources (src, test, scripts, web, bench, clients/node and
  * the root's config files) and exits 1 naming `file:line` for:
  * - a doc comment right above another one (no line between): the first documents nothing;
  * - a repository path a comment names (`src/…`, `test/…`, `docs/….md`, a `<name>.ts` beside the
@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const SCANNED = ['src', 'test', 'scripts', 'web', 'bench'];
+const SCANNED = ['src', 'test', 'scripts', 'web', 'bench', 'clients/node'];
 const SOURCE_FILE = /\.(ts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', 'test-output', 'data']);
 

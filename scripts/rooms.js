@@ -12,8 +12,8 @@
 const LAYERS = [
   [
     'kernel',
-    "pure helpers every layer may use (limits, logger, codec helpers, field errors, templates, host classification); the TypeScript client, whose types are the API's shapes",
-    ['src/kernel', 'src/client'],
+    'pure helpers every layer may use (limits, logger, codec helpers, field errors, templates, host classification)',
+    ['src/kernel'],
   ],
   [
     'adapters',
@@ -48,7 +48,7 @@ const NEVER = [
   { from: 'src/http', only: ['src/kernel', 'src/config'], why: 'the HTTP kit knows no domain' },
   { from: 'src/dispatch', only: ['src/kernel'], why: 'dispatch types are pure: the workflow bundle imports them' },
   { from: 'src/workflows', only: ['src/dispatch'], why: 'workflow code is deterministic' },
-  { from: 'src/client', only: [], why: 'the TypeScript client ships without the server' },
+  { from: 'clients/node', only: [], why: 'the TypeScript client package ships without the server' },
   { from: 'src/destinations', only: ['src/kernel', 'src/dispatch', 'src/observability'], why: 'a destination knows no feature' },
   { from: 'src/model', not: ['src/delivery', 'src/activities', 'src/workflows'], why: 'a model knows no activity' },
 ];

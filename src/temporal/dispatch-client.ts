@@ -15,7 +15,7 @@ import type {
 import { workflowIdOf } from '../dispatch/types';
 import { PendingActivity, shownProgress } from '../dispatch/attempts';
 import { ContentType, FailedTriggerIds, searchableTriggerIds, SignalName, TriggerIds } from '../dispatch/search-attributes';
-import type { DispatchView } from '../client/types';
+import type { DispatchView } from '@action-triggers/client';
 import { MAX_LOCAL_FIRST_ATTEMPTS } from '../kernel/limits';
 import { DispatchPage, DispatchState, dispatchStatesOf, listDispatchesOf } from './dispatch-list';
 import type { GiveTurn } from '../dispatch/ordering';

@@ -2,7 +2,7 @@ import type { TriggerDefinition } from '../../src/model/triggers/codecs';
 import type { TriggerResource as ServiceTrigger } from '../../src/projections/trigger-view';
 import type { DispatchView as ServiceDispatch } from '../../src/temporal/dispatch-client';
 import type { DryRunView as ServiceDryRun } from '../../src/triggers/dry-run';
-import type { DispatchView, DryRunView, TriggerInput, TriggerResource } from '../../src/client';
+import type { DispatchView, DryRunView, TriggerInput, TriggerResource } from '@action-triggers/client';
 
 /**
  * The client declares the API's shapes itself (it ships without the service); these assignments

@@ -53,9 +53,9 @@ test.each([
     'src/workflows never imports src/kernel (../kernel/limits): workflow code is deterministic',
   ],
   [
-    'src/client/bad.ts',
-    "import type { TriggerView } from '../projections/trigger-view';",
-    'src/client never imports src/projections (../projections/trigger-view): the TypeScript client ships without the server',
+    'clients/node/src/bad.ts',
+    "import type { TriggerView } from '../../../src/projections/trigger-view';",
+    'clients/node never imports src/projections (../../../src/projections/trigger-view): the TypeScript client package ships without the server',
   ],
   [
     'src/destinations/webhook/bad.ts',

@@ -3,7 +3,7 @@ import type { EventStore } from '../../event-store/port';
 import type { FieldError } from '../../kernel/field-errors';
 import { dispatchStillQueued, startedDispatches } from '../../model/signals/started-dispatches';
 import { signalStreamOf, StoredSignal, storedSignalOf } from '../../model/signals/signal-record';
-import type { DeliveriesCancelled, DispatchView } from '../../client/types';
+import type { DeliveriesCancelled, DispatchView } from '@action-triggers/client';
 import type { DispatchClient } from '../../temporal/dispatch-client';
 import type { DeliveryKind, Metrics } from '../../observability/metrics';
 

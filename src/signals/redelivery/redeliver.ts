@@ -7,7 +7,7 @@ import { dispatchStillQueued, startedDispatches } from '../../model/signals/star
 import { Redelivery, redeliveryEvent, signalKind, signalStreamOf, StoredSignal } from '../../model/signals/signal-record';
 import { DispatchClient } from '../../temporal/dispatch-client';
 import type { FieldError } from '../../kernel/field-errors';
-import type { RedeliveryQueued } from '../../client/types';
+import type { RedeliveryQueued } from '@action-triggers/client';
 import { requestOrigin } from '../../model/signals/origin';
 import { chooseActions, RedeliveryAsk } from './choose';
 

@@ -1,5 +1,5 @@
 import { Server } from 'node:http';
-import { ApiError, createClient, RedirectRefused } from '../../../src/client';
+import { ApiError, createClient, RedirectRefused } from '@action-triggers/client';
 import { startDispatchHarness } from '../../support/dispatch-harness';
 import { startReceiver, Receiver } from '../../support/receiver';
 

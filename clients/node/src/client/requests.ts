@@ -1,4 +1,4 @@
-import type { TriggerResource } from './types';
+import type { TriggerResource } from './types.ts';
 
 /** What the client's methods take and give, beyond the service's own shapes (types.ts). */
 

@@ -3,14 +3,14 @@
  * Signals get their id here, before the first attempt, so a retry after a lost response can
  * never start a second dispatch.
  */
-import { caller, ClientOptions } from './http';
-import { signalsApi } from './signals';
-import { triggersApi } from './triggers';
+import { caller, type ClientOptions } from './client/http.ts';
+import { signalsApi } from './client/signals.ts';
+import { triggersApi } from './client/triggers.ts';
 
-export type * from './types';
-export type * from './requests';
-export { ApiError, RedirectRefused } from './http';
-export type { ClientOptions } from './http';
+export type * from './client/types.ts';
+export type * from './client/requests.ts';
+export { ApiError, RedirectRefused } from './client/http.ts';
+export type { ClientOptions } from './client/http.ts';
 
 export const createClient = (options: ClientOptions) => {
   const call = caller(options);

@@ -1,7 +1,7 @@
-import { v7 as uuidv7 } from 'uuid';
-import type { DeliveriesCancelled, DispatchView, RedeliveryQueued } from './types';
-import type { Accepted, RedeliveredFailed, RedeliveryAsk, Signal } from './requests';
-import { Call } from './http';
+import { uuidv7 } from '../ids/uuidv7.ts';
+import type { DeliveriesCancelled, DispatchView, RedeliveryQueued } from './types.ts';
+import type { Accepted, RedeliveredFailed, RedeliveryAsk, Signal } from './requests.ts';
+import type { Call } from './http.ts';
 
 const path = (id: string) => `/api/signals/${encodeURIComponent(id)}`;
 

@@ -1,6 +1,6 @@
-import type { DryRunView, TriggerInput, TriggerResource } from './types';
-import type { DryRunSignal, HistoryEvent, HistoryPage, HistoryQuery, ListQuery, Page } from './requests';
-import { Call, ifMatch, nextParamOf, queryOf } from './http';
+import type { DryRunView, TriggerInput, TriggerResource } from './types.ts';
+import type { DryRunSignal, HistoryEvent, HistoryPage, HistoryQuery, ListQuery, Page } from './requests.ts';
+import { type Call, ifMatch, nextParamOf, queryOf } from './http.ts';
 
 const path = (id: string) => `/api/action-triggers/${encodeURIComponent(id)}`;
 
