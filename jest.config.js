@@ -19,7 +19,7 @@ module.exports = {
   maxWorkers: 2,
   testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/clients/node/test/unit/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',

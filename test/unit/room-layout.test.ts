@@ -116,9 +116,13 @@ test('the folder check finds folders that import each other, through a third one
   ).toEqual([['src', 'web']]);
 });
 
-test('the unit tier starts nothing: no global setup or teardown, only test/unit', () => {
+test("the unit tier starts nothing: no global setup or teardown, only test/unit and the client package's", () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const jestConfig = require(join(root, 'jest.config.js')) as { projects: Array<Record<string, unknown>> };
   const unit = jestConfig.projects.find((p) => p.displayName === 'unit')!;
-  expect([unit.globalSetup, unit.globalTeardown, unit.testMatch]).toEqual([undefined, undefined, ['<rootDir>/test/unit/**/*.test.ts']]);
+  expect([unit.globalSetup, unit.globalTeardown, unit.testMatch]).toEqual([
+    undefined,
+    undefined,
+    ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/clients/node/test/unit/**/*.test.ts'],
+  ]);
 });

@@ -1,0 +1,56 @@
+import type { ListeningClient, PoolLike } from '../outbox/db.ts';
+import { OUTBOX_CHANNEL } from '../outbox/table.ts';
+import type { RelayEvent } from './options.ts';
+
+/**
+ * Holds one connection of the pool listening on the outbox's channel and calls `wake` for each
+ * commit that wrote rows. A lost connection is opened again (after `retryMs`), and `wake` is
+ * called then too: what was committed meanwhile is found by the pass it starts.
+ */
+export const listenForCommits = (pool: PoolLike, wake: () => void, log: (e: RelayEvent) => void, retryMs = 1_000) => {
+  let client: ListeningClient | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const lost = (error: Error | undefined) => {
+    const gone = client;
+    client = undefined;
+    if (gone) gone.release(error ?? true);
+    if (closed) return;
+    log({ level: 'warn', message: 'the LISTEN connection was lost; polling until it is back', error: error?.message });
+    timer = setTimeout(open, retryMs);
+  };
+
+  const open = async () => {
+    if (closed) return;
+    let c: ListeningClient | undefined;
+    try {
+      c = await pool.connect();
+      const mine = c;
+      mine.on('notification', (m) => m.channel === OUTBOX_CHANNEL && wake());
+      mine.on('error', (e) => client === mine && lost(e));
+      mine.on('end', () => client === mine && lost(undefined));
+      await mine.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      if (closed) return mine.release(true);
+      client = mine;
+      wake();
+    } catch (e) {
+      c?.release(true);
+      if (closed) return;
+      log({ level: 'warn', message: 'could not LISTEN for commits; polling meanwhile', error: e instanceof Error ? e.message : String(e) });
+      timer = setTimeout(open, retryMs);
+    }
+  };
+
+  void open();
+  return {
+    close: () => {
+      closed = true;
+      clearTimeout(timer);
+      const c = client;
+      client = undefined;
+      // Released broken: a connection that listened goes back to the server, not to the pool.
+      c?.release(true);
+    },
+  };
+};
