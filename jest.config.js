@@ -32,6 +32,14 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
+    {
+      ...common,
+      // The client package against a real PostgreSQL and the real service (clients/node/README.md, Tests).
+      displayName: 'client-node',
+      testMatch: ['<rootDir>/clients/node/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/clients/node/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/clients/node/test/support/global-teardown.ts',
+    },
     { ...common, displayName: 'image', testMatch: ['<rootDir>/test/deploy/image.test.ts'] },
   ],
 };

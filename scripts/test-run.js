@@ -20,14 +20,16 @@ const RUN = randomUUID();
 const MARK = Buffer.from(`AT_TEST_RUN=${RUN}\0`);
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 const jestArgs = (process.env.JEST_ARGS ?? '').split(/\s+/).filter(Boolean);
+/** The jest projects `npm test` runs (jest.config.js): the service's tiers and the client package's tests. */
+const JEST_PROJECTS = ['unit', 'integration', 'client-node'];
 
 const stepsOf = (mode, only) => {
   if (mode === 'unit' || mode === 'image') return [[bin('jest'), ['--selectProjects', mode, ...jestArgs]]];
-  if (only) return [[bin('jest'), ['--selectProjects', 'unit', 'integration', '--testPathPattern', only, ...jestArgs]]];
+  if (only) return [[bin('jest'), ['--selectProjects', ...JEST_PROJECTS, '--testPathPattern', only, ...jestArgs]]];
   return [
     ['npm', ['run', 'typecheck']],
     ['npm', ['run', 'lint']],
-    [bin('jest'), ['--selectProjects', 'unit', 'integration', ...jestArgs]],
+    [bin('jest'), ['--selectProjects', ...JEST_PROJECTS, ...jestArgs]],
     ['npm', ['run', 'test:python']],
   ];
 };

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { createDatabase } from '../../../../test/support/brokers/postgres';
+import { startServerProcess, stopServerProcess } from '../../../../test/support/server-process';
+import { migrate } from '../../src/outbox/migrations.ts';
+import { clientNodeServers } from './servers';
+
+/** The service's build as a process of its own (dist/src/main.js), on the shared Temporal server, with a data folder and task queue of its own. */
+export const startService = async (config: Record<string, unknown> = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'at-client-node-service-'));
+  const file = join(dir, 'config.json');
+  // Receivers listen on loopback; retries are quick.
+  const retry = { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 1, max_attempts: 5 };
+  writeFileSync(file, JSON.stringify({ allow_private_targets: true, retry, ...config }));
+  const server = await startServerProcess({
+    DATA_DIR: join(dir, 'data'),
+    ACTION_TRIGGERS_CONFIG: file,
+    TEMPORAL_ADDRESS: clientNodeServers().temporalAddress,
+    TEMPORAL_TASK_QUEUE: `client-node-${randomUUID()}`,
+  });
+  return {
+    url: server.url,
+    output: server.output,
+    stop: async () => {
+      await stopServerProcess(server);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** A database of the shared cluster for one test file, its outbox migrated; a pool on it. */
+export const outboxDatabase = async (name: string) => {
+  const url = await createDatabase(clientNodeServers().postgres, `${name}_${process.pid}`);
+  const pool = new Pool({ connectionString: url, max: 8 });
+  await migrate(pool);
+  return { url, pool };
+};
