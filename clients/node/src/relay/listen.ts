@@ -4,13 +4,19 @@ import type { RelayEvent } from './options.ts';
 
 /**
  * Holds one connection of the pool listening on the outbox's channel and calls `wake` for each
- * commit that wrote rows. A lost connection is opened again (after `retryMs`), and `wake` is
- * called then too: what was committed meanwhile is found by the pass it starts.
+ * commit that wrote rows. A lost connection is opened again (after 1 s, doubling to 30 s while
+ * that fails), and `wake` is called then too: what was committed meanwhile is found by the pass
+ * it starts. Meanwhile the relay polls.
  */
-export const listenForCommits = (pool: PoolLike, wake: () => void, log: (e: RelayEvent) => void, retryMs = 1_000) => {
+export const listenForCommits = (pool: PoolLike, wake: () => void, log: (e: RelayEvent) => void, firstRetryMs = 1_000) => {
   let client: ListeningClient | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
+  let retryMs = firstRetryMs;
+  const retry = () => {
+    timer = setTimeout(open, retryMs);
+    retryMs = Math.min(retryMs * 2, 30_000);
+  };
 
   const lost = (error: Error | undefined) => {
     const gone = client;
@@ -18,7 +24,7 @@ export const listenForCommits = (pool: PoolLike, wake: () => void, log: (e: Rela
     if (gone) gone.release(error ?? true);
     if (closed) return;
     log({ level: 'warn', message: 'the LISTEN connection was lost; polling until it is back', error: error?.message });
-    timer = setTimeout(open, retryMs);
+    retry();
   };
 
   const open = async () => {
@@ -33,12 +39,13 @@ export const listenForCommits = (pool: PoolLike, wake: () => void, log: (e: Rela
       await mine.query(`LISTEN ${OUTBOX_CHANNEL}`);
       if (closed) return mine.release(true);
       client = mine;
+      retryMs = firstRetryMs;
       wake();
     } catch (e) {
       c?.release(true);
       if (closed) return;
       log({ level: 'warn', message: 'could not LISTEN for commits; polling meanwhile', error: e instanceof Error ? e.message : String(e) });
-      timer = setTimeout(open, retryMs);
+      retry();
     }
   };
 

@@ -157,6 +157,21 @@ test('a transition condition sees `previous` as the Django app sends it; a signa
   expect(rx.on('/paid')).toHaveLength(1);
 }, 60_000);
 
+test('a LISTEN connection lost is opened again: a later commit is still sent within moments', async () => {
+  const listening = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN action_triggers_outbox'`;
+  const before = (await db.pool.query(listening)).rows as Array<{ pid: number }>;
+  expect(before).toHaveLength(1);
+  await db.pool.query('SELECT pg_terminate_backend($1)', [before[0]!.pid]);
+  await until(async () => {
+    const now = (await db.pool.query(listening)).rows as Array<{ pid: number }>;
+    return now.length === 1 && now[0]!.pid !== before[0]!.pid;
+  }, 10_000);
+  const committedAt = Date.now();
+  await LIBRARIES[0]![1](order('after-reconnect', 9), true);
+  await rx.waitFor(() => rx.on('/orders').some((r) => JSON.parse(r.body).lib === 'after-reconnect'), 20_000);
+  expect(Date.now() - committedAt).toBeLessThan(5_000);
+}, 30_000);
+
 /** Polls `done` every 20 ms; resolves with the time it first held. */
 const until = async (done: () => Promise<boolean>, ms = 20_000) => {
   const end = Date.now() + ms;
