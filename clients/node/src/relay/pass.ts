@@ -1,6 +1,7 @@
 import { claimRows, type ClaimedRow, deleteSent, releaseRows, renewLease, setAside } from './claim.ts';
 import { takeBatch } from './batches.ts';
 import { postRows } from './post.ts';
+import { unsendableReason } from './unsendable.ts';
 import type { Settings } from './options.ts';
 
 /** What one pass came to: rows claimed, sent, set aside; `unavailable` when the service could not take them. */
@@ -26,10 +27,11 @@ export const runPass = async (s: Settings, owner: string): Promise<PassOutcome> 
   let leaseEnds = Date.now() + s.leaseMs;
   const queue: ClaimedRow[] = [];
   for (const row of rows) {
-    if (row.signalId !== null) queue.push(row);
+    const unsendable = unsendableReason(row);
+    if (unsendable === undefined) queue.push(row);
     else {
-      // Sent without an id, it would get a new one at every try: never one dispatch.
-      await setAside(s.pool, owner, row, "the row's signal has no id (written other than with emit?)");
+      await setAside(s.pool, owner, row, unsendable);
+      s.log({ level: 'warn', message: 'signal cannot be sent: set aside', signal_id: row.signalId, reason: unsendable });
       outcome.setAside++;
     }
   }

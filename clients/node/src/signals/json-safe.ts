@@ -20,8 +20,27 @@ export class NotJson extends Error {
 
 const describe = (v: unknown) => (typeof v === 'number' ? `${v} is not a JSON number` : `a ${typeof v} is not JSON`);
 
+/**
+ * PostgreSQL's jsonb, where the outbox keeps a signal, refuses `\u0000` and a lone surrogate
+ * (half of a UTF-16 pair): the caller's INSERT would fail with an error naming no field.
+ */
+// eslint-disable-next-line no-control-regex -- \u0000 is what it looks for
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const unstorable = (text: string) => {
+  const m = UNSTORABLE.exec(text);
+  if (!m) return undefined;
+  return m[0] === '\u0000'
+    ? 'holds \\u0000, which PostgreSQL cannot store in jsonb'
+    : 'holds a lone surrogate (half of a UTF-16 pair: not Unicode text)';
+};
+
 export const jsonSafe = (value: unknown, path: string, maxDepth: number, seen: Set<object> = new Set()): unknown => {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const why = unstorable(value);
+    if (why !== undefined) throw new NotJson(path, why);
+    return value;
+  }
+  if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new NotJson(path, describe(value));
     return value;
@@ -38,6 +57,8 @@ export const jsonSafe = (value: unknown, path: string, maxDepth: number, seen: S
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (FORBIDDEN_KEYS.has(key)) throw new NotJson(`${path}.${key}`, 'is a key the service refuses (it reached prototypes)');
+      const why = unstorable(key);
+      if (why !== undefined) throw new NotJson(`${path}.${JSON.stringify(key)}`, `is a key that ${why}`);
       if (item !== undefined) out[key] = jsonSafe(item, `${path}.${key}`, maxDepth - 1, seen);
     }
     return out;

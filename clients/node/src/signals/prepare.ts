@@ -1,4 +1,4 @@
-import { jsonSafe, NotJson } from './json-safe.ts';
+import { jsonSafe, NotJson, unstorable } from './json-safe.ts';
 import type { OutboxSignal, WireSignal } from './signal.ts';
 
 /** The service's limits on a signal (src/model/signals/codecs.ts, src/kernel/limits.ts in its repository). */
@@ -37,10 +37,16 @@ const attributes = (value: unknown, field: string): Record<string, unknown> => {
   }
 };
 
+const storable = (text: string, field: string) => {
+  const why = unstorable(text);
+  if (why !== undefined) throw new InvalidSignal(field, why);
+  return text;
+};
+
 const contentTypePart = (value: unknown, field: string) => {
   if (typeof value !== 'string' || value.trim() === '' || [...value].length > MAX_CONTENT_TYPE_PART)
     throw new InvalidSignal(field, `must be a non-blank string of at most ${MAX_CONTENT_TYPE_PART} characters`);
-  return value;
+  return storable(value, field);
 };
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -85,7 +91,7 @@ export const prepareSignal = (input: OutboxSignal, rowId: string, now: Date): { 
     instance: attributes(input.instance, 'instance'),
     occurred_at: timestamp(input.occurred_at, now),
     ...(input.previous === undefined || input.previous === null ? {} : { previous: attributes(input.previous, 'previous') }),
-    ...(input.instance_key === undefined ? {} : { instance_key: input.instance_key }),
+    ...(input.instance_key === undefined ? {} : { instance_key: storable(input.instance_key, 'instance_key') }),
   };
   const json = JSON.stringify(signal);
   const bytes = Buffer.byteLength(json);

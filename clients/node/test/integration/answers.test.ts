@@ -72,28 +72,31 @@ const until = async (done: () => Promise<boolean> | boolean, ms = 20_000) => {
   }
 };
 
-test('a 307 is not followed: the address it names gets nothing, the row waits with the reason; sent once the url is right', async () => {
-  const elsewhere = await stub((_req, res) => res.writeHead(202).end('[]'));
-  const redirecting = await stub((_req, res) => res.writeHead(307, { location: `${elsewhere.url}/api/signals` }).end());
-  try {
-    await emit(db.pool, lead(1));
-    relayTo(redirecting.url, { apiKey: 'secret-key' });
-    await until(async () => (await rowsOf())[0]!.attempts >= 2);
-    expect(redirecting.got[0]!.headers.authorization).toBe('Bearer secret-key');
-    expect(elsewhere.got).toEqual([]);
-    const [row] = await rowsOf();
-    expect(row!.last_error).toBe(
-      `${redirecting.url}/api/signals answered 307, a redirect to ${elsewhere.url}/api/signals; redirects are never followed (the API key would go along): set url to the final address`,
-    );
-    expect(row!.set_aside_at).toBeNull();
-    await Promise.all(running.splice(0).map((r) => r.stop()));
-    relayTo(service.url);
-    await rx.waitFor(() => rx.on('/leads').some((r) => JSON.parse(r.body).lead === 1));
-    expect(elsewhere.got).toEqual([]);
-  } finally {
-    await Promise.all([elsewhere.close(), redirecting.close()]);
-  }
-});
+test.each([301, 307])(
+  'a %i is not followed: the address it names gets nothing, the row waits with the reason; sent once the url is right',
+  async (status) => {
+    const elsewhere = await stub((_req, res) => res.writeHead(202).end('[]'));
+    const redirecting = await stub((_req, res) => res.writeHead(status, { location: `${elsewhere.url}/api/signals` }).end());
+    try {
+      await emit(db.pool, lead(status));
+      relayTo(redirecting.url, { apiKey: 'secret-key' });
+      await until(async () => (await rowsOf())[0]!.attempts >= 2);
+      expect(redirecting.got[0]!.headers.authorization).toBe('Bearer secret-key');
+      expect(elsewhere.got).toEqual([]);
+      const [row] = await rowsOf();
+      expect(row!.last_error).toBe(
+        `${redirecting.url}/api/signals answered ${status}, a redirect to ${elsewhere.url}/api/signals; redirects are never followed (the API key would go along): set url to the final address`,
+      );
+      expect(row!.set_aside_at).toBeNull();
+      await Promise.all(running.splice(0).map((r) => r.stop()));
+      relayTo(service.url);
+      await rx.waitFor(() => rx.on('/leads').some((r) => JSON.parse(r.body).lead === status));
+      expect(elsewhere.got).toEqual([]);
+    } finally {
+      await Promise.all([elsewhere.close(), redirecting.close()]);
+    }
+  },
+);
 
 test('a row the service refuses is set aside with its reason; the rows after it, of its instance too, are sent', async () => {
   // Written by hand (the SQL file is public): a signal name the service does not know, and a row with no id.
@@ -120,6 +123,32 @@ test('a row the service refuses is set aside with its reason; the rows after it,
   const at = createClient({ baseUrl: service.url });
   await expect(at.signals.status(after.id)).resolves.toMatchObject({ id: after.id });
   await expect(at.signals.status(other.id)).resolves.toMatchObject({ id: other.id });
+});
+
+test('rows that can never be sent (a number beyond a double, a signal over the size limit) are set aside naming why; the rows after them are sent', async () => {
+  const insert = (json: string, key: string) =>
+    db.pool.query(`INSERT INTO ${OUTBOX_TABLE} (id, signal, instance_key) VALUES (gen_random_uuid(), $1::jsonb, $2)`, [json, key]);
+  // Written by hand: jsonb keeps 1e400 exactly, which JSON parsers read as Infinity.
+  await insert(
+    `{"id":"huge-number","signal":"post_save","app_label":"crm","model_name":"lead","instance":{"id":6,"score":1e400}}`,
+    'crm.lead:6',
+  );
+  await insert(JSON.stringify({ ...lead(6), id: 'too-big', instance: { id: 6, notes: 'x'.repeat(300_000) } }), 'crm.lead:6');
+  const after = await emit(db.pool, lead(6));
+  const warnings: RelayEvent[] = [];
+  const relay = relayTo(service.url, { log: (e) => e.level === 'warn' && warnings.push(e) });
+  await rx.waitFor(() => rx.on('/leads').some((r) => JSON.parse(r.body).lead === 6));
+  await until(async () => (await relay.lag()).waiting === 0);
+  expect((await rowsOf()).map((r) => [r.id, r.last_error, r.set_aside_at !== null])).toEqual([
+    ['huge-number', "the row's signal cannot be sent: signal.instance.score is a number beyond what JSON parsers read (±1.8e308)", true],
+    ['too-big', expect.stringMatching(/^the row's signal is \d+ bytes as JSON; the service takes at most 262144 in one signal$/), true],
+  ]);
+  expect(warnings.map((w) => [w.message, w.signal_id])).toEqual([
+    ['signal cannot be sent: set aside', 'huge-number'],
+    ['signal cannot be sent: set aside', 'too-big'],
+  ]);
+  await expect(createClient({ baseUrl: service.url }).signals.status(after.id)).resolves.toMatchObject({ id: after.id });
+  await expect(createClient({ baseUrl: service.url }).signals.status('huge-number')).rejects.toMatchObject({ status: 404 });
 });
 
 test("a 503's Retry-After is waited out before the next try", async () => {

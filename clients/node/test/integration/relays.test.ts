@@ -1,6 +1,9 @@
 import { startReceiver, type Receiver } from '../../../../test/support/receiver';
+import { Pool } from 'pg';
+import { createDatabase } from '../../../../test/support/brokers/postgres';
 import { createClient } from '../../src/index.ts';
-import { emit, type OutboxSignal } from '../../src/outbox/index.ts';
+import { emit, migrate, type OutboxSignal, startRelay } from '../../src/outbox/index.ts';
+import { clientNodeServers } from '../support/servers';
 import { outboxLag } from '../../src/relay/lag.ts';
 import { startHoldingProxy } from '../support/holding-proxy';
 import { startRelayProcess } from '../support/relay-process';
@@ -116,6 +119,90 @@ test('a relay killed after the service accepted its batch: the next one sends it
     await proxy.close();
   }
 }, 180_000);
+
+test('the service stopped for 30 s: what was committed meanwhile waits in the outbox and is delivered once when it is back', async () => {
+  const r = relay(service.url, { ACTION_TRIGGERS_RELAY_BATCH_SIZE: '10', ACTION_TRIGGERS_RELAY_MAX_BACKOFF_MS: '2000' });
+  await writeStock('away', 5, 2);
+  await rx.waitFor(() => rx.on('/stock').filter((q) => JSON.parse(q.body).run === 'away').length >= 10, 60_000);
+  const stopped = service.stopFor(30_000);
+  await new Promise((w) => setTimeout(w, 2_000)); // the service is gone by now
+  for (let n = 3; n <= 6; n++) await writeStock(`away-${n}`, 5, 1);
+  expect((await outboxLag(db.pool)).waiting).toBe(20);
+  await stopped;
+  await until(() => r.sent() === 30, 90_000);
+  await rx.waitFor(() => rx.on('/stock').filter((q) => String(JSON.parse(q.body).run).startsWith('away')).length >= 30, 90_000);
+  await new Promise((w) => setTimeout(w, 1000));
+  everyOnceInOrder('away', 5, 2);
+  for (let n = 3; n <= 6; n++) everyOnceInOrder(`away-${n}`, 5, 1);
+  expect(await outboxLag(db.pool)).toEqual({ waiting: 0, oldestAgeMs: null, setAside: 0 });
+  await r.kill('SIGTERM');
+}, 240_000);
+
+test("a database restored from a backup: rows sent after the backup are not delivered twice, and the restored database's new rows are delivered", async () => {
+  const pg = clientNodeServers().postgres;
+  const [source, backup] = [`restore_src_${process.pid}`, `restore_backup_${process.pid}`];
+  const sourceUrl = await createDatabase(pg, source);
+  const onSource = async (write: (pool: Pool) => Promise<void>, relayToo: boolean) => {
+    const pool = new Pool({ connectionString: sourceUrl, max: 4 });
+    const r = relayToo ? startRelay({ pool, url: service.url, pollIntervalMs: 200, log: () => undefined }) : undefined;
+    try {
+      await write(pool);
+      if (r) await untilAsync(async () => (await r.lag()).waiting === 0, 60_000);
+    } finally {
+      await r?.stop();
+      await pool.end();
+    }
+  };
+  const save = (pool: Pool, from: number, to: number) => writeItems(pool, 'restore', from, to);
+  await onSource(async (pool) => {
+    await migrate(pool);
+    await save(pool, 1, 5);
+  }, true);
+  await onSource((pool) => save(pool, 6, 10), false); // waiting in the outbox when the backup is taken
+  // The backup: a copy of the database as it is now (no connection may be open to it).
+  const admin = new Pool({ connectionString: pg.url, max: 1 });
+  await admin.query(`CREATE DATABASE ${backup} TEMPLATE ${source}`);
+  await onSource((pool) => save(pool, 11, 15), true); // after the backup: 6-15 delivered
+  await rx.waitFor(() => arrivedFor('restore').size >= 15, 60_000);
+  // The source is lost; the backup is restored, holding 6-10 again and the row sequence as it was.
+  const restored = new Pool({ connectionString: sourceUrl.replace(new RegExp(`/${source}$`), `/${backup}`), max: 4 });
+  const r = startRelay({ pool: restored, url: service.url, pollIntervalMs: 200, log: () => undefined });
+  try {
+    await save(restored, 16, 20);
+    await untilAsync(async () => (await r.lag()).waiting === 0, 60_000);
+    await rx.waitFor(() => arrivedFor('restore').size >= 20, 60_000);
+    await new Promise((w) => setTimeout(w, 1000));
+    everyOnceInOrder('restore', 20, 1);
+  } finally {
+    await r.stop();
+    await restored.end();
+    await admin.query(`DROP DATABASE ${backup}`);
+    await admin.query(`DROP DATABASE ${source}`);
+    await admin.end();
+  }
+}, 180_000);
+
+/** Items `from`..`to` of a run, each saved once, one transaction each. */
+const writeItems = async (pool: Pool, run: string, from: number, to: number) => {
+  for (let item = from; item <= to; item++) {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await emit(client, { signal: 'post_save', app_label: 'shop', model_name: 'stock', instance: { id: `${run}-${item}`, run, n: 1 } });
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  }
+};
+
+const untilAsync = async (done: () => Promise<boolean>, ms: number) => {
+  const end = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
 
 const until = async (done: () => boolean, ms: number) => {
   const end = Date.now() + ms;

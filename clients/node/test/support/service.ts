@@ -15,15 +15,23 @@ export const startService = async (config: Record<string, unknown> = {}) => {
   // Receivers listen on loopback; retries are quick.
   const retry = { initial_interval_secs: 0.2, backoff_coefficient: 2, max_interval_secs: 1, max_attempts: 5 };
   writeFileSync(file, JSON.stringify({ allow_private_targets: true, retry, ...config }));
-  const server = await startServerProcess({
+  const env = {
     DATA_DIR: join(dir, 'data'),
     ACTION_TRIGGERS_CONFIG: file,
     TEMPORAL_ADDRESS: clientNodeServers().temporalAddress,
     TEMPORAL_TASK_QUEUE: `client-node-${randomUUID()}`,
-  });
+  };
+  let server = await startServerProcess(env);
+  const url = server.url;
   return {
-    url: server.url,
-    output: server.output,
+    url,
+    output: () => server.output(),
+    /** Stops the service for `ms` (its address refuses connections), then starts it again on the same port and data. */
+    stopFor: async (ms: number) => {
+      await stopServerProcess(server);
+      await new Promise((r) => setTimeout(r, ms));
+      server = await startServerProcess({ ...env, PORT: new URL(url).port });
+    },
     stop: async () => {
       await stopServerProcess(server);
       rmSync(dir, { recursive: true, force: true });

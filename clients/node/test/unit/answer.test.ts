@@ -1,6 +1,7 @@
 import { readAnswer } from '../../src/relay/answer.ts';
 import { takeBatch } from '../../src/relay/batches.ts';
 import { retryAfterMs } from '../../src/relay/retry-after.ts';
+import { unsendableReason } from '../../src/relay/unsendable.ts';
 import type { ClaimedRow } from '../../src/relay/claim.ts';
 
 const URL = 'http://service';
@@ -75,4 +76,24 @@ test('batches are cut by count and bytes; a row sent alone goes alone', () => {
   const alone = [row(6), row(7), row(8)];
   expect(takeBatch(alone, 5, 1000, new Set(['7'])).map((r) => r.seq)).toEqual(['6']);
   expect(takeBatch(alone, 5, 1000, new Set(['7'])).map((r) => r.seq)).toEqual(['7']);
+});
+
+test('a row that can never be sent is named: no id, over the size limit, a number beyond a double', () => {
+  const claimed = (json: string, signalId: string | null = 'sig-1'): ClaimedRow => ({
+    seq: '1',
+    signalId,
+    json,
+    bytes: Buffer.byteLength(json),
+  });
+  expect(unsendableReason(claimed('{"id":"sig-1","instance":{"n":1e300}}'))).toBeUndefined();
+  expect(unsendableReason(claimed('{"instance":{}}', null))).toBe("the row's signal has no id (written other than with emit?)");
+  expect(unsendableReason(claimed(`{"id":"sig-1","x":"${'y'.repeat(300_000)}"}`))).toMatch(
+    /^the row's signal is 30\d{4} bytes as JSON; the service takes at most 262144 in one signal$/,
+  );
+  // As PostgreSQL writes jsonb's 1e400 out: every digit.
+  const huge = `1${'0'.repeat(400)}`;
+  expect(unsendableReason(claimed(`{"id":"sig-1","instance":{"tags":[1,${huge}]}}`))).toBe(
+    "the row's signal cannot be sent: signal.instance.tags[1] is a number beyond what JSON parsers read (±1.8e308)",
+  );
+  expect(unsendableReason(claimed(`{"id":"sig-1","instance":{"code":"${'9'.repeat(400)}"}}`))).toBeUndefined();
 });

@@ -41,6 +41,13 @@ test('values JSON cannot carry are refused with their path; Dates and toJSON bec
   expect(refusal({ n: 10n })).toBe('invalid signal: instance.n: a bigint is not JSON');
   expect(refusal({ a: [1, NaN] })).toBe('invalid signal: instance.a[1]: NaN is not a JSON number');
   expect(refusal(JSON.parse('{"x":{"__proto__":1}}'))).toMatch(/^invalid signal: instance.x.__proto__: is a key the service refuses/);
+  // What PostgreSQL's jsonb refuses, named before the INSERT would fail naming nothing.
+  expect(refusal({ note: 'a\u0000b' })).toBe('invalid signal: instance.note: holds \\u0000, which PostgreSQL cannot store in jsonb');
+  expect(refusal({ tags: ['ok', 'x\ud800'] })).toBe(
+    'invalid signal: instance.tags[1]: holds a lone surrogate (half of a UTF-16 pair: not Unicode text)',
+  );
+  expect(refusal({ ['\udc00k']: 1 })).toMatch(/^invalid signal: instance\."\\udc00k": is a key that holds a lone surrogate/);
+  expect(refusal({ emoji: 'ok \ud83d\ude00' })).toBe('accepted');
   let deep: Record<string, unknown> = {};
   for (let i = 0; i < 40; i++) deep = { a: deep };
   expect(refusal(deep)).toMatch(/nests too deep/);
@@ -58,6 +65,8 @@ test.each([
   [{ instance: [] }, 'instance'],
   [{ occurred_at: '2024-01-02' }, 'occurred_at'],
   [{ instance_key: '' }, 'instance_key'],
+  [{ instance_key: 'a\u0000' }, 'instance_key'],
+  [{ model_name: 'order\ud800' }, 'model_name'],
 ])('%j is refused naming %s', (over, field) => {
   expect(() => prepareSignal({ ...order, ...(over as object) }, 'r', NOW)).toThrow(expect.objectContaining({ field }));
 });
