@@ -1,4 +1,4 @@
-/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | conditions | pacing | all. Never part of `npm test`. */
+/** `npm run bench -- <suite>`: api | restart | dispatch | fan-out | ordering | brokers | intake | observability | paced | long-history | django | conditions | pacing | outbox | all. Never part of `npm test`. */
 import { buildService } from '../test/support/build';
 import { suites } from './suites';
 

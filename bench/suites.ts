@@ -11,6 +11,7 @@ import { benchDjango } from './django';
 import { benchOrdering } from './ordering';
 import { benchConditions } from './conditions';
 import { benchPacing } from './pacing';
+import { benchOutbox } from './outbox';
 
 /** Every suite `npm run bench -- <suite>` runs, by name (test/integration/processes/bench-smoke.test.ts runs each one small). */
 export const suites: Record<string, () => Promise<void>> = {
@@ -27,4 +28,5 @@ export const suites: Record<string, () => Promise<void>> = {
   ordering: benchOrdering,
   conditions: benchConditions,
   pacing: benchPacing,
+  outbox: benchOutbox,
 };

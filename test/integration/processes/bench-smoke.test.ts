@@ -27,6 +27,7 @@ const SMOKE: Record<string, Record<string, string>> = {
   django: { ROUNDS: '1', SAVES: '20' },
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
   conditions: { BENCH_ROUNDS: '1', BENCH_REQUESTS: '20' },
+  outbox: { BENCH_TX: '20', BENCH_ROUNDS: '1', BENCH_RELAY_ROWS: '200', BENCH_BATCHES: '100' },
   pacing: {
     BENCH_RATE: '20',
     BENCH_PACED_S: '2',
