@@ -6,7 +6,7 @@ import { createClient } from '../../src/index.ts';
 import { emit as emitPg, type OutboxSignal, startRelay, type Relay } from '../../src/outbox/index.ts';
 import { emit as emitKnex } from '../../src/outbox/knex.ts';
 import { emit as emitDrizzle } from '../../src/outbox/drizzle.ts';
-import { outboxDatabase, startService } from '../support/service';
+import { BECAME_PAID, outboxDatabase, startService, triggerOnSave } from '../support/service';
 
 /**
  * Signals written in a transaction with node-postgres, Knex and Drizzle reach a real service
@@ -23,22 +23,14 @@ let knex: Knex;
 beforeAll(async () => {
   [service, db, rx] = await Promise.all([startService(), outboxDatabase('emit'), startReceiver()]);
   knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
-  const at = createClient({ baseUrl: service.url });
-  await at.triggers.create({
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }],
-    active: true,
-    payload: { lib: '{{ instance.lib }}', order: '{{ instance.pk }}' },
-  });
-  await at.triggers.create({
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'invoice' }],
-    webhooks: [{ url: rx.url('/paid'), http_method: 'POST' }],
-    active: true,
-    condition: { 'instance.status': { $changed: { from: 'pending', to: 'paid' } } },
-    payload: { invoice: '{{ instance.pk }}', was: '{{ previous.status }}' },
-  });
+  await triggerOnSave(service.url, 'shop.order', rx.url('/orders'), { lib: '{{ instance.lib }}', order: '{{ instance.pk }}' });
+  await triggerOnSave(
+    service.url,
+    'shop.invoice',
+    rx.url('/paid'),
+    { invoice: '{{ instance.pk }}', was: '{{ previous.status }}' },
+    BECAME_PAID,
+  );
   relay = startRelay({ pool: db.pool, url: service.url, pollIntervalMs: 60_000, log: () => undefined });
 }, 120_000);
 

@@ -1,14 +1,23 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startReceiver, type Receiver } from '../../../../test/support/receiver';
 import { createClient } from '../../src/index.ts';
 import { outboxDatabase, startService } from '../support/service';
 
 /**
- * The Node quick start (docs/node-quick-start.md) as written: its Express and Knex service
+ * The Node quick start (docs/node-quick-start.md) as written: its triggers, and its Express and Knex service
  * (clients/node/examples/express-knex/server.mjs, on the built package) saves an order and pays it, and the
  * receiver gets both webhooks of the quick start's triggers.
  */
+/** The bodies of the quick start's `curl … /api/action-triggers -d '…'` commands. */
+const triggersInQuickStart = () =>
+  [
+    ...readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'node-quick-start.md'), 'utf8').matchAll(
+      /api\/action-triggers .*?-d '([^']+)'/gs,
+    ),
+  ].map((m) => m[1]!);
+
 let service: Awaited<ReturnType<typeof startService>>;
 let db: Awaited<ReturnType<typeof outboxDatabase>>;
 let rx: Receiver;
@@ -24,22 +33,11 @@ afterAll(async () => {
 });
 
 test('the example service: an order saved and paid reaches the receiver as the quick start says', async () => {
-  const at = createClient({ baseUrl: service.url });
-  await at.triggers.create({
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: rx.url('/orders'), http_method: 'POST' }],
-    active: true,
-    payload: { order: '{{ instance.id }}', status: '{{ instance.status }}' },
-  });
-  await at.triggers.create({
-    config_signals: [{ signal: 'post_save' }],
-    content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: rx.url('/paid'), http_method: 'POST' }],
-    active: true,
-    condition: { 'instance.status': { $changed: { from: 'pending', to: 'paid' } } },
-    payload: { order: '{{ instance.id }}', was: '{{ previous.status }}' },
-  });
+  // The quick start's own triggers, as its curl commands send them, to this test's receiver.
+  const bodies = triggersInQuickStart();
+  expect(bodies).toHaveLength(2);
+  for (const body of bodies)
+    await createClient({ baseUrl: service.url }).triggers.create(JSON.parse(body.replaceAll('http://127.0.0.1:9000', rx.url(''))));
   const app = spawn(process.execPath, [join(__dirname, '..', '..', 'examples', 'express-knex', 'server.mjs')], {
     env: { ...process.env, PORT: '0', DATABASE_URL: db.url, ACTION_TRIGGERS_URL: service.url },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { createDatabase } from '../../../../test/support/brokers/postgres';
 import { startServerProcess, stopServerProcess } from '../../../../test/support/server-process';
+import { createClient, type Condition } from '../../src/index.ts';
 import { migrate } from '../../src/outbox/migrations.ts';
 import { clientNodeServers } from './servers';
 
@@ -45,4 +46,26 @@ export const outboxDatabase = async (name: string) => {
   const pool = new Pool({ connectionString: url, max: 8 });
   await migrate(pool);
   return { url, pool };
+};
+
+/** A transition condition: `instance.status` went from pending to paid. */
+export const BECAME_PAID: Condition = { 'instance.status': { $changed: { from: 'pending', to: 'paid' } } };
+
+/** A trigger on `post_save` of `contentType` (`app.model`) posting `payload` to `url`, when `condition` holds if given. */
+export const triggerOnSave = (
+  baseUrl: string,
+  contentType: string,
+  url: string,
+  payload: Record<string, string>,
+  condition?: Condition,
+) => {
+  const [app_label, model_name] = contentType.split('.') as [string, string];
+  return createClient({ baseUrl }).triggers.create({
+    config_signals: [{ signal: 'post_save' }],
+    content_types: [{ app_label, model_name }],
+    webhooks: [{ url, http_method: 'POST' }],
+    active: true,
+    payload,
+    ...(condition ? { condition } : {}),
+  });
 };
