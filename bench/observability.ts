@@ -19,13 +19,17 @@ interface Variant {
   tracing: boolean;
 }
 /** Off twice, first and last, so drift over the run shows; the ratios are against their mean. */
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   { name: 'off', config: { metrics: { enabled: false } }, tracing: false },
   { name: 'metrics', config: {}, tracing: false },
   { name: 'tracing', config: { metrics: { enabled: false } }, tracing: true },
   { name: 'metrics + tracing', config: {}, tracing: true },
   { name: 'off (again)', config: { metrics: { enabled: false } }, tracing: false },
 ];
+/** `BENCH_VARIANTS=off,metrics + tracing`: only those (the smoke run's two cover every code path). */
+const VARIANTS = process.env.BENCH_VARIANTS
+  ? ALL_VARIANTS.filter((v) => process.env.BENCH_VARIANTS!.split(',').includes(v.name))
+  : ALL_VARIANTS;
 
 interface Figures {
   get: number;

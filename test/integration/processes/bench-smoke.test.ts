@@ -11,8 +11,8 @@ const SMOKE: Record<string, Record<string, string>> = {
   // The comparison of builds runs against this checkout itself: its code path, not a finding.
   api: {
     BENCH_TRIGGERS: '200',
-    BENCH_DURATION_S: '1',
-    BENCH_WARM_S: '0.3',
+    BENCH_DURATION_S: '0.5',
+    BENCH_WARM_S: '0',
     BENCH_COMPARE_DIRS: join(__dirname, '../../..'),
     BENCH_COMPARE_ROUNDS: '1',
   },
@@ -23,7 +23,7 @@ const SMOKE: Record<string, Record<string, string>> = {
   ordering: { BENCH_SIGNALS: '40', BENCH_INSTANCES: '4', BENCH_PACED_SIGNALS: '20', BENCH_PACED_RATE: '20' },
   intake: { BENCH_OUTAGE_S: '3', BENCH_RATE: '20', BENCH_INTAKE_RATE_S: '1' },
   paced: { BENCH_PACED_S: '3', BENCH_WARM_S: '1', BENCH_RATE: '20' },
-  observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2' },
+  observability: { BENCH_DURATION_S: '1', BENCH_SUSTAIN_S: '2', BENCH_VARIANTS: 'off,metrics + tracing' },
   django: { ROUNDS: '1', SAVES: '20' },
   brokers: { BENCH_BROKERS: 'redis', BENCH_RAW_S: '2', BENCH_SUSTAIN_S: '3', BENCH_PACED_S: '3', BENCH_RATE: '20' },
   conditions: { BENCH_ROUNDS: '1', BENCH_REQUESTS: '20' },
