@@ -5,11 +5,6 @@ import { startReceiver, type Receiver } from '../../../../test/support/receiver'
 import { createClient } from '../../src/index.ts';
 import { outboxDatabase, startService } from '../support/service';
 
-/**
- * The Node quick start (docs/node-quick-start.md) as written: its triggers, and its Express and Knex service
- * (clients/node/examples/express-knex/server.mjs, on the built package) saves an order and pays it, and the
- * receiver gets both webhooks of the quick start's triggers.
- */
 /** The bodies of the quick start's `curl … /api/action-triggers -d '…'` commands. */
 const triggersInQuickStart = () =>
   [
@@ -18,6 +13,11 @@ const triggersInQuickStart = () =>
     ),
   ].map((m) => m[1]!);
 
+/**
+ * The Node quick start (docs/node-quick-start.md) as written: its triggers, and its Express and Knex service
+ * (clients/node/examples/express-knex/server.mjs, on the built package) saves an order and pays it, and the
+ * receiver gets both webhooks of the quick start's triggers.
+ */
 let service: Awaited<ReturnType<typeof startService>>;
 let db: Awaited<ReturnType<typeof outboxDatabase>>;
 let rx: Receiver;
