@@ -151,9 +151,11 @@ test(
     // to be given up (their Temporal time-out: time-out, report grace, wait at sending) and sent again.
     expect(totalSecs).toBeGreaterThanOrEqual(0.9 * expectedSecs);
     expect(totalSecs).toBeLessThanOrEqual(1.1 * expectedSecs + KILLED_ATTEMPTS_SECS);
-    // The unlimited webhook is not slowed: all its deliveries arrive before half the limited ones.
+    // The unlimited webhook is not slowed: all its deliveries arrive before half the limited ones,
+    // or, when the kill caught some of its attempts under way (a loaded machine had not sent them
+    // all by then), once those are given up and sent again; paced, it would end with the limited.
     expect(freeIds()).toBe(N);
-    expect(Math.max(...freeAt)).toBeLessThan(median);
+    expect(Math.max(...freeAt)).toBeLessThan(Math.max(median, killedAt + KILLED_ATTEMPTS_SECS * 1000));
   },
   180_000 + (N / RATE) * 2000,
 );
