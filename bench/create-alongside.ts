@@ -19,7 +19,8 @@ import { median } from './stats';
 
 const ROOT = resolve(__dirname, '..');
 const ROUNDS = Number(process.env.BENCH_COMPARE_ROUNDS ?? 3);
-const STORED_FIRST = 1_000;
+/** Triggers each build creates untimed before its windows (BENCH_COMPARE_STORED: fewer for a smoke run). */
+const STORED_FIRST = Number(process.env.BENCH_COMPARE_STORED ?? 1_000);
 const CONNECTIONS = 50;
 
 export const compareDirs = () =>

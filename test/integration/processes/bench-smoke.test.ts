@@ -15,6 +15,8 @@ const SMOKE: Record<string, Record<string, string>> = {
     BENCH_WARM_S: '0',
     BENCH_COMPARE_DIRS: join(__dirname, '../../..'),
     BENCH_COMPARE_ROUNDS: '1',
+    BENCH_COMPARE_STORED: '50',
+    BENCH_STORES: 'sqlite',
   },
   restart: { BENCH_TRIGGERS: '300' },
   'long-history': { BENCH_VERSIONS: '60', BENCH_DURATION_S: '1' },
