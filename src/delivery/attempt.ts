@@ -77,7 +77,7 @@ export const prepareAction = async <T>(
     if (e instanceof DynamicValueError) throw retry('DynamicValue', e.message);
     throw e;
   }
-  const rendered = rendering(() => renderBody(definition.payload, signal, plan.triggerId, dynamic));
+  const rendered = rendering(() => renderBody(channel.payload(definition, action), signal, plan.triggerId, dynamic));
   return {
     plan,
     definition,

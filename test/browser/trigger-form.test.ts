@@ -17,7 +17,15 @@ interface TriggerJson {
   payload?: unknown;
   config_signals: Array<{ signal: string }>;
   content_types: Array<{ app_label: string; model_name: string }>;
-  webhooks: Array<{ url: string; http_method: string; headers?: Record<string, string>; timeout_secs?: number; signing_secret?: string }>;
+  webhooks: Array<{
+    url: string;
+    http_method: string;
+    headers?: Record<string, string>;
+    timeout_secs?: number;
+    signing_secret?: string;
+    payload?: unknown;
+  }>;
+  msg_broker_queues: Array<{ name: string; payload?: unknown }>;
 }
 
 describe('trigger form', () => {
@@ -311,6 +319,54 @@ describe('trigger form', () => {
     await page.close({ runBeforeUnload: true });
     await closing;
     expect(page.isClosed()).toBe(true);
+  });
+
+  it('gives each webhook and queue an optional payload of its own: its errors at its field, previewed, saved, shown and loaded back', async () => {
+    const page = await s.open('/triggers/new');
+    await page.getByRole('heading', { name: 'New trigger' }).waitFor();
+    await page.fill(fieldId('content_types[0].app_label'), 'shop');
+    await page.fill(fieldId('content_types[0].model_name'), 'order');
+    await page.fill(fieldId('webhooks[0].url'), 'http://127.0.0.1:9/own');
+    await page.fill(fieldId('webhooks[0].payload'), '{"order": {"id": "{{ secrets.other }}"}}');
+    await page.getByRole('button', { name: 'Add broker queue' }).click();
+    await page.fill(fieldId('msg_broker_queues[0].name'), 'orders');
+    await page.fill(fieldId('msg_broker_queues[0].payload'), '"order {{ instance.number }}');
+    await page.fill(fieldId('payload'), '{"shared": "{{ instance.id }}"}');
+    const create = page.getByRole('button', { name: 'Create trigger' });
+    await create.click();
+    await page.locator('.error-summary', { hasText: 'is not valid JSON' }).waitFor();
+    expect(await page.getAttribute(fieldId('msg_broker_queues[0].payload'), 'aria-invalid')).toBe('true');
+
+    // The API's path inside the entry's payload (webhooks[0].payload.order.id) lands on its editor.
+    await page.fill(fieldId('msg_broker_queues[0].payload'), '"order {{ instance.number }}"');
+    await create.click();
+    await page.locator('.error-summary', { hasText: 'webhooks[0].payload.order.id' }).waitFor();
+    expect(await page.getAttribute(fieldId('webhooks[0].payload'), 'aria-invalid')).toBe('true');
+    expect(await describedBy(page, fieldId('webhooks[0].payload'))).toMatch(/not an allowed dynamic value/);
+
+    await page.fill(fieldId('webhooks[0].payload'), '{"order": {"id": "{{ instance.id }}", "token": "{{ secrets.token }}"}}');
+    await page.fill('#preview-instance', '{"id": 7, "number": "A-7"}');
+    const bodies = page.locator('#preview-output .preview-body');
+    await bodies.filter({ hasText: 'order A-7' }).waitFor();
+    expect(JSON.parse((await bodies.nth(0).textContent())!)).toEqual({ order: { id: 7, token: '{{ secrets.token }}' } });
+    await create.click();
+    await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
+    const id = idOfHash(page)!;
+    const stored = (await getTrigger(id)).body;
+    expect(stored.webhooks[0]).toMatchObject({ payload: { order: { id: '{{ instance.id }}', token: '{{ secrets.token }}' } } });
+    expect(stored.msg_broker_queues[0]).toEqual({ name: 'orders', payload: 'order {{ instance.number }}' });
+    expect(await page.getByRole('cell', { name: '"order {{ instance.number }}"' }).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Loaded back into the editors; a queue's payload cleared sends the trigger's again.
+    await page.getByRole('navigation', { name: 'This trigger' }).getByRole('link', { name: 'Edit', exact: true }).click();
+    await page.getByRole('heading', { name: /^Edit trigger shop\.order/ }).waitFor();
+    expect(JSON.parse(await page.inputValue(fieldId('webhooks[0].payload')))).toEqual(stored.webhooks[0]!.payload);
+    await page.fill(fieldId('msg_broker_queues[0].payload'), '');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /^Trigger shop\.order/ }).waitFor();
+    expect((await getTrigger(id)).body.msg_broker_queues[0]).toEqual({ name: 'orders' });
+    expect(await page.getByRole('cell', { name: "the trigger's" }).count()).toBe(1);
   });
 
   it('shows no console error, page error or 5xx in the whole file', () => {

@@ -14,8 +14,8 @@ test("the service's trigger, dispatch and dry-run shapes fit the client's declar
   const definition: TriggerDefinition = {
     config_signals: [{ signal: 'post_save' }],
     content_types: [{ app_label: 'shop', model_name: 'order' }],
-    webhooks: [{ url: 'https://example.com/', http_method: 'POST' }],
-    msg_broker_queues: [],
+    webhooks: [{ url: 'https://example.com/', http_method: 'POST', payload: { id: '{{ instance.id }}' } }],
+    msg_broker_queues: [{ name: 'orders', payload: 'saved' }],
     active: true,
   };
   const resource: ServiceTrigger = { id: 'x', ...definition, ordering: 'none', version: 1, created_at: 't', updated_at: 't' };

@@ -223,3 +223,16 @@ def test_cancel_deliveries_ends_a_retrying_delivery(client: ActionTriggersClient
         assert [(fe.path, fe.message) for fe in again.value.errors] == [("delivery_ids[0]", "was cancelled already")]
     finally:
         hanging.close()
+
+
+def test_a_webhook_with_its_own_payload(client: ActionTriggersClient, receiver) -> None:
+    model = f"o{uuid.uuid4().hex[:8]}"
+    trigger = {**_trigger(receiver.url, model), "webhooks": [
+        {"url": f"{receiver.url}/own-{model}", "http_method": "POST", "payload": {"own": "{{ instance.id }}"}},
+        {"url": f"{receiver.url}/shared-{model}", "http_method": "POST"}]}
+    created = client.create_trigger(trigger)
+    assert created["webhooks"][0]["payload"] == {"own": "{{ instance.id }}"} and "payload" not in created["webhooks"][1]
+    client.emit({"signal": "post_save", "app_label": "crud", "model_name": model, "instance": {"id": 5}})
+    [own] = receiver.wait_for(lambda r: r["path"] == f"/own-{model}")
+    [shared] = receiver.wait_for(lambda r: r["path"] == f"/shared-{model}")
+    assert own["body"] == {"own": 5} and shared["body"] == {"id": 5}

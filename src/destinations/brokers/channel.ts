@@ -2,7 +2,7 @@ import { Broker, brokerOverridesOf } from './config';
 import type { BrokerQueue } from './queue';
 import { refusedOverrides } from './overrides';
 import type { Attempt } from '../../dispatch/types';
-import { Channel, Entries, fail, Prepared } from '../port/channel';
+import { Channel, Entries, fail, payloadOf, Prepared } from '../port/channel';
 import { Connections } from '../broker-kit/connections';
 import type { OutboundMessage, Publisher } from '../broker-kit/port';
 import { publisherFor } from './registry';
@@ -109,18 +109,19 @@ const publish = async <S>(
   }
 };
 
-/** A trigger's queue entries: the payload and every merged string map hold templates. */
+/** A trigger's queue entries: the payload (the entry's own, else the trigger's) and every merged string map hold templates. */
 export const brokerEntries = (brokers: Brokers): Entries<BrokerQueue> => ({
   kind: 'broker',
   // The trigger codec decoded each entry with queueCodec when the trigger was written.
   pick: (d, index) => d.msg_broker_queues[index] as BrokerQueue | undefined,
+  payload: payloadOf,
   templated: (d, q) => {
     const b = brokerOf(brokers, q.name);
     if (!b) throw fail('BrokerMissing', `broker ${q.name} is not in the config`);
     // The config may have changed since the trigger was written: checked before any value is resolved.
     const refused = refusedOverrides(brokerOverridesOf(b), q)[0];
     if (refused) throw fail('BrokerOverrideRefused', refused.message);
-    return [d.payload, q.conn_details, q.parameters, b.conn_details, b.params];
+    return [payloadOf(d, q), q.conn_details, q.parameters, b.conn_details, b.params];
   },
 });
 

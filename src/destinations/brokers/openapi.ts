@@ -7,7 +7,7 @@ import type { BrokerKeys, KeyUse, SettingsKey } from '../broker-kit/settings-key
 import { BROKER_KEYS, SUPPORTED_BROKER_TYPES as BROKER_TYPES } from './registry';
 import type { BrokerPolicy } from './policy';
 import { MAX_QUEUES_PER_TRIGGER } from '../../kernel/limits';
-import { Schema, SHOWN_STRINGS, stringMapSchema, timeoutSchema } from '../port/openapi';
+import { entryPayloadSchema, Schema, SHOWN_STRINGS, stringMapSchema, timeoutSchema } from '../port/openapi';
 import { SECRET_PLACEHOLDER } from './preview';
 
 export const BROKER_TYPES_SCHEMA = 'BrokerTypes';
@@ -131,6 +131,7 @@ export const brokerQueuesSchema = (policy: BrokerPolicy): Schema => {
         conn_details: { ...stringMapSchema, description: queueOverrideDescription('conn_details') },
         parameters: { ...stringMapSchema, description: queueOverrideDescription('parameters') },
         timeout_secs: timeoutSchema(policy.maxBrokerTimeoutSecs),
+        payload: entryPayloadSchema('queue'),
       },
     },
   };

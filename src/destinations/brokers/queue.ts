@@ -3,6 +3,8 @@ import { checked, closed, described, storedShape, stringMap } from '../../kernel
 import type { BrokerPolicy } from './policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { withBrokerOverrides } from './overrides';
+import { templatedJson } from '../../kernel/templated-json';
+import type { JsonValue } from '../../kernel/json-value';
 
 /** One entry of a trigger's `msg_broker_queues`: a configured broker by name, and the keys the trigger sets over its own. */
 export interface BrokerQueue {
@@ -10,6 +12,8 @@ export interface BrokerQueue {
   conn_details?: Record<string, string>;
   parameters?: Record<string, string>;
   timeout_secs?: number;
+  /** This queue's own payload template: published instead of the trigger's. */
+  payload?: JsonValue;
 }
 
 /** The codec of one `msg_broker_queues` entry, checking everything the config constrains. */
@@ -25,8 +29,14 @@ export const queueCodec = (policy: BrokerPolicy) => {
     closed(
       'BrokerQueue',
       { name: BrokerName },
-      { conn_details: stringMap(templated), parameters: stringMap(templated), timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs) },
       {
+        conn_details: stringMap(templated),
+        parameters: stringMap(templated),
+        timeout_secs: timeoutSecs(policy.maxBrokerTimeoutSecs),
+        payload: templatedJson(policy.allowedDynamicPaths),
+      },
+      {
+        nullable: ['payload'],
         hints: {
           connection_details: 'is not a known field; did you mean conn_details?',
           params: 'is not a known field; did you mean parameters?',
@@ -39,5 +49,10 @@ export const queueCodec = (policy: BrokerPolicy) => {
 /** A `msg_broker_queues` entry as stored events hold it: structural, never stricter than what was ever written. */
 export const storedQueueCodec = storedShape(
   { name: t.string },
-  { conn_details: t.record(t.string, t.string), parameters: t.record(t.string, t.string), timeout_secs: t.number },
+  {
+    conn_details: t.record(t.string, t.string),
+    parameters: t.record(t.string, t.string),
+    timeout_secs: t.number,
+    payload: templatedJson(undefined),
+  },
 );

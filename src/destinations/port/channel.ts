@@ -17,7 +17,15 @@ export interface ActionLists {
   readonly payload?: JsonValue;
 }
 
-/** A rendered body: the bytes every destination of the trigger sends. */
+/** An entry that may hold its own payload (a webhook, a queue). */
+export interface OwnPayload {
+  readonly payload?: JsonValue;
+}
+
+/** The payload an action renders: its entry's own replaces the trigger's (never merged); none there, the trigger's. */
+export const payloadOf = (definition: ActionLists, entry: OwnPayload): JsonValue | undefined => entry.payload ?? definition.payload;
+
+/** A rendered body: the bytes an action sends (its entry's payload, else the trigger's, rendered). */
 export interface Rendered {
   body: string;
   contentType: 'application/json' | 'text/plain; charset=utf-8';
@@ -53,7 +61,9 @@ export interface Channel<T> {
   readonly kind: ActionKind;
   /** The action's entry in the definition, or undefined when there is none. */
   pick(definition: ActionLists, index: number): T | undefined;
-  /** Checks that need no values (may throw AttemptEnded); returns the values holding templates. */
+  /** The payload the action renders: its entry's own, else the trigger's (undefined: the signal's envelope). */
+  payload(definition: ActionLists, action: T): JsonValue | undefined;
+  /** Checks that need no values (may throw AttemptEnded); returns the values holding templates, the payload among them. */
   templated(definition: ActionLists, action: T): unknown[];
   send(prepared: Prepared<T>): Promise<Attempt>;
 }

@@ -1,5 +1,5 @@
 /** OpenAPI fragments every destination's schema uses. */
-import { ALLOWED_KEY, type Schema } from '../../kernel/openapi';
+import { ALLOWED_KEY, JSON_VALUE, type Schema } from '../../kernel/openapi';
 
 export type { Schema };
 
@@ -12,6 +12,14 @@ export const timeoutSchema = (max: number): Schema => ({
   exclusiveMinimum: 0,
   ...(Number.isFinite(max) ? { maximum: max } : {}),
   description: 'Seconds; absent means limits.default_timeout_secs',
+});
+
+/** An entry's own `payload`: the trigger payload's shape, sent by that action instead of it. */
+export const entryPayloadSchema = (action: string): Schema => ({
+  ...JSON_VALUE,
+  description:
+    `This ${action}'s own payload, sent instead of the trigger's (replaced whole, not merged; null or absent: the trigger's). ` +
+    'Any JSON value; strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions',
 });
 
 /** A word in any case: JSON Schema patterns take no flags. */

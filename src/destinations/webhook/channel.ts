@@ -4,7 +4,7 @@ import { isRetryableStatus } from '../../dispatch/retry-schedule';
 import { renderedHeadersProblem } from './header-rules';
 import type { HttpMethod, Webhook } from './codec';
 import type { Attempt } from '../../dispatch/types';
-import { Channel, Entries, fail, Prepared } from '../port/channel';
+import { Channel, Entries, fail, payloadOf, Prepared } from '../port/channel';
 import { retryAfterMs } from './retry-after';
 import { signaturesOf } from './signing';
 import type { SecretsFor } from './secrets';
@@ -129,12 +129,13 @@ const sendRequest = async (o: WebhookOptions, p: Prepared<Webhook>, req: Webhook
   }
 };
 
-/** A trigger's webhook entries: headers and payload hold templates. */
+/** A trigger's webhook entries: headers and the payload (the entry's own, else the trigger's) hold templates. */
 export const webhookEntries: Entries<Webhook> = {
   kind: 'webhook',
   // The trigger codec decoded each entry with webhookCodec when the trigger was written.
   pick: (d, index) => d.webhooks[index] as Webhook | undefined,
-  templated: (d, w) => [d.payload, w.headers],
+  payload: payloadOf,
+  templated: (d, w) => [payloadOf(d, w), w.headers],
 };
 
 export const webhookChannel = (o: WebhookOptions): Channel<Webhook> => ({ ...webhookEntries, send: send(o) });

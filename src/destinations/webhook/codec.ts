@@ -4,6 +4,8 @@ import type { WebhookPolicy } from './policy';
 import { templatedBy, timeoutSecs } from '../port/entry-rules';
 import { webhookUrlProblem } from './url-rules';
 import { headerMap } from './header-rules';
+import { templatedJson } from '../../kernel/templated-json';
+import type { JsonValue } from '../../kernel/json-value';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -20,6 +22,8 @@ export interface Webhook {
   timeout_secs?: number;
   /** A name in the config's `signing_secrets`: signed with its secrets instead of the global one. Never the secret itself. */
   signing_secret?: string;
+  /** This webhook's own payload template: sent instead of the trigger's. */
+  payload?: JsonValue;
 }
 
 const HttpMethodIn = new t.Type<HttpMethod, HttpMethod, unknown>(
@@ -55,11 +59,13 @@ export const webhookCodec = (policy: WebhookPolicy) =>
       headers: headerMap(templatedBy(policy)),
       timeout_secs: timeoutSecs(policy.maxWebhookTimeoutSecs),
       signing_secret: checked(described(t.string, 'must be a string'), 'SigningSecretName', signingSecretProblem(policy)),
+      payload: templatedJson(policy.allowedDynamicPaths),
     },
+    { nullable: ['payload'] },
   );
 
 /** A `webhooks` entry as stored events hold it: structural, never stricter than what was ever written. */
 export const storedWebhookCodec = storedShape(
   { url: t.string, http_method: storedOneOf<HttpMethod>('HttpMethod', HTTP_METHODS, (s) => s.toUpperCase()) },
-  { headers: t.record(t.string, t.string), timeout_secs: t.number, signing_secret: t.string },
+  { headers: t.record(t.string, t.string), timeout_secs: t.number, signing_secret: t.string, payload: templatedJson(undefined) },
 );

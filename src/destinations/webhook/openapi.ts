@@ -1,7 +1,7 @@
 /** The OpenAPI schema of a trigger's `webhooks`, from the same constants and config policy the webhook codec checks with. */
 import { MAX_WEBHOOKS_PER_TRIGGER } from '../../kernel/limits';
 import { ALLOWED_KEY } from '../../kernel/openapi';
-import { anyCase, Schema, SHOWN_STRINGS, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
+import { anyCase, entryPayloadSchema, Schema, SHOWN_STRINGS, TEMPLATED_MAP, timeoutSchema } from '../port/openapi';
 import { SIGNATURE_PLACEHOLDER } from './preview';
 import type { WebhookPolicy } from './policy';
 import { HTTP_METHOD_ANY_CASE, HTTP_METHODS, MAX_URL_LENGTH } from './codec';
@@ -55,6 +55,7 @@ export const webhooksSchema = (policy: WebhookPolicy): Schema => ({
       headers: headersSchema,
       timeout_secs: timeoutSchema(policy.maxWebhookTimeoutSecs),
       ...(policy.signingSecretNames?.size ? { signing_secret: signingSecretSchema(policy.signingSecretNames) } : {}),
+      payload: entryPayloadSchema('webhook'),
     },
   },
 });

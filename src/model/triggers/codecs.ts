@@ -1,10 +1,9 @@
 import * as t from 'io-ts';
 import { arrayOf, checked, closed, codePoints, described, NonEmptyString } from '../../kernel/closed';
-import { checkExpressions } from '../../kernel/template-expressions';
+import { templatedJson } from '../../kernel/templated-json';
 import { contentTypeKey, TriggerPolicy } from './policy';
 import { MAX_TRIGGER_BYTES } from '../../kernel/limits';
 import { DESTINATIONS } from '../../destinations/registry';
-import type { JsonValue } from '../../kernel/json-value';
 import { ConditionCodec } from '../conditions/check';
 
 export const SIGNALS = ['pre_save', 'post_save', 'pre_delete', 'post_delete'] as const;
@@ -70,32 +69,6 @@ const OrderingIn = new t.Type<Ordering, Ordering, unknown>(
   (u, c) => (ORDERINGS.includes(u as Ordering) ? t.success(u as Ordering) : t.failure(u, c, `must be one of ${ORDERINGS.join(', ')}`)),
   t.identity,
 );
-
-/** Any JSON value whose strings hold only allowed template expressions. */
-const templatedJson = (allowed: ReadonlySet<string> | undefined): t.Type<JsonValue, JsonValue, unknown> => {
-  const walk = (u: unknown, c: t.Context, errors: t.ValidationError[]): void => {
-    if (typeof u === 'string') {
-      const message = checkExpressions(u, allowed);
-      if (message) errors.push({ value: u, context: c, message });
-    } else if (Array.isArray(u)) {
-      u.forEach((v, i) => walk(v, t.appendContext(c, String(i), t.unknown, v), errors));
-    } else if (typeof u === 'object' && u !== null) {
-      for (const [k, v] of Object.entries(u)) walk(v, t.appendContext(c, k, t.unknown, v), errors);
-    } else if (typeof u === 'number' && !Number.isFinite(u)) {
-      errors.push({ value: u, context: c, message: 'must be a finite number' });
-    }
-  };
-  return new t.Type<JsonValue, JsonValue, unknown>(
-    'JsonValue',
-    (u): u is JsonValue => u !== undefined,
-    (u, c) => {
-      const errors: t.ValidationError[] = [];
-      walk(u, c, errors);
-      return errors.length > 0 ? t.failures(errors) : t.success(u as JsonValue);
-    },
-    t.identity,
-  );
-};
 
 /** Signals without repeats; the error names the repeated item. */
 const uniqueSignals = (item: t.Type<{ signal: SignalName }, { signal: SignalName }, unknown>) =>

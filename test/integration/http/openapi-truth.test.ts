@@ -105,6 +105,13 @@ test('null is refused where the document says array, object, number or string; p
     .post('/api/action-triggers')
     .send(trigger({ payload: null }))
     .expect(201);
+  // An entry's payload null is none of its own, as its description says.
+  const entry = await request(t.app)
+    .post('/api/action-triggers')
+    .send(trigger({ webhooks: [{ url: 'https://hooks.example.com/a', http_method: 'POST', payload: null }] }))
+    .expect(201);
+  expect(entry.body.webhooks).toEqual([{ url: 'https://hooks.example.com/a', http_method: 'POST' }]);
+  expect(schema('TriggerInput').properties.webhooks.items.properties.payload.description).toContain('null or absent');
   const signal = await request(t.app)
     .post('/api/signals')
     .send({ id: null, signal: 'post_save', app_label: 'shop', model_name: 'order', instance: {}, occurred_at: null })

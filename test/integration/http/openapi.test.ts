@@ -85,3 +85,21 @@ test('the trigger resource documents deactivated_reason as a read-only server fi
   expect(schemas.Trigger.required).not.toContain('deactivated_reason');
   expect(schemas.TriggerEvent.properties.data.description).toContain('system:circuit-breaker');
 });
+
+test("each webhook and queue entry documents its own payload, a JSON value like the trigger's", () => {
+  const config = configFrom({ brokers: { orders: { broker_type: 'redis', conn_details: { url: 'redis://redis.example' } } } });
+  const schemas = buildOpenApiDocument(policyOf(config)).components.schemas as Schemas;
+  for (const name of ['Trigger', 'TriggerInput', 'TriggerPatch']) {
+    const { webhooks, msg_broker_queues } = schemas[name].properties;
+    for (const [field, list] of [
+      ['webhooks', webhooks.anyOf?.[0] ?? webhooks],
+      ['msg_broker_queues', msg_broker_queues.anyOf?.[0] ?? msg_broker_queues],
+    ]) {
+      expect([name, field, list.items.properties.payload]).toEqual([
+        name,
+        field,
+        { $ref: '#/components/schemas/JsonValue', description: expect.stringContaining("instead of the trigger's") },
+      ]);
+    }
+  }
+});

@@ -4,8 +4,8 @@ import { SIGNALS } from './trigger-text.js';
 
 const jsonText = (v) => (v === undefined || v === null ? '' : JSON.stringify(v, null, 2));
 
-export const emptyWebhook = () => ({ url: '', http_method: 'POST', headers: [], timeout_secs: '', signing_secret: '' });
-export const emptyQueue = () => ({ name: '', conn_details: '', parameters: '', timeout_secs: '' });
+export const emptyWebhook = () => ({ url: '', http_method: 'POST', headers: [], timeout_secs: '', signing_secret: '', payload: '' });
+export const emptyQueue = () => ({ name: '', conn_details: '', parameters: '', timeout_secs: '', payload: '' });
 export const emptyHeader = () => ({ name: '', value: '' });
 export const emptyContentType = () => ({ app_label: '', model_name: '' });
 
@@ -31,12 +31,14 @@ export const draftOf = (t) => ({
     headers: Object.entries(w.headers ?? {}).map(([name, value]) => ({ name, value })),
     timeout_secs: w.timeout_secs === undefined ? '' : String(w.timeout_secs),
     signing_secret: w.signing_secret ?? '',
+    payload: jsonText(w.payload),
   })),
   msg_broker_queues: t.msg_broker_queues.map((q) => ({
     name: q.name,
     conn_details: jsonText(q.conn_details),
     parameters: jsonText(q.parameters),
     timeout_secs: q.timeout_secs === undefined ? '' : String(q.timeout_secs),
+    payload: jsonText(q.payload),
   })),
   payload: jsonText(t.payload),
   condition: jsonText(t.condition),
@@ -72,7 +74,7 @@ export function bodyOf(draft) {
     if (problem) errors.push({ path, message: problem });
     return value;
   };
-  const webhooks = draft.webhooks.map((w) => {
+  const webhooks = draft.webhooks.map((w, i) => {
     const named = w.headers.filter((x) => x.name.trim() !== '' || x.value !== '');
     const headers = named.length === 0 ? undefined : Object.fromEntries(named.map((x) => [x.name.trim(), x.value]));
     const secret = (w.signing_secret ?? '').trim();
@@ -81,13 +83,15 @@ export function bodyOf(draft) {
       'timeout_secs',
       numberOf(w.timeout_secs),
     );
-    return withOptional(out, 'signing_secret', secret === '' ? undefined : secret);
+    const signed = withOptional(out, 'signing_secret', secret === '' ? undefined : secret);
+    return withOptional(signed, 'payload', json(w.payload ?? '', `webhooks[${i}].payload`));
   });
   const queues = draft.msg_broker_queues.map((q, i) => {
     let out = { name: q.name.trim() };
     out = withOptional(out, 'conn_details', json(q.conn_details, `msg_broker_queues[${i}].conn_details`));
     out = withOptional(out, 'parameters', json(q.parameters, `msg_broker_queues[${i}].parameters`));
-    return withOptional(out, 'timeout_secs', numberOf(q.timeout_secs));
+    out = withOptional(out, 'timeout_secs', numberOf(q.timeout_secs));
+    return withOptional(out, 'payload', json(q.payload ?? '', `msg_broker_queues[${i}].payload`));
   });
   const fields = {
     config_signals: SIGNALS.filter((s) => draft.signals.has(s)).map((signal) => ({ signal })),

@@ -87,6 +87,18 @@ function headers(reg, webhook, w, changed) {
   });
 }
 
+/** An entry's own payload (`webhooks[0].payload`): errors inside it (`….payload.order.id`) land on it. */
+const entryPayload = (reg, path, model) =>
+  textField(reg, {
+    path,
+    label: 'Own payload template (JSON)',
+    model,
+    key: 'payload',
+    multiline: true,
+    rows: 4,
+    hint: "Blank: the trigger's payload. Set: sent by this action instead of it (not merged).",
+  });
+
 function webhooks(reg, draft, changed) {
   return repeated(reg, {
     path: 'webhooks',
@@ -121,6 +133,7 @@ function webhooks(reg, draft, changed) {
           }),
         ),
         headers(reg, wh, i, changed),
+        entryPayload(reg, `webhooks[${i}].payload`, wh),
       ),
   });
 }
@@ -168,6 +181,7 @@ function queues(reg, draft, changed) {
           hint: 'Blank: the service default',
           attrs: { inputmode: 'decimal' },
         }),
+        entryPayload(reg, `msg_broker_queues[${i}].payload`, q),
       ),
   });
 }
@@ -202,7 +216,7 @@ export function triggerFields(reg, draft, changed, operators) {
       key: 'payload',
       multiline: true,
       rows: 8,
-      hint: 'Blank: the default body. Strings may hold {{ instance.… }} and dynamic values; dynamic values are resolved only when a dispatch sends.',
+      hint: 'Blank: the default body. A webhook or queue with a payload of its own sends that instead. Strings may hold {{ instance.… }} and dynamic values; dynamic values are resolved only when a dispatch sends.',
     }),
   ];
 }

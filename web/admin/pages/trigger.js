@@ -50,6 +50,8 @@ const section = (title, heads, rows) => {
 const pre = (s) => h('pre', {}, s);
 /** A string map as `key: value` lines, or a dash when empty. */
 const mapCell = (m) => (m && Object.keys(m).length > 0 ? pre(mapText(m)) : '—');
+/** An entry's own payload, or that it sends the trigger's. */
+const payloadCell = (p) => (p === undefined ? h('span', { class: 'muted' }, "the trigger's") : pre(JSON.stringify(p, null, 2)));
 
 function definition(t) {
   return [
@@ -75,13 +77,25 @@ function definition(t) {
     conditionView(t.condition),
     section(
       'Webhooks',
-      ['Method', 'URL', 'Headers', 'Timeout (s)'],
-      t.webhooks.map((w) => [w.http_method, h('span', { class: 'url' }, w.url), mapCell(w.headers), w.timeout_secs ?? 'default']),
+      ['Method', 'URL', 'Headers', 'Timeout (s)', 'Payload'],
+      t.webhooks.map((w) => [
+        w.http_method,
+        h('span', { class: 'url' }, w.url),
+        mapCell(w.headers),
+        w.timeout_secs ?? 'default',
+        payloadCell(w.payload),
+      ]),
     ),
     section(
       'Broker queues',
-      ['Broker', 'Connection details', 'Parameters', 'Timeout (s)'],
-      t.msg_broker_queues.map((q) => [q.name, mapCell(q.conn_details), mapCell(q.parameters), q.timeout_secs ?? 'default']),
+      ['Broker', 'Connection details', 'Parameters', 'Timeout (s)', 'Payload'],
+      t.msg_broker_queues.map((q) => [
+        q.name,
+        mapCell(q.conn_details),
+        mapCell(q.parameters),
+        q.timeout_secs ?? 'default',
+        payloadCell(q.payload),
+      ]),
     ),
     h('h2', {}, 'Payload'),
     t.payload === undefined

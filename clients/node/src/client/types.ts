@@ -14,12 +14,16 @@ export interface Webhook {
   timeout_secs?: number;
   /** A name in the service config's `signing_secrets` (never a secret). */
   signing_secret?: string;
+  /** This webhook's own payload, sent instead of the trigger's. */
+  payload?: JsonValue;
 }
 export interface BrokerQueue {
   name: string;
   conn_details?: Record<string, string>;
   parameters?: Record<string, string>;
   timeout_secs?: number;
+  /** This queue's own payload, published instead of the trigger's. */
+  payload?: JsonValue;
 }
 
 /** A trigger as a client defines it. */

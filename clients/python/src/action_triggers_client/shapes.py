@@ -25,6 +25,8 @@ class Webhook(_WebhookRequired, total=False):
     timeout_secs: float
     # A name in the service config's ``signing_secrets`` (never a secret itself).
     signing_secret: str
+    #: This webhook's own payload template, sent instead of the trigger's ``payload``.
+    payload: Any
 
 
 class _QueueRequired(TypedDict):
@@ -35,6 +37,8 @@ class MessageBrokerQueue(_QueueRequired, total=False):
     conn_details: dict[str, str]
     parameters: dict[str, str]
     timeout_secs: float
+    #: This queue's own payload template, published instead of the trigger's ``payload``.
+    payload: Any
 
 
 class _TriggerInputRequired(TypedDict):
