@@ -20,6 +20,22 @@ export const ALLOWED_KEY: Schema = { not: { enum: [...FORBIDDEN_KEYS] } };
 export const JSON_VALUE: Schema = ref('JsonValue');
 /** Any JSON object a request body may hold. */
 export const JSON_OBJECT: Schema = { type: 'object', propertyNames: ALLOWED_KEY, additionalProperties: JSON_VALUE };
+/**
+ * Any JSON value, spelled out `depth` levels deep without a reference: the same values as
+ * `JSON_VALUE`, whose keys are checked down to that depth. For a value inside an array's items,
+ * where a recursive reference stops schemathesis's generator (it cannot place the array's
+ * elements while the cycle is being built).
+ */
+export const jsonValueInline = (depth: number): Schema =>
+  depth <= 1
+    ? { anyOf: [{ type: ['null', 'boolean', 'number', 'string', 'array'] }, { type: 'object', propertyNames: ALLOWED_KEY }] }
+    : {
+        anyOf: [
+          { type: ['null', 'boolean', 'number', 'string'] },
+          { type: 'array', items: jsonValueInline(depth - 1) },
+          { type: 'object', propertyNames: ALLOWED_KEY, additionalProperties: jsonValueInline(depth - 1) },
+        ],
+      };
 /** The components the pieces above refer to. */
 export const jsonSchemas = (): Record<string, Schema> => ({
   JsonValue: { anyOf: [{ type: ['null', 'boolean', 'number', 'string'] }, { type: 'array', items: JSON_VALUE }, JSON_OBJECT] },

@@ -1,5 +1,5 @@
 /** OpenAPI fragments every destination's schema uses. */
-import { ALLOWED_KEY, JSON_VALUE, type Schema } from '../../kernel/openapi';
+import { ALLOWED_KEY, jsonValueInline, type Schema } from '../../kernel/openapi';
 
 export type { Schema };
 
@@ -16,7 +16,7 @@ export const timeoutSchema = (max: number): Schema => ({
 
 /** An entry's own `payload`: the trigger payload's shape, sent by that action instead of it. */
 export const entryPayloadSchema = (action: string): Schema => ({
-  ...JSON_VALUE,
+  ...jsonValueInline(4),
   description:
     `This ${action}'s own payload, sent instead of the trigger's (replaced whole, not merged; null or absent: the trigger's). ` +
     'Any JSON value; strings may hold {{ instance.attr }} and allow-listed {{ dynamic.value }} expressions',

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { buildOpenApiDocument } from '../../../src/api/openapi';
+import { jsonValueInline } from '../../../src/kernel/openapi';
 import { configFrom, policyOf } from '../../../src/config';
 import { publisherFor, SUPPORTED_BROKER_TYPES } from '../../../src/destinations/brokers/registry';
 import { startTestApp } from '../../support/test-app';
@@ -86,7 +87,7 @@ test('the trigger resource documents deactivated_reason as a read-only server fi
   expect(schemas.TriggerEvent.properties.data.description).toContain('system:circuit-breaker');
 });
 
-test("each webhook and queue entry documents its own payload, a JSON value like the trigger's", () => {
+test("each webhook and queue entry documents its own payload, a JSON value like the trigger's, spelled out without a reference", () => {
   const config = configFrom({ brokers: { orders: { broker_type: 'redis', conn_details: { url: 'redis://redis.example' } } } });
   const schemas = buildOpenApiDocument(policyOf(config)).components.schemas as Schemas;
   for (const name of ['Trigger', 'TriggerInput', 'TriggerPatch']) {
@@ -98,7 +99,7 @@ test("each webhook and queue entry documents its own payload, a JSON value like 
       expect([name, field, list.items.properties.payload]).toEqual([
         name,
         field,
-        { $ref: '#/components/schemas/JsonValue', description: expect.stringContaining("instead of the trigger's") },
+        { ...jsonValueInline(4), description: expect.stringContaining("instead of the trigger's") },
       ]);
     }
   }
