@@ -1,5 +1,6 @@
 import type { Publisher } from '../broker-kit/port';
 import type { BrokerKeys } from '../broker-kit/settings-keys';
+import { celeryPublisher } from '../celery/publisher';
 import { eventBridgePublisher } from '../eventbridge/publisher';
 import { kafkaPublisher } from '../kafka/publisher';
 import { lambdaPublisher } from '../lambda/publisher';
@@ -19,6 +20,7 @@ const PUBLISHERS = [
   pubsubPublisher,
   lambdaPublisher,
   eventBridgePublisher,
+  celeryPublisher,
 ] as ReadonlyArray<Publisher<unknown>>;
 
 const byType = new Map(PUBLISHERS.map((p) => [p.brokerType, p]));

@@ -1,10 +1,7 @@
-import { connect, SocketOptions } from 'amqplib';
 import type { BrokerKeys } from '../broker-kit/settings-keys';
 import type { BrokerConnection, Publisher } from '../broker-kit/port';
-import { closeThenDestroy, openOrDestroy } from '../broker-kit/client-lifetime';
-import { confirmChannels } from './confirm-channels';
+import { confirmedPublish, openAmqp } from './connection';
 import { reader } from '../broker-kit/settings';
-import { PublishFailure } from '../broker-kit/publish-error';
 
 /** Where one message goes: '' is the default exchange, which routes by queue name. */
 export interface RabbitSettings {
@@ -65,58 +62,35 @@ const settings: Publisher<RabbitSettings>['settings'] = (connDetails, params) =>
 };
 
 /**
- * Persistent messages on confirm channels: `publish` resolves once the broker confirmed. Each
- * publish in flight has a channel of its own (`confirm-channels.ts`), so a target the broker
- * refuses closes only its own. A queue named for the default exchange is declared durable
- * before its first message.
+ * Persistent messages on confirm channels (`connection.ts`): `publish` resolves once the broker
+ * confirmed. A queue named for the default exchange is declared durable before its first message.
  */
 const open = async (s: RabbitSettings, signal: AbortSignal): Promise<BrokerConnection<RabbitSettings>> => {
-  // The socket's own signal: amqplib gives no other handle on a connection still opening.
-  const socket = new AbortController();
-  const connection = await openOrDestroy(signal, connect(s.url, { signal: socket.signal } as SocketOptions), () => socket.abort());
-  let lost = false;
-  const markLost = () => {
-    lost = true;
-  };
-  connection.on('error', markLost);
-  connection.on('close', markLost);
-  const channels = confirmChannels(connection);
+  const amqp = await openAmqp(s.url, signal);
   const declared = new Set<string>();
   return {
-    broken: () => lost,
+    broken: amqp.broken,
     publish: (target, message) =>
-      channels.use(async (channel) => {
+      amqp.channels.use(async (channel) => {
         if (target.queue && target.exchange === '' && !declared.has(target.queue)) {
           await channel.assertQueue(target.queue, { durable: true });
           declared.add(target.queue);
         }
-        await new Promise<void>((resolve, reject) => {
-          channel.publish(
-            target.exchange,
-            target.routingKey,
-            Buffer.from(message.body),
-            {
-              persistent: true,
-              messageId: message.deliveryId,
-              contentType: message.contentType,
-              timestamp: Math.floor(Date.now() / 1000),
-              ...(message.traceparent ? { headers: { traceparent: message.traceparent } } : {}),
-            },
-            (err) => (err ? reject(err instanceof Error ? err : new PublishFailure('the broker refused the message')) : resolve()),
-          );
+        await confirmedPublish(channel, target.exchange, target.routingKey, Buffer.from(message.body), {
+          persistent: true,
+          messageId: message.deliveryId,
+          contentType: message.contentType,
+          timestamp: Math.floor(Date.now() / 1000),
+          ...(message.traceparent ? { headers: { traceparent: message.traceparent } } : {}),
         });
         return {};
       }),
-    close: () =>
-      closeThenDestroy(
-        () => connection.close(),
-        () => socket.abort(),
-      ),
+    close: amqp.close,
   };
 };
 
 /** AMQP reply codes by name: a channel or connection the server closed carries one. */
-const AMQP_REPLY: Readonly<Record<number, string>> = {
+export const AMQP_REPLY: Readonly<Record<number, string>> = {
   311: 'content too large',
   312: 'no route',
   313: 'no consumers',

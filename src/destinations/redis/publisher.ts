@@ -1,11 +1,11 @@
 import type { BrokerKeys } from '../broker-kit/settings-keys';
 import type { BrokerConnection, Publisher } from '../broker-kit/port';
-import { openOrDestroy } from '../broker-kit/client-lifetime';
+import { openRedis, type RedisConnection } from './client';
 import { reader } from '../broker-kit/settings';
 
 /** `channel`: PUBLISH, as the origin project does. `stream`: XADD, a durable alternative. */
 export interface RedisSettings {
-  connection: { url: string } | { host: string; port: number; db: number; username?: string; password?: string };
+  connection: RedisConnection;
   target: { channel: string } | { stream: string };
 }
 
@@ -54,17 +54,9 @@ const settings: Publisher<RedisSettings>['settings'] = (connDetails, params) => 
   });
 };
 
-/**
- * One ioredis client per server. No offline queue: while the server is away a command fails at
- * once, and Temporal's retry brings it back later, instead of the client holding it in memory.
- */
+/** One ioredis client per server (`client.ts`). */
 const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnection<RedisSettings>> => {
-  const { default: Redis } = await import('ioredis');
-  const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 };
-  const client = 'url' in s.connection ? new Redis(s.connection.url, options) : new Redis({ ...s.connection, ...options });
-  client.on('error', () => undefined); // reported through the failing command
-  // disconnect(): ioredis would otherwise keep reconnecting a client that never opened.
-  await openOrDestroy(signal, client.connect(), () => client.disconnect());
+  const client = await openRedis(s.connection, signal);
   return {
     broken: () => client.status === 'end',
     publish: async (target, message) => {
@@ -94,7 +86,7 @@ const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnec
 };
 
 /** A reply error starts with its class (ERR, WRONGTYPE, NOAUTH, ...); the rest is the server's text. */
-const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{2,20}(?=\s|$)/.exec(message)?.[0] : undefined);
+export const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{2,20}(?=\s|$)/.exec(message)?.[0] : undefined);
 
 export const redisPublisher: Publisher<RedisSettings> = {
   brokerType: 'redis',

@@ -29,8 +29,9 @@ const pong = (port: number) =>
     socket.on('error', () => resolve(false));
   });
 
-export const startRedis = async (dir: string): Promise<RedisServer> => {
-  const port = await freePort();
+/** On `port` when given (started again where clients already connect), else on a free one. */
+export const startRedis = async (dir: string, port?: number): Promise<RedisServer> => {
+  port ??= await freePort();
   const child = spawnServer('redis', dir, 'redis-server', [
     '--bind',
     '127.0.0.1',
