@@ -16,6 +16,7 @@ const LONGEST_FIRST = [
   'test/integration/processes/alerts-restart.test.ts',
   'test/integration/processes/pacing-restart.test.ts',
   'test/integration/alerts/alert-storm.test.ts',
+  'test/integration/brokers/celery-worker.test.ts',
   'test/integration/processes/test-command.test.ts',
 ];
 
