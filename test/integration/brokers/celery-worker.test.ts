@@ -1,7 +1,8 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { connect as amqpConnect } from 'amqplib';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -93,10 +94,13 @@ describe.each([
     CELERY_QUEUE: queue,
     CELERY_TASK_RECORD: join(dir, 'ran.jsonl'),
   });
-  const manage = (...args: string[]) => {
-    const r = spawnSync(PYTHON, ['manage.py', ...args], { cwd: PROJECT, env: env(), encoding: 'utf8', timeout: 60_000 });
-    if (r.status !== 0) throw new Error(`manage.py ${args[0]} exited ${r.status}: ${r.stderr}`);
-    return r.stdout.trim();
+  // Not spawnSync: the service answering the relay runs in this process.
+  const manage = async (...args: string[]) => {
+    try {
+      return (await promisify(execFile)(PYTHON, ['manage.py', ...args], { cwd: PROJECT, env: env(), timeout: 60_000 })).stdout.trim();
+    } catch (e) {
+      throw new Error(`manage.py ${args[0]} failed: ${(e as { stderr?: string }).stderr ?? String(e)}`);
+    }
   };
   const ran = () =>
     existsSync(join(dir, 'ran.jsonl'))
@@ -136,13 +140,13 @@ describe.each([
     await until(() => /celery@\S+ ready\./.test(workerLog), 60_000, 'the worker starting');
   };
   /** Saves an order in the Django project (created pending, then paid), then runs its relay once; the signal ids of the two saves. */
-  const saveOrderPaid = () => {
-    const id = manage(
+  const saveOrderPaid = async () => {
+    const id = await manage(
       'shell',
       '-c',
       "from shop.models import Order\no = Order.objects.create(total='12.50')\no.status = 'paid'\no.save()\nprint(o.id)",
     );
-    manage('action_triggers_relay', '--once');
+    await manage('action_triggers_relay', '--once');
     return Number(id.split('\n').pop());
   };
   let triggerId: string;
@@ -166,7 +170,7 @@ describe.each([
     });
     listening = h.app.listen(0, '127.0.0.1');
     await new Promise((r) => listening.once('listening', r));
-    manage('migrate', '--verbosity', '0');
+    await manage('migrate', '--verbosity', '0');
     triggerId = (
       await postTrigger(
         h.app,
@@ -190,7 +194,7 @@ describe.each([
   });
 
   test('a save that meets the condition runs the task once with the rendered payload, on a worker started after the message was published', async () => {
-    const order = saveOrderPaid();
+    const order = await saveOrderPaid();
     await until(async () => (await broker.waiting(queue)) === 1, 60_000, 'the task message in the queue');
     await startWorker();
     await until(() => ran().length >= 1, 60_000, 'the task running');
@@ -202,7 +206,7 @@ describe.each([
 
   test('the broker stopped for 20 s: the publish is retried and the task runs once afterwards', async () => {
     await broker.stop();
-    const order = saveOrderPaid();
+    const order = await saveOrderPaid();
     await new Promise((r) => setTimeout(r, 20_000));
     await broker.start();
     await until(() => ran().some((r) => r.kwargs.order === order), 120_000, 'the task running after the outage');
