@@ -10,7 +10,7 @@
  * stopped by its pid, whatever process group it leads: the test servers lead groups of their
  * own, so a signal to the run's group does not reach them.
  */
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -128,15 +128,28 @@ const signalEach = (pids, signal) => {
     }
 };
 
-/** Stops what the run left: SIGTERM, up to 5 s to go, then SIGKILL. */
+/**
+ * Removes the containers the run left (the image test labels each with the run's id,
+ * test/deploy/podman.ts): a container interrupted while starting outlives the podman that ran it.
+ */
+const removeContainers = () => {
+  const list = spawnSync('podman', ['ps', '-aq', '--filter', `label=at-test-run=${RUN}`], { encoding: 'utf8', timeout: 30_000 });
+  const ids = list.status === 0 ? list.stdout.split('\n').filter(Boolean) : [];
+  if (ids.length === 0) return;
+  console.error(`npm test: removing ${ids.length} containers the run left`);
+  spawnSync('podman', ['rm', '-f', ...ids], { stdio: 'ignore', timeout: 60_000 });
+};
+
+/** Stops what the run left: SIGTERM, up to 5 s to go, then SIGKILL; then its containers. */
 const sweep = async () => {
   const left = ours();
-  if (left.length === 0) return;
+  if (left.length === 0) return removeContainers();
   console.error(`npm test: stopping ${left.length} processes the run left: ${[...new Set(left.map(commandOf))].join(', ')}`);
   signalEach(left, 'SIGTERM');
   const end = Date.now() + 5000;
   while (ours().length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   signalEach(ours(), 'SIGKILL');
+  removeContainers();
 };
 
 const main = async () => {

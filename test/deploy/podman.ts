@@ -32,10 +32,17 @@ const containersConf = () => {
 
 const env = { ...process.env, CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? containersConf() };
 
-/** Runs podman; resolves with its standard output, rejects with its standard error. */
+/**
+ * The label every container of a test run carries (its AT_TEST_RUN, scripts/test-run.js): a run
+ * that is interrupted removes them by it, whatever state they were left in.
+ */
+export const RUN_LABEL = `at-test-run=${process.env.AT_TEST_RUN ?? 'none'}`;
+
+/** Runs podman; resolves with its standard output, rejects with its standard error. A container it runs carries RUN_LABEL. */
 export const podman = async (args: string[], timeoutMs = 60_000) => {
+  const labelled = args[0] === 'run' ? ['run', '--label', RUN_LABEL, ...args.slice(1)] : args;
   try {
-    return (await run('podman', args, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    return (await run('podman', labelled, { env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 })).stdout;
   } catch (e) {
     const err = e as Error & { stderr?: string; stdout?: string };
     throw new Error(`podman ${args.join(' ')}: ${err.message}\n${err.stderr ?? ''}`.slice(0, 8000));
