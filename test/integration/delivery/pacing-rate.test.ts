@@ -5,7 +5,7 @@ import { killProcess, startWorkerProcess } from '../../support/worker-process';
 import { postTrigger, triggerBody } from '../../support/trigger-body';
 import { waitForDispatch } from '../../support/signals';
 import { until } from '../../support/until';
-import { ActionView, ARRIVAL_WINDOW_MS, emitSignals, finalDispatches, mostWithin } from '../../support/pacing';
+import { ActionView, ARRIVAL_WINDOW_MS, emitSignals, finalDispatches, JITTER_MS, mostWithin } from '../../support/pacing';
 
 /** A series' value for the destination `webhook:<name>` (`series`: the metric's name, or a histogram's `_count`, `_bucket`); undefined: none. */
 const metricOf = async (metrics: ReturnType<typeof createMetrics>, metric: string, series: string, destination: string) => {
@@ -65,8 +65,9 @@ test('60 signals to a webhook limited to 10/s (burst 2) arrive at that rate and 
     // At sending, 10 a second with the burst of 2 allows 11 in any 1-s window: arrivals late by up
     // to JITTER_MS hold no more in any window of ARRIVAL_WINDOW_MS.
     expect(mostWithin(limitedAt, ARRIVAL_WINDOW_MS)).toBeLessThanOrEqual(11);
-    // 58 intervals of 100 ms after the burst of 2, less 200 ms of slack.
-    expect(Math.max(...limitedAt) - Math.min(...limitedAt)).toBeGreaterThanOrEqual(5800 - 200);
+    // 58 intervals of 100 ms after the burst of 2, less the slack of a first arrival late at the
+    // receiver (sent on time, received up to JITTER_MS later on a loaded machine).
+    expect(Math.max(...limitedAt) - Math.min(...limitedAt)).toBeGreaterThanOrEqual(5800 - JITTER_MS);
     // The unlimited webhook is done before the limited one is half way.
     expect(Math.max(...freeAt)).toBeLessThan([...limitedAt].sort((a, b) => a - b)[29]!);
 
