@@ -1,6 +1,6 @@
 import type { Publisher } from '../broker-kit/port';
-import { AMQP_REPLY } from '../rabbitmq/publisher';
-import { replyClass } from '../redis/publisher';
+import { rabbitmqPublisher } from '../rabbitmq/publisher';
+import { redisPublisher } from '../redis/publisher';
 import { openAmqpTasks } from './amqp';
 import { openRedisTasks } from './redis';
 import { CELERY_KEYS, type CelerySettings, settings } from './settings';
@@ -14,11 +14,8 @@ export const celeryPublisher: Publisher<CelerySettings> = {
   brokerType: 'celery',
   keys: CELERY_KEYS,
   settings,
-  describeError: (e) => {
-    if (typeof e.code === 'number' && AMQP_REPLY[e.code]) return `refused it: ${e.code} ${AMQP_REPLY[e.code]}`;
-    if (e.name === 'ReplyError') return `answered with an error${replyClass(e.message) ? ` (${replyClass(e.message)})` : ''}`;
-    return undefined;
-  },
+  // Its errors are its transport's: AMQP reply codes, or Redis reply errors.
+  describeError: (e) => rabbitmqPublisher.describeError?.(e) ?? redisPublisher.describeError?.(e),
   connectionKey: (s) => s.url,
   connect: (s, signal) => (s.transport === 'amqp' ? openAmqpTasks(s, signal) : openRedisTasks(s, signal)),
 };

@@ -90,7 +90,7 @@ const open = async (s: RabbitSettings, signal: AbortSignal): Promise<BrokerConne
 };
 
 /** AMQP reply codes by name: a channel or connection the server closed carries one. */
-export const AMQP_REPLY: Readonly<Record<number, string>> = {
+const AMQP_REPLY: Readonly<Record<number, string>> = {
   311: 'content too large',
   312: 'no route',
   313: 'no consumers',

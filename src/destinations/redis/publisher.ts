@@ -86,7 +86,7 @@ const open = async (s: RedisSettings, signal: AbortSignal): Promise<BrokerConnec
 };
 
 /** A reply error starts with its class (ERR, WRONGTYPE, NOAUTH, ...); the rest is the server's text. */
-export const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{2,20}(?=\s|$)/.exec(message)?.[0] : undefined);
+const replyClass = (message: unknown) => (typeof message === 'string' ? /^[A-Z]{2,20}(?=\s|$)/.exec(message)?.[0] : undefined);
 
 export const redisPublisher: Publisher<RedisSettings> = {
   brokerType: 'redis',
